@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func cliFails(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if rc := realMain(args, &out, &errb); rc == 0 {
+		t.Fatalf("inspector %s succeeded; want an error", strings.Join(args, " "))
+	}
+	return errb.String()
+}
+
+// gen writes a checkpoint verify accepts and run can run, in every dtype.
+func TestGenVerifyRun(t *testing.T) {
+	for _, dt := range []string{"f16", "bf16"} {
+		dir := filepath.Join(t.TempDir(), "ck")
+		cli(t, "gen", "--preset", "tiny-qwen3.5", "--dtype", dt, "--out", dir, "--seed", "5")
+		out := cli(t, "verify", "--checkpoint", dir)
+		for _, want := range []string{"qwen3_5", "2 blocks, hidden 144, 2 heads x 72", "deepstack: none", strings.ToUpper(dt) + " x", "model.visual."} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: verify output lacks %q:\n%s", dt, want, out)
+			}
+		}
+		cli(t, "run", "--checkpoint", dir, "--image", "testdata/e2e/cat.png", "--quiet")
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "notanimage.png")
+	if err := os.WriteFile(bad, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "--preset", "gpt-9", "--out", dir}, `unknown preset "gpt-9"`},
+		{[]string{"gen", "--preset", "tiny", "--dtype", "int4", "--out", dir}, `dtype "int4"`},
+		{[]string{"verify", "--checkpoint", dir}, "config.json"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", bad, "--quiet"}, "notanimage.png: cannot decode image"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", filepath.Join(dir, "missing.png")}, "missing.png"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--residency", "swap"}, `residency "swap"`},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--tile", "0"}, "--tile 0"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--attention-query", "504",
+			"--dump", filepath.Join(dir, "d.safetensors"), "--quiet"}, "has 504 patches"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	}
+	for _, c := range cases {
+		if msg := cliFails(t, c.args...); !strings.Contains(msg, c.want) {
+			t.Errorf("%v: message %q lacks %q", c.args, msg, c.want)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/synth"
+)
+
+func cmdGen(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	preset := fs.String("preset", "tiny", "preset: "+strings.Join(synth.PresetNames(), ", "))
+	out := fs.String("out", "", "output directory (created)")
+	dtype := fs.String("dtype", "bf16", "weight dtype: bf16, f16 or f32")
+	seed := fs.Uint64("seed", 1, "random seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("--out DIR is required")
+	}
+	dt, err := parseDType(*dtype)
+	if err != nil {
+		return err
+	}
+	cfg, err := synth.Preset(*preset)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := synth.Write(*out, cfg, synth.Options{DType: dt, Seed: *seed}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: preset %s (%s, %d blocks x %d, %d heads), %s weights, in %.1fs\n",
+		*out, *preset, cfg.ModelType, cfg.Depth, cfg.Hidden, cfg.Heads, *dtype, time.Since(start).Seconds())
+	return nil
+}
+
+func parseDType(s string) (safetensors.DType, error) {
+	switch strings.ToLower(s) {
+	case "bf16", "bfloat16":
+		return safetensors.BF16, nil
+	case "f16", "fp16", "float16":
+		return safetensors.F16, nil
+	case "f32", "fp32", "float32":
+		return safetensors.F32, nil
+	}
+	return "", fmt.Errorf("dtype %q: want bf16, f16 or f32", s)
+}

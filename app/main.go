@@ -1,0 +1,51 @@
+// Command inspector is the TurboSpark Vision Inspector: a CLI (run, gen, verify) over the
+// engine; the window (gui) comes with the ui package.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout io.Writer) error
+}
+
+var commands = []command{
+	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun},
+	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
+	{"verify", "check a checkpoint directory and describe it", cmdVerify},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: inspector COMMAND [flags]")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "Run 'inspector COMMAND -h' for a command's flags.")
+}
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			if err := c.run(args[1:], stdout); err != nil {
+				fmt.Fprintln(stderr, "inspector "+c.name+":", err)
+				return 1
+			}
+			return 0
+		}
+	}
+	fmt.Fprintf(stderr, "inspector: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+func cmdVerify(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	dir := fs.String("checkpoint", "", "checkpoint directory")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return fmt.Errorf("--checkpoint DIR is required")
+	}
+	ck, err := engine.OpenCheckpoint(*dir)
+	if err != nil {
+		return err
+	}
+	describe(stdout, ck)
+	return nil
+}
+
+func describe(w io.Writer, ck *engine.Checkpoint) {
+	c := ck.Config
+	fmt.Fprintf(w, "checkpoint   %s\n", ck.Dir)
+	fmt.Fprintf(w, "model type   %s (deepstack: %v)\n", c.ModelType, deepstackText(c))
+	fmt.Fprintf(w, "tower        %d blocks, hidden %d, %d heads x %d, mlp %d, out %d\n",
+		c.Depth, c.Hidden, c.Heads, c.HeadDim(), c.Intermediate, c.OutHidden)
+	fmt.Fprintf(w, "patches      %dx%d, temporal %d, merge %dx%d, position table %dx%d\n",
+		c.PatchSize, c.PatchSize, c.TemporalPatchSize, c.MergeSize, c.MergeSize, c.PosGrid(), c.PosGrid())
+	counts := ck.DTypeCounts()
+	var dts []string
+	for d, n := range counts {
+		dts = append(dts, fmt.Sprintf("%s x%d", d, n))
+	}
+	sort.Strings(dts)
+	fmt.Fprintf(w, "tensors      %d vision tensors under %q: %v\n", len(c.ExpectedTensors()), ck.Prefix, dts)
+	fmt.Fprintf(w, "weights      %s of vision weights in %d shard(s)\n", humanBytes(ck.VisionBytes()), len(ck.Shards))
+	pre := "preprocessor_config.json"
+	if !ck.HasPreprocessor {
+		pre = "no preprocessor_config.json: HF class defaults"
+	}
+	fmt.Fprintf(w, "processor    %s: pixels %d..%d, mean %v, std %v\n", pre, ck.Pre.MinPixels, ck.Pre.MaxPixels, ck.Pre.Mean, ck.Pre.Std)
+}
+
+func deepstackText(c engine.Config) string {
+	if !c.HasDeepstack() {
+		return "none"
+	}
+	return fmt.Sprint(c.Deepstack)
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

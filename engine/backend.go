@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+// The central seam (DESIGN.md): the block graph is written once, in graph.go, over these
+// primitives; a backend implements them. Every backend is held to the CPU backend by the
+// shared op test in engine/cpu.
+//
+// Invariant: activations are float32 in backend-owned buffers; weights are read-only views
+// of any float dtype, widened to f32 inside the op. Ops on one backend execute in call order;
+// Commit ends a pass (the CPU backend runs each op at once, a GPU backend at Commit).
+
+// Buffer is float32 activation memory owned by a backend.
+type Buffer interface {
+	Len() int // elements
+}
+
+// View addresses a Buffer from element Off on.
+type View struct {
+	Buf Buffer
+	Off int
+}
+
+// At returns the view moved on by n elements.
+func (v View) At(n int) View { return View{v.Buf, v.Off + n} }
+
+// Region is host memory that holds weights: a read-only window of an mmapped shard, or a
+// page-aligned pread slot. A GPU backend wraps a region once (no-copy) and binds each
+// weight at its byte offset, so a region's Bytes never move while it lives.
+type Region struct {
+	ID     int    // stable per region; backends key their wrappers on it
+	Bytes  []byte // page-aligned base
+	Mapped bool   // a file mapping (read-only) rather than a slot
+}
+
+// Weight is a view of one tensor inside a Region.
+type Weight struct {
+	Name   string // full tensor name, for messages
+	DType  safetensors.DType
+	Shape  []int
+	Region *Region
+	Offset int // byte offset into Region.Bytes
+}
+
+// Elems is the number of elements of the weight.
+func (w Weight) Elems() int {
+	n := 1
+	for _, d := range w.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Bytes is the weight's raw little-endian data.
+func (w Weight) Bytes() []byte {
+	return w.Region.Bytes[w.Offset : w.Offset+w.Elems()*w.DType.Size()]
+}
+
+// GELUForm selects the GELU: TANH in the block MLP, ERF in the mergers (spec sections 6, 7).
+type GELUForm int
+
+const (
+	GELUTanh GELUForm = iota // 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))), "gelu_pytorch_tanh"
+	GELUErf                  // 0.5x(1+erf(x/sqrt(2))), nn.GELU()
+)
+
+func (g GELUForm) String() string {
+	if g == GELUErf {
+		return "erf"
+	}
+	return "tanh"
+}
+
+// Segment is a half-open row range [Start, End) that attends only to itself: one image or
+// one temporal slice of a video.
+type Segment struct{ Start, End int }
+
+// Backend is the set of primitives the block graph is encoded with.
+type Backend interface {
+	Name() string
+	Alloc(n int) (Buffer, error) // zeroed
+	Free(b Buffer)
+	Upload(dst View, src []float32)
+	Download(dst []float32, src View)
+
+	// LayerNorm: out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b over cols, biased variance.
+	LayerNorm(out, x View, w, b Weight, rows, cols int, eps float32)
+	// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; W is PyTorch [out,in]; rows contiguous.
+	MatMul(y, x View, w Weight, bias Weight, rows, in, out int)
+	// Rope2D rotates, in place, heads*headDim columns of each of seq rows (row stride
+	// `stride`) by the halves convention: element i pairs with i+headDim/2; cos and sin are
+	// [seq, headDim]. Called on q and k ONLY, never on v.
+	Rope2D(x View, stride int, cos, sin View, seq, heads, headDim int)
+	// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment.
+	// q, k, v rows have stride `stride`; o is [seq, heads*headDim] contiguous.
+	Attention(o, q, k, v View, stride int, segs []Segment, heads, headDim int, scale float32)
+	GELU(x View, n int, form GELUForm)
+	Add(dst, src View, n int) // dst += src
+	// Commit ends a pass and returns the time the backend spent on it.
+	Commit() (time.Duration, error)
+}

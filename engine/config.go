@@ -1,0 +1,289 @@
+package engine
+
+// config.go reads config.json and preprocessor_config.json (spec sections 1 and 3).
+//
+// Invariant: a Config that LoadConfig returns is internally consistent (head_dim even and
+// whole, deepstack taps inside the tower), so the graph never re-checks dims.
+// The mutation that would silently break it: defaulting a missing depth or hidden_size to
+// the HF class default (27/1152) — a broken file would then run as the wrong model.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/turbospark/inspector/engine/imageproc"
+)
+
+// Config is what the engine needs of config.json.
+type Config struct {
+	ModelType            string // qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe
+	Depth                int
+	Hidden               int // D
+	Heads                int // H
+	Intermediate         int // I
+	OutHidden            int // O
+	InChannels           int
+	PatchSize            int
+	TemporalPatchSize    int
+	MergeSize            int
+	NumPositionEmbedding int // N*N
+	Deepstack            []int
+	HiddenAct            string
+	RopeTheta            float64
+}
+
+// HeadDim is D/H.
+func (c Config) HeadDim() int { return c.Hidden / c.Heads }
+
+// PatchDim is C*Tp*P*P, the width of a pixel_values row.
+func (c Config) PatchDim() int {
+	return c.InChannels * c.TemporalPatchSize * c.PatchSize * c.PatchSize
+}
+
+// MergedDim is D*m*m, the merger input width.
+func (c Config) MergedDim() int { return c.Hidden * c.MergeSize * c.MergeSize }
+
+// PosGrid is N, the side of the learned position table.
+func (c Config) PosGrid() int {
+	n := 0
+	for (n+1)*(n+1) <= c.NumPositionEmbedding {
+		n++
+	}
+	return n
+}
+
+// HasDeepstack says whether the model type keeps deepstack mergers: Qwen3.5 deletes them.
+func (c Config) HasDeepstack() bool {
+	return (c.ModelType == "qwen3_vl" || c.ModelType == "qwen3_vl_moe") && len(c.Deepstack) > 0
+}
+
+var modelTypes = map[string]bool{"qwen3_vl": true, "qwen3_vl_moe": true, "qwen3_5": true, "qwen3_5_moe": true}
+
+type visionJSON struct {
+	Depth                 *int            `json:"depth"`
+	HiddenSize            *int            `json:"hidden_size"`
+	NumHeads              *int            `json:"num_heads"`
+	IntermediateSize      *int            `json:"intermediate_size"`
+	OutHiddenSize         *int            `json:"out_hidden_size"`
+	InChannels            *int            `json:"in_channels"`
+	PatchSize             *int            `json:"patch_size"`
+	TemporalPatchSize     *int            `json:"temporal_patch_size"`
+	SpatialMergeSize      *int            `json:"spatial_merge_size"`
+	NumPositionEmbeddings *int            `json:"num_position_embeddings"`
+	DeepstackIndexes      []int           `json:"deepstack_visual_indexes"`
+	HiddenAct             *string         `json:"hidden_act"`
+	RopeParameters        json.RawMessage `json:"rope_parameters"`
+}
+
+type configJSON struct {
+	ModelType    string      `json:"model_type"`
+	VisionConfig *visionJSON `json:"vision_config"`
+}
+
+// LoadConfig reads and checks path (a config.json).
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(data, path)
+}
+
+// ParseConfig parses config.json bytes; path names the file in messages.
+func ParseConfig(data []byte, path string) (Config, error) {
+	var cj configJSON
+	if err := json.Unmarshal(data, &cj); err != nil {
+		return Config{}, fmt.Errorf("%s: invalid JSON: %v", path, err)
+	}
+	if !modelTypes[cj.ModelType] {
+		return Config{}, fmt.Errorf("%s: model_type %q is not one of qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe", path, cj.ModelType)
+	}
+	v := cj.VisionConfig
+	if v == nil {
+		return Config{}, fmt.Errorf("%s: missing vision_config", path)
+	}
+	c := Config{ModelType: cj.ModelType}
+	req := []struct {
+		name string
+		src  *int
+		dst  *int
+	}{
+		{"depth", v.Depth, &c.Depth}, {"hidden_size", v.HiddenSize, &c.Hidden}, {"num_heads", v.NumHeads, &c.Heads},
+		{"intermediate_size", v.IntermediateSize, &c.Intermediate}, {"out_hidden_size", v.OutHiddenSize, &c.OutHidden},
+	}
+	for _, f := range req {
+		if f.src == nil {
+			return Config{}, fmt.Errorf("%s: vision_config is missing %q", path, f.name)
+		}
+		*f.dst = *f.src
+	}
+	// Fields every released file carries but HF defaults sanely (spec section 1).
+	c.InChannels = intOr(v.InChannels, 3)
+	c.PatchSize = intOr(v.PatchSize, 16)
+	c.TemporalPatchSize = intOr(v.TemporalPatchSize, 2)
+	c.MergeSize = intOr(v.SpatialMergeSize, 2)
+	c.NumPositionEmbedding = intOr(v.NumPositionEmbeddings, 2304)
+	c.HiddenAct = "gelu_pytorch_tanh"
+	if v.HiddenAct != nil {
+		c.HiddenAct = *v.HiddenAct
+	}
+	c.Deepstack = v.DeepstackIndexes
+	if v.DeepstackIndexes == nil && (c.ModelType == "qwen3_vl" || c.ModelType == "qwen3_vl_moe") {
+		c.Deepstack = []int{8, 16, 24}
+	}
+	if !c.HasDeepstack() {
+		c.Deepstack = nil
+	}
+	theta, err := ropeTheta(v.RopeParameters)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: vision_config.rope_parameters: %v", path, err)
+	}
+	c.RopeTheta = theta
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %v", path, err)
+	}
+	return c, nil
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func ropeTheta(raw json.RawMessage) (float64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 10000, nil
+	}
+	var rp struct {
+		Theta *float64 `json:"rope_theta"`
+	}
+	if err := json.Unmarshal(raw, &rp); err != nil {
+		return 0, err
+	}
+	if rp.Theta == nil {
+		return 10000, nil
+	}
+	if *rp.Theta <= 0 {
+		return 0, fmt.Errorf("rope_theta %v must be positive", *rp.Theta)
+	}
+	return *rp.Theta, nil
+}
+
+// Validate checks the consistency the graph relies on.
+func (c Config) Validate() error {
+	pos := map[string]int{"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
+		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
+		"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize,
+		"spatial_merge_size": c.MergeSize, "num_position_embeddings": c.NumPositionEmbedding}
+	for _, k := range []string{"depth", "hidden_size", "num_heads", "intermediate_size", "out_hidden_size", "in_channels",
+		"patch_size", "temporal_patch_size", "spatial_merge_size", "num_position_embeddings"} {
+		if pos[k] <= 0 || pos[k] > 1<<20 {
+			return fmt.Errorf("vision_config.%s = %d is out of range", k, pos[k])
+		}
+	}
+	if c.Hidden%c.Heads != 0 {
+		return fmt.Errorf("vision_config.hidden_size %d is not divisible by num_heads %d", c.Hidden, c.Heads)
+	}
+	if hd := c.HeadDim(); hd%4 != 0 {
+		return fmt.Errorf("head_dim %d (hidden_size %d / num_heads %d) must be a multiple of 4 for the 2D rope (two axes, halves)", hd, c.Hidden, c.Heads)
+	}
+	if n := c.PosGrid(); n*n != c.NumPositionEmbedding {
+		return fmt.Errorf("vision_config.num_position_embeddings %d is not a square", c.NumPositionEmbedding)
+	}
+	if c.HiddenAct != "gelu_pytorch_tanh" {
+		return fmt.Errorf("vision_config.hidden_act %q is not supported (the block MLP is gelu_pytorch_tanh)", c.HiddenAct)
+	}
+	for i, d := range c.Deepstack {
+		if d < 0 || d >= c.Depth {
+			return fmt.Errorf("vision_config.deepstack_visual_indexes[%d] = %d is outside the %d blocks", i, d, c.Depth)
+		}
+		if i > 0 && d <= c.Deepstack[i-1] {
+			return fmt.Errorf("vision_config.deepstack_visual_indexes %v must increase", c.Deepstack)
+		}
+	}
+	return nil
+}
+
+type preprocessorJSON struct {
+	Size *struct {
+		Shortest *int `json:"shortest_edge"`
+		Longest  *int `json:"longest_edge"`
+	} `json:"size"`
+	MinPixels         *int      `json:"min_pixels"`
+	MaxPixels         *int      `json:"max_pixels"`
+	PatchSize         *int      `json:"patch_size"`
+	TemporalPatchSize *int      `json:"temporal_patch_size"`
+	MergeSize         *int      `json:"merge_size"`
+	Mean              []float64 `json:"image_mean"`
+	Std               []float64 `json:"image_std"`
+	RescaleFactor     *float64  `json:"rescale_factor"`
+}
+
+// HFClassDefaults is Qwen2VLImageProcessor's own defaults, used when preprocessor_config.json
+// is absent (spec section 3: Qwen2-VL values, patch 14 and CLIP mean/std).
+func HFClassDefaults() imageproc.Config {
+	return imageproc.Config{MinPixels: 3136, MaxPixels: 1003520, PatchSize: 14, TemporalPatchSize: 2, MergeSize: 2,
+		Mean:          [3]float64{0.48145466, 0.4578275, 0.40821073},
+		Std:           [3]float64{0.26862954, 0.26130258, 0.27577711},
+		RescaleFactor: 1.0 / 255}
+}
+
+// LoadPreprocessorConfig reads preprocessor_config.json; a missing file gives the class defaults.
+func LoadPreprocessorConfig(path string) (imageproc.Config, bool, error) {
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return HFClassDefaults(), false, nil
+	}
+	if err != nil {
+		return imageproc.Config{}, false, err
+	}
+	c, err := ParsePreprocessorConfig(data, path)
+	return c, true, err
+}
+
+// ParsePreprocessorConfig overlays the file's fields on the class defaults.
+func ParsePreprocessorConfig(data []byte, path string) (imageproc.Config, error) {
+	var pj preprocessorJSON
+	if err := json.Unmarshal(data, &pj); err != nil {
+		return imageproc.Config{}, fmt.Errorf("%s: invalid JSON: %v", path, err)
+	}
+	c := HFClassDefaults()
+	if pj.Size != nil {
+		c.MinPixels = intOr(pj.Size.Shortest, c.MinPixels)
+		c.MaxPixels = intOr(pj.Size.Longest, c.MaxPixels)
+	}
+	c.MinPixels = intOr(pj.MinPixels, c.MinPixels) // legacy keys, still honoured by HF
+	c.MaxPixels = intOr(pj.MaxPixels, c.MaxPixels)
+	c.PatchSize = intOr(pj.PatchSize, c.PatchSize)
+	c.TemporalPatchSize = intOr(pj.TemporalPatchSize, c.TemporalPatchSize)
+	c.MergeSize = intOr(pj.MergeSize, c.MergeSize)
+	if pj.RescaleFactor != nil {
+		c.RescaleFactor = *pj.RescaleFactor
+	}
+	for _, f := range []struct {
+		name string
+		src  []float64
+		dst  *[3]float64
+	}{{"image_mean", pj.Mean, &c.Mean}, {"image_std", pj.Std, &c.Std}} {
+		if f.src == nil {
+			continue
+		}
+		if len(f.src) != 3 {
+			return c, fmt.Errorf("%s: %s must have 3 values, got %d", path, f.name, len(f.src))
+		}
+		copy(f.dst[:], f.src)
+	}
+	for _, s := range c.Std {
+		if s == 0 {
+			return c, fmt.Errorf("%s: image_std has a zero", path)
+		}
+	}
+	if c.MinPixels <= 0 || c.MaxPixels <= 0 || c.PatchSize <= 0 || c.MergeSize <= 0 || c.TemporalPatchSize <= 0 {
+		return c, fmt.Errorf("%s: inconsistent sizes (min_pixels %d, max_pixels %d, patch %d, merge %d, temporal %d)",
+			path, c.MinPixels, c.MaxPixels, c.PatchSize, c.MergeSize, c.TemporalPatchSize)
+	}
+	return c, nil
+}

@@ -1,0 +1,139 @@
+package engine
+
+// graph.go is the block graph, written once over the Backend primitives (DESIGN.md):
+//
+//	h = h + proj(attention(rope(q), rope(k), v))    q,k,v = thirds of qkv(LayerNorm1(h))
+//	h = h + fc2(gelu_tanh(fc1(LayerNorm2(h))))        row-tiled, tileRows rows at a time
+//	merger:    LayerNorm(D) -> 2x2 concat -> fc1 -> gelu_erf -> fc2
+//	deepstack: 2x2 concat -> LayerNorm(4D) -> fc1 -> gelu_erf -> fc2
+//
+// Invariant: rope touches q and k only; TANH in the block, ERF in the mergers; qkv columns
+// are [q(all heads) | k | v]. Each of the three mutations keeps every shape and yields a
+// fluent wrong model; the parity tests in graph_parity_test.go fail on each.
+
+import (
+	"context"
+	"math"
+)
+
+const layerNormEps = 1e-6 // hard-coded in the HF vision tower
+
+// pageBufs are the backend buffers of one page (S rows).
+type pageBufs struct {
+	h, ln, qkv, attn, tmp Buffer // [S,D], [S,D], [S,3D], [S,D], [S,D]
+	tile                  Buffer // [tileRows, I]
+	cos, sin              Buffer // [S, hd]
+	merged, out           Buffer // [S/4, M], [S/4, O]
+}
+
+type graph struct {
+	be       Backend
+	cfg      Config
+	seq      int
+	segs     []Segment
+	tileRows int
+	buf      pageBufs
+}
+
+func (g *graph) alloc() error {
+	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
+	sizes := []struct {
+		dst *Buffer
+		n   int
+	}{
+		{&g.buf.h, S * D}, {&g.buf.ln, S * D}, {&g.buf.qkv, S * 3 * D}, {&g.buf.attn, S * D}, {&g.buf.tmp, S * D},
+		{&g.buf.tile, g.tileRows * I}, {&g.buf.cos, S * g.cfg.HeadDim()}, {&g.buf.sin, S * g.cfg.HeadDim()},
+		{&g.buf.merged, g.mergedRows() * g.cfg.MergedDim()}, {&g.buf.out, g.mergedRows() * g.cfg.OutHidden},
+	}
+	for _, s := range sizes {
+		b, err := g.be.Alloc(max(s.n, 1))
+		if err != nil {
+			g.free()
+			return err
+		}
+		*s.dst = b
+	}
+	return nil
+}
+
+func (g *graph) free() {
+	for _, b := range []Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
+		if b != nil {
+			g.be.Free(b)
+		}
+	}
+	g.buf = pageBufs{}
+}
+
+// mergedRows is S/m^2: one row per merge window.
+func (g *graph) mergedRows() int { return g.seq / (g.cfg.MergeSize * g.cfg.MergeSize) }
+
+func v(b Buffer) View { return View{Buf: b} }
+
+// embed: h = pixels . Wpatch^T + b + posEmbed. The Conv3d with stride = kernel is exactly a
+// matmul over the flattened [D, C*Tp*P*P] weight (spec section 4).
+func (g *graph) embed(pixels View, patchW, patchB Weight, pos []float32) {
+	S, D := g.seq, g.cfg.Hidden
+	g.be.MatMul(v(g.buf.h), pixels, patchW, patchB, S, g.cfg.PatchDim(), D)
+	g.be.Upload(v(g.buf.tmp), pos)
+	g.be.Add(v(g.buf.h), v(g.buf.tmp), S*D)
+}
+
+// attentionHalf: h += proj(attention(rope(q), rope(k), v)).
+func (g *graph) attentionHalf(w *BlockWeights) {
+	S, D, H, hd := g.seq, g.cfg.Hidden, g.cfg.Heads, g.cfg.HeadDim()
+	b := g.be
+	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm1W], w[wNorm1B], S, D, layerNormEps)
+	b.MatMul(v(g.buf.qkv), v(g.buf.ln), w[wQKVW], w[wQKVB], S, D, 3*D)
+	q, k, val := v(g.buf.qkv), v(g.buf.qkv).At(D), v(g.buf.qkv).At(2*D) // [q | k | v] per row
+	b.Rope2D(q, 3*D, v(g.buf.cos), v(g.buf.sin), S, H, hd)
+	b.Rope2D(k, 3*D, v(g.buf.cos), v(g.buf.sin), S, H, hd) // q and k ONLY: never v
+	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
+	b.MatMul(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D)
+	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
+}
+
+// mlpHalf: h += fc2(gelu_tanh(fc1(LayerNorm2(h)))), tileRows rows at a time through one
+// tile-sized buffer; each row's result does not depend on the tile it falls in.
+func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
+	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
+	b := g.be
+	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm2W], w[wNorm2B], S, D, layerNormEps)
+	for r0 := 0; r0 < S; r0 += g.tileRows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		t := min(g.tileRows, S-r0)
+		b.MatMul(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I)
+		b.GELU(v(g.buf.tile), t*I, GELUTanh) // TANH here, ERF in the mergers
+		b.MatMul(v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D)
+	}
+	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
+	return nil
+}
+
+// MergerWeights are one merger's six weights.
+type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B Weight }
+
+// merger: the final merger normalizes each token over D, then concatenates each 2x2 window
+// (m*m consecutive rows in merge-window order) into one row of M = m*m*D. The result is in buf.out.
+func (g *graph) merger(w MergerWeights) {
+	S, D := g.seq, g.cfg.Hidden
+	g.be.LayerNorm(v(g.buf.ln), v(g.buf.h), w.NormW, w.NormB, S, D, layerNormEps) // norm over D: pre-shuffle
+	g.mergerMLP(v(g.buf.ln), w)
+}
+
+// deepstack: concatenate first, then normalize over M = 4D (post-shuffle norm).
+func (g *graph) deepstack(w MergerWeights) {
+	M := g.cfg.MergedDim()
+	g.be.LayerNorm(v(g.buf.ln), v(g.buf.h), w.NormW, w.NormB, g.mergedRows(), M, layerNormEps) // norm over 4D: post-shuffle
+	g.mergerMLP(v(g.buf.ln), w)
+}
+
+// mergerMLP: fc1 -> gelu_erf -> fc2 over the [S/4, M] view of x.
+func (g *graph) mergerMLP(x View, w MergerWeights) {
+	rows, M, O := g.mergedRows(), g.cfg.MergedDim(), g.cfg.OutHidden
+	g.be.MatMul(v(g.buf.merged), x, w.FC1W, w.FC1B, rows, M, M)
+	g.be.GELU(v(g.buf.merged), rows*M, GELUErf) // ERF in the mergers, TANH in the block
+	g.be.MatMul(v(g.buf.out), v(g.buf.merged), w.FC2W, w.FC2B, rows, M, O)
+}

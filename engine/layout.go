@@ -1,0 +1,131 @@
+package engine
+
+// layout.go places patches: segments, (row, col) positions, the bilinear position embedding
+// and the 2D rope table, all in merge-window order (spec sections 3-5).
+//
+// Invariant: row i of pixel_values, of the position embedding and of the rope table describe
+// the same patch. The mutation that would silently break it: raster order for positions
+// while pixels are in merge-window order — every shape agrees, every patch gets a neighbour's
+// position.
+
+import (
+	"fmt"
+	"math"
+)
+
+// Grid is one image or video: T temporal slices of H x W patches (grid_thw).
+type Grid struct{ T, H, W int }
+
+// Patches is T*H*W.
+func (g Grid) Patches() int { return g.T * g.H * g.W }
+
+// PatchPos is a patch's full-resolution (row, col) within its frame.
+type PatchPos struct{ Row, Col int }
+
+// Layout is the placement of every row of a page.
+type Layout struct {
+	Grids    []Grid
+	Segments []Segment  // one per (grid, temporal slice)
+	Pos      []PatchPos // per row
+	GridOf   []int      // per row: index into Grids
+}
+
+// NewLayout checks the grids and places their patches.
+func NewLayout(cfg Config, grids []Grid) (*Layout, error) {
+	if len(grids) == 0 {
+		return nil, fmt.Errorf("no grids")
+	}
+	m := cfg.MergeSize
+	l := &Layout{Grids: grids}
+	for gi, g := range grids {
+		if g.T <= 0 || g.H <= 0 || g.W <= 0 || g.H%m != 0 || g.W%m != 0 {
+			return nil, fmt.Errorf("grid %d (t=%d, h=%d, w=%d): t, h, w must be positive and h, w multiples of the merge size %d", gi, g.T, g.H, g.W, m)
+		}
+		for t := 0; t < g.T; t++ {
+			start := len(l.Pos)
+			for i := 0; i < g.H*g.W; i++ {
+				l.Pos = append(l.Pos, mergeOrderPos(i, g.W, m))
+				l.GridOf = append(l.GridOf, gi)
+			}
+			l.Segments = append(l.Segments, Segment{start, len(l.Pos)})
+		}
+	}
+	return l, nil
+}
+
+// mergeOrderPos: sequence index i -> (row, col); i = ((br*(w/m)+bc)*m + ir)*m + ic.
+func mergeOrderPos(i, w, m int) PatchPos {
+	ic, ir := i%m, (i/m)%m
+	win := i / (m * m)
+	br, bc := win/(w/m), win%(w/m)
+	return PatchPos{br*m + ir, bc*m + ic}
+}
+
+// Rows is the sequence length S.
+func (l *Layout) Rows() int { return len(l.Pos) }
+
+// SegmentOf returns the segment that holds row i.
+func (l *Layout) SegmentOf(i int) Segment {
+	for _, s := range l.Segments {
+		if i >= s.Start && i < s.End {
+			return s
+		}
+	}
+	return Segment{}
+}
+
+// PosEmbed interpolates the N x N learned table bilinearly (align_corners=True) to each
+// grid and returns [S, D] in row order. Numerics of HF 5.17: float32 coordinates and
+// weights, table rows widened to f32, an f32 weighted sum.
+func (l *Layout) PosEmbed(table []float32, n, d int) []float32 {
+	out := make([]float32, len(l.Pos)*d)
+	for i, p := range l.Pos {
+		g := l.Grids[l.GridOf[i]]
+		y0, y1, dy := interpAxis(p.Row, g.H, n)
+		x0, x1, dx := interpAxis(p.Col, g.W, n)
+		taps := [4]struct {
+			idx int
+			w   float32
+		}{{y0*n + x0, (1 - dy) * (1 - dx)}, {y0*n + x1, (1 - dy) * dx}, {y1*n + x0, dy * (1 - dx)}, {y1*n + x1, dy * dx}}
+		row := out[i*d : (i+1)*d]
+		for _, t := range taps {
+			e := table[t.idx*d : (t.idx+1)*d]
+			for j := range row {
+				row[j] += t.w * e[j]
+			}
+		}
+	}
+	return out
+}
+
+// interpAxis: s = p*(n-1)/max(size-1,1) in float32; lower index, upper index, fraction.
+func interpAxis(p, size, n int) (int, int, float32) {
+	s := float32(p) * float32(n-1) / float32(max(size-1, 1))
+	i0 := int(math.Floor(float64(s)))
+	i0 = min(max(i0, 0), n-1)
+	return i0, min(i0+1, n-1), s - float32(i0)
+}
+
+// RopeTables returns cos and sin, each [S, hd]: angle vector [r*inv, c*inv, r*inv, c*inv]
+// with inv[k] = theta^(-2k/(hd/2)), k < hd/4, all in float32 as HF computes them.
+func (l *Layout) RopeTables(hd int, theta float64) (cos, sin []float32) {
+	d := hd / 2
+	inv := make([]float32, d/2)
+	for k := range inv {
+		inv[k] = float32(1 / math.Pow(theta, float64(2*k)/float64(d)))
+	}
+	cos = make([]float32, len(l.Pos)*hd)
+	sin = make([]float32, len(l.Pos)*hd)
+	for i, p := range l.Pos {
+		c, s := cos[i*hd:(i+1)*hd], sin[i*hd:(i+1)*hd]
+		for k, f := range inv {
+			for half := 0; half < 2; half++ { // the angle vector repeats: halves convention
+				base := half * d
+				ar, ac := float32(p.Row)*f, float32(p.Col)*f
+				c[base+k], s[base+k] = float32(math.Cos(float64(ar))), float32(math.Sin(float64(ar)))
+				c[base+d/2+k], s[base+d/2+k] = float32(math.Cos(float64(ac))), float32(math.Sin(float64(ac)))
+			}
+		}
+	}
+	return cos, sin
+}

@@ -1,0 +1,390 @@
+package engine
+
+// residency.go keeps the vision weights in host memory in one of two modes (DESIGN.md):
+//   mapped: each shard's vision span is mmapped read-only; weights are views into it.
+//   pread:  each block's twelve weights are pread into a page-aligned slot; a ring of slots
+//           lets block i+1 stream in while block i computes.
+//
+// Invariant: a slot is never refilled while the block in it is in use (between Block(i) and
+// Done(i)), and both modes hand the graph the same bytes, so outputs are bit-identical.
+// The mutation that would silently break it: prefetching into the slot of the block being
+// computed (a ring of one) — the block would read half of the next block's weights.
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/turbospark/inspector/engine/safetensors"
+	"golang.org/x/sys/unix"
+)
+
+// ResidencyMode selects how block weights are held.
+type ResidencyMode string
+
+const (
+	Mapped ResidencyMode = "mapped"
+	Pread  ResidencyMode = "pread"
+)
+
+// ParseResidency accepts "mapped" or "pread".
+func ParseResidency(s string) (ResidencyMode, error) {
+	switch ResidencyMode(s) {
+	case Mapped, Pread:
+		return ResidencyMode(s), nil
+	}
+	return "", fmt.Errorf("residency %q: want mapped or pread", s)
+}
+
+// Indices of a block's weights, in blockTensorSuffixes order.
+const (
+	wNorm1W = iota
+	wNorm1B
+	wQKVW
+	wQKVB
+	wProjW
+	wProjB
+	wNorm2W
+	wNorm2B
+	wFC1W
+	wFC1B
+	wFC2W
+	wFC2B
+	blockWeightCount
+)
+
+// BlockWeights are one block's twelve weights.
+type BlockWeights [blockWeightCount]Weight
+
+// WeightFetch is what getting a block's weights cost.
+type WeightFetch struct {
+	Wait      time.Duration // time the compute waited for the weights (the stall)
+	BytesRead int64         // bytes pread for this block (0 when mapped)
+}
+
+// Residency hands out weights.
+type Residency interface {
+	Mode() ResidencyMode
+	Global(name string) Weight // patch/pos embeddings, mergers
+	// Block blocks until block i's weights are resident and marks them in use.
+	Block(i int) (*BlockWeights, WeightFetch, error)
+	// Done releases block i: its slot may be refilled.
+	Done(i int)
+	Close() error
+}
+
+var regionIDs atomic.Int64
+
+func newRegion(b []byte, mapped bool) *Region {
+	return &Region{ID: int(regionIDs.Add(1)), Bytes: b, Mapped: mapped}
+}
+
+// NewResidency opens the checkpoint's weights in the given mode; slots is the pread ring
+// size (at least 2).
+func NewResidency(ck *Checkpoint, mode ResidencyMode, slots int) (Residency, error) {
+	switch mode {
+	case Mapped:
+		return newMapped(ck)
+	case Pread:
+		return newPread(ck, slots)
+	}
+	return nil, fmt.Errorf("residency %q: want mapped or pread", mode)
+}
+
+func pageSize() int64 { return int64(os.Getpagesize()) }
+
+func alignUp(n, a int64) int64 { return (n + a - 1) / a * a }
+
+// ---- mapped ----
+
+type mappedRes struct {
+	ck      *Checkpoint
+	regions map[string]*Region // shard path -> mapping of its vision span
+	bases   map[string]int64   // shard path -> file offset of the mapping's first byte
+	blocks  []BlockWeights
+}
+
+func newMapped(ck *Checkpoint) (*mappedRes, error) {
+	m := &mappedRes{ck: ck, regions: map[string]*Region{}, bases: map[string]int64{}}
+	spans := map[string][2]int64{}
+	for _, l := range ck.tensors {
+		s, ok := spans[l.File.Path]
+		if !ok {
+			s = [2]int64{l.Info.Begin, l.Info.End}
+		}
+		s[0], s[1] = min(s[0], l.Info.Begin), max(s[1], l.Info.End)
+		spans[l.File.Path] = s
+	}
+	for path, s := range spans {
+		if err := m.mapSpan(path, s[0], s[1]); err != nil {
+			m.Close()
+			return nil, err
+		}
+	}
+	m.blocks = make([]BlockWeights, ck.Config.Depth)
+	for i := range m.blocks {
+		for k, spec := range ck.Config.BlockTensors(i) {
+			m.blocks[i][k] = m.weight(spec.Name)
+		}
+	}
+	return m, nil
+}
+
+// mapSpan maps only the bytes of the vision tensors (page-aligned down), not the whole shard.
+func (m *mappedRes) mapSpan(path string, begin, end int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	base := begin / pageSize() * pageSize()
+	data, err := unix.Mmap(int(f.Fd()), base, int(end-base), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return fmt.Errorf("%s: mmap of bytes %d-%d: %v", path, base, end, err)
+	}
+	m.regions[path] = newRegion(data, true)
+	m.bases[path] = base
+	return nil
+}
+
+func (m *mappedRes) weight(name string) Weight {
+	l := m.ck.tensors[name]
+	return Weight{Name: m.ck.Prefix + name, DType: l.Info.DType, Shape: l.Info.Shape,
+		Region: m.regions[l.File.Path], Offset: int(l.Info.Begin - m.bases[l.File.Path])}
+}
+
+func (m *mappedRes) Mode() ResidencyMode       { return Mapped }
+func (m *mappedRes) Global(name string) Weight { return m.weight(name) }
+func (m *mappedRes) Done(int)                  {}
+func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
+	if i < 0 || i >= len(m.blocks) {
+		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, len(m.blocks)-1)
+	}
+	return &m.blocks[i], WeightFetch{}, nil
+}
+
+func (m *mappedRes) Close() error {
+	for path, r := range m.regions {
+		unix.Munmap(r.Bytes)
+		delete(m.regions, path)
+	}
+	return nil
+}
+
+// ---- pread ----
+
+// slotAlign keeps every weight in a slot at an offset a GPU can bind directly.
+const slotAlign = 256
+
+type slotState int
+
+const (
+	slotEmpty slotState = iota
+	slotLoading
+	slotReady
+	slotInUse
+)
+
+type slot struct {
+	region *Region
+	block  int
+	state  slotState
+	err    error
+	w      BlockWeights
+}
+
+type preadRes struct {
+	ck      *Checkpoint
+	files   map[string]*os.File
+	globals map[string]Weight
+	global  *Region
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	slots []*slot
+	wg    sync.WaitGroup
+	last  map[int]int64
+}
+
+func newPread(ck *Checkpoint, nslots int) (*preadRes, error) {
+	if nslots < 2 {
+		nslots = 2
+	}
+	p := &preadRes{ck: ck, files: map[string]*os.File{}, globals: map[string]Weight{}, last: map[int]int64{}}
+	p.cond = sync.NewCond(&p.mu)
+	for _, sh := range ck.Shards {
+		f, err := os.Open(sh.Path)
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.files[sh.Path] = f
+	}
+	if err := p.loadGlobals(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	var slotBytes int64
+	for i := 0; i < ck.Config.Depth; i++ {
+		slotBytes = max(slotBytes, p.layoutBytes(ck.Config.BlockTensors(i)))
+	}
+	for k := 0; k < nslots; k++ {
+		mem, err := pageAlloc(slotBytes)
+		if err != nil {
+			p.Close()
+			return nil, fmt.Errorf("pread slot of %d bytes: %v", slotBytes, err)
+		}
+		p.slots = append(p.slots, &slot{region: newRegion(mem, false), block: -1})
+	}
+	return p, nil
+}
+
+// pageAlloc returns page-aligned anonymous memory outside the Go heap (a GPU can wrap it).
+func pageAlloc(n int64) ([]byte, error) {
+	return unix.Mmap(-1, 0, int(alignUp(max(n, 1), pageSize())), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+}
+
+func (p *preadRes) layoutBytes(specs []TensorSpec) int64 {
+	var off int64
+	for _, s := range specs {
+		off = alignUp(off, slotAlign) + p.ck.tensors[s.Name].Bytes()
+	}
+	return off
+}
+
+// fill preads specs into region in layout order and returns their weights and bytes read.
+func (p *preadRes) fill(region *Region, specs []TensorSpec, out []Weight) (int64, error) {
+	var off int64
+	for k, s := range specs {
+		l := p.ck.tensors[s.Name]
+		off = alignUp(off, slotAlign)
+		n := l.Bytes()
+		if _, err := p.files[l.File.Path].ReadAt(region.Bytes[off:off+n], l.Info.Begin); err != nil {
+			return 0, fmt.Errorf("%s: reading tensor %q: %v", l.File.Path, l.Info.Name, err)
+		}
+		out[k] = Weight{Name: l.Info.Name, DType: l.Info.DType, Shape: l.Info.Shape, Region: region, Offset: int(off)}
+		off += n
+	}
+	return off, nil
+}
+
+func (p *preadRes) loadGlobals() error {
+	specs := p.ck.Config.GlobalTensors()
+	mem, err := pageAlloc(p.layoutBytes(specs))
+	if err != nil {
+		return err
+	}
+	p.global = newRegion(mem, false)
+	ws := make([]Weight, len(specs))
+	if _, err := p.fill(p.global, specs, ws); err != nil {
+		return err
+	}
+	for k, s := range specs {
+		p.globals[s.Name] = ws[k]
+	}
+	return nil
+}
+
+func (p *preadRes) Mode() ResidencyMode       { return Pread }
+func (p *preadRes) Global(name string) Weight { return p.globals[name] }
+
+func (p *preadRes) Block(i int) (*BlockWeights, WeightFetch, error) {
+	if i < 0 || i >= p.ck.Config.Depth {
+		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, p.ck.Config.Depth-1)
+	}
+	start := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.find(i)
+	if s == nil {
+		s = p.startLoad(i)
+		if s == nil {
+			return nil, WeightFetch{}, fmt.Errorf("pread: every slot is in use (block %d requested)", i)
+		}
+	}
+	for s.state == slotLoading {
+		p.cond.Wait()
+	}
+	if s.err != nil {
+		err := s.err
+		s.state, s.block, s.err = slotEmpty, -1, nil
+		return nil, WeightFetch{}, err
+	}
+	s.state = slotInUse
+	fetch := WeightFetch{Wait: time.Since(start), BytesRead: p.last[i]}
+	delete(p.last, i)
+	if i+1 < p.ck.Config.Depth && p.find(i+1) == nil {
+		p.startLoad(i + 1) // stream the next block while this one computes
+	}
+	return &s.w, fetch, nil
+}
+
+// find returns the slot holding or loading block i. Callers hold mu.
+func (p *preadRes) find(i int) *slot {
+	for _, s := range p.slots {
+		if s.block == i && s.state != slotEmpty {
+			return s
+		}
+	}
+	return nil
+}
+
+// startLoad claims a slot not in use or loading and reads block i into it in the background.
+// Callers hold mu.
+func (p *preadRes) startLoad(i int) *slot {
+	var s *slot
+	for _, c := range p.slots {
+		if c.state == slotEmpty || c.state == slotReady {
+			if s == nil || c.state == slotEmpty {
+				s = c
+			}
+		}
+	}
+	if s == nil {
+		return nil
+	}
+	s.block, s.state, s.err = i, slotLoading, nil
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		n, err := p.fill(s.region, p.ck.Config.BlockTensors(i), s.w[:])
+		p.mu.Lock()
+		s.err = err
+		s.state = slotReady
+		p.last[i] = n
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}()
+	return s
+}
+
+func (p *preadRes) Done(i int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.slots {
+		if s.block == i && s.state == slotInUse {
+			s.state = slotReady
+		}
+	}
+}
+
+func (p *preadRes) Close() error {
+	p.wg.Wait()
+	for _, s := range p.slots {
+		unix.Munmap(s.region.Bytes)
+	}
+	p.slots = nil
+	if p.global != nil {
+		unix.Munmap(p.global.Bytes)
+		p.global = nil
+	}
+	for _, f := range p.files {
+		f.Close()
+	}
+	return nil
+}
+
+// decodeInto widens a weight into dst (host-side use: position table).
+func decodeInto(dst []float32, w Weight) { safetensors.DecodeF32(dst, w.Bytes(), w.DType) }

@@ -1,0 +1,134 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/synth"
+)
+
+// Both residency modes hand the graph the same bytes: outputs are bit-identical.
+func TestMappedEqualsPread(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	in := fx.input(t)
+	mapped := runTower(t, fx.dir, cpuBackend(), engine.Options{Residency: engine.Mapped}, in)
+	for _, slots := range []int{2, 3} {
+		pread := runTower(t, fx.dir, cpuBackend(), engine.Options{Residency: engine.Pread, Slots: slots}, in)
+		for name, m := range towerOutputs(mapped) {
+			if !bitEqual(m, towerOutputs(pread)[name]) {
+				t.Errorf("slots %d: %s differs between mapped and pread", slots, name)
+			}
+		}
+	}
+}
+
+// Outputs do not depend on the MLP tile: 1 row, uneven tiles, one tile, more than S.
+func TestTileInvariance(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	in := fx.input(t)
+	ref := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Options{TileRows: 176}, in))
+	for _, tile := range []int{1, 7, 64, 175, 100000} {
+		got := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Options{TileRows: tile}, in))
+		for name, r := range ref {
+			if !bitEqual(got[name], r) {
+				t.Errorf("tile %d: %s differs from the single-tile run", tile, name)
+			}
+		}
+	}
+}
+
+// shard splits a generated checkpoint's model.safetensors into two shards plus an index,
+// with a fake language-model tensor in each, as a real directory has.
+func shard(t *testing.T, dir string) {
+	t.Helper()
+	f, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
+	must(t, err)
+	var parts [2][]safetensors.Tensor
+	weightMap := map[string]string{}
+	for i, ti := range f.Sorted() {
+		raw, err := f.ReadRaw(ti.Name)
+		must(t, err)
+		parts[i%2] = append(parts[i%2], safetensors.Tensor{Spec: safetensors.Spec{Name: ti.Name, DType: ti.DType, Shape: ti.Shape}, Data: raw})
+	}
+	for k := range parts {
+		name := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}[k]
+		lm := safetensors.F32Tensor("model.language_model.layers."+name[6:11]+".weight", []int{3}, []float32{1, 2, 3})
+		parts[k] = append([]safetensors.Tensor{lm}, parts[k]...)
+		for _, ts := range parts[k] {
+			weightMap[ts.Name] = name
+		}
+		must(t, safetensors.WriteFile(filepath.Join(dir, name), parts[k], nil))
+	}
+	idx, _ := json.Marshal(map[string]any{"metadata": map[string]any{"total_size": 0}, "weight_map": weightMap})
+	must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), idx, 0o644))
+	must(t, os.Remove(filepath.Join(dir, "model.safetensors")))
+}
+
+// A sharded bf16 checkpoint with a bare "visual." prefix: same bits single-file and sharded,
+// mapped and pread.
+func TestShardedBF16(t *testing.T) {
+	cfg, err := synth.Preset("tiny")
+	must(t, err)
+	single, sharded := t.TempDir(), t.TempDir()
+	for _, d := range []string{single, sharded} {
+		must(t, synth.Write(d, cfg, synth.Options{DType: safetensors.BF16, Seed: 7, Prefix: "visual."}))
+	}
+	shard(t, sharded)
+	in := randomInput(cfg, []engine.Grid{{1, 4, 6}, {1, 2, 2}})
+	ref := runTower(t, single, cpuBackend(), engine.Options{}, in)
+	for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
+		got := runTower(t, sharded, cpuBackend(), engine.Options{Residency: mode}, in)
+		for name, r := range towerOutputs(ref) {
+			if !bitEqual(towerOutputs(got)[name], r) {
+				t.Errorf("sharded %s: %s differs from single-file", mode, name)
+			}
+		}
+	}
+	ck, err := engine.OpenCheckpoint(sharded)
+	must(t, err)
+	if len(ck.Shards) != 2 || ck.Prefix != "visual." {
+		t.Errorf("shards %d prefix %q, want 2 and visual.", len(ck.Shards), ck.Prefix)
+	}
+}
+
+func randomInput(cfg engine.Config, grids []engine.Grid) *engine.Input {
+	n := 0
+	for _, g := range grids {
+		n += g.Patches()
+	}
+	px := make([]float32, n*cfg.PatchDim())
+	s := uint32(12345)
+	for i := range px {
+		s = s*1664525 + 1013904223
+		px[i] = float32(s>>8)/float32(1<<24)*2 - 1
+	}
+	return &engine.Input{Pixels: px, Grids: grids}
+}
+
+// pread reports the bytes it read and streams: every block's weights are read once.
+func TestPreadReportsBytes(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Options{Residency: engine.Pread})
+	must(t, err)
+	defer eng.Close()
+	run, err := eng.Start(fx.input(t))
+	must(t, err)
+	defer run.Close()
+	must(t, run.RunAll(context.Background()))
+	for i, tm := range run.Timings {
+		var want int64
+		for _, s := range ck.Config.BlockTensors(i) {
+			want += ck.Tensor(s.Name).Bytes()
+		}
+		if tm.BytesRead != want {
+			t.Errorf("block %d: read %d bytes, its weights are %d", i, tm.BytesRead, want)
+		}
+	}
+}

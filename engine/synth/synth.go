@@ -1,0 +1,173 @@
+// Package synth writes random-weight checkpoints in Hugging Face layout (config.json,
+// preprocessor_config.json, model.safetensors) for the presets the CLI's gen offers.
+//
+// Invariant: a written checkpoint opens with engine.OpenCheckpoint and its activations stay
+// finite through every block: weights are scaled like HF's initializer (std 0.02), LayerNorm
+// gains near 1. The mutation that would silently break it: a weight std of 1 — the residual
+// stream then grows by ~sqrt(D) per block and bf16 runs overflow by the last blocks.
+package synth
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+// Presets maps a preset name to its vision config (spec section 1 for the released ones).
+var presets = map[string]engine.Config{
+	"tiny": {ModelType: "qwen3_vl", Depth: 4, Hidden: 64, Heads: 4, Intermediate: 128, OutHidden: 96,
+		NumPositionEmbedding: 2304, Deepstack: []int{1, 2}},
+	"tiny-qwen3.5": {ModelType: "qwen3_5", Depth: 2, Hidden: 144, Heads: 2, Intermediate: 256, OutHidden: 128,
+		NumPositionEmbedding: 2304},
+	"qwen3-vl-2b": {ModelType: "qwen3_vl", Depth: 24, Hidden: 1024, Heads: 16, Intermediate: 4096, OutHidden: 2048,
+		NumPositionEmbedding: 2304, Deepstack: []int{5, 11, 17}},
+	"qwen3-vl-8b": {ModelType: "qwen3_vl", Depth: 27, Hidden: 1152, Heads: 16, Intermediate: 4304, OutHidden: 4096,
+		NumPositionEmbedding: 2304, Deepstack: []int{8, 16, 24}},
+	"qwen3.5-0.8b": {ModelType: "qwen3_5", Depth: 12, Hidden: 768, Heads: 12, Intermediate: 3072, OutHidden: 1024,
+		NumPositionEmbedding: 2304},
+}
+
+// PresetNames lists the presets, sorted.
+func PresetNames() []string {
+	var out []string
+	for k := range presets {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Preset returns a preset's config with the fields every Qwen3-VL / Qwen3.5 shares.
+func Preset(name string) (engine.Config, error) {
+	c, ok := presets[name]
+	if !ok {
+		return engine.Config{}, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(PresetNames(), ", "))
+	}
+	c.InChannels, c.PatchSize, c.TemporalPatchSize, c.MergeSize = 3, 16, 2, 2
+	c.HiddenAct, c.RopeTheta = "gelu_pytorch_tanh", 10000
+	c.Deepstack = append([]int(nil), c.Deepstack...)
+	return c, c.Validate()
+}
+
+// WriteConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
+func WriteConfigs(dir string, c engine.Config, dtype safetensors.DType) error {
+	vision := map[string]any{
+		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
+		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
+		"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize,
+		"num_position_embeddings": c.NumPositionEmbedding, "hidden_act": c.HiddenAct,
+		"deepstack_visual_indexes": append([]int{}, c.Deepstack...), "initializer_range": 0.02,
+	}
+	torchDType := map[safetensors.DType]string{safetensors.BF16: "bfloat16", safetensors.F16: "float16", safetensors.F32: "float32"}[dtype]
+	arch := map[string]string{"qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+		"qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration"}[c.ModelType]
+	cfg := map[string]any{
+		"architectures": []string{arch}, "model_type": c.ModelType, "dtype": torchDType,
+		"vision_config": vision, "text_config": map[string]any{"hidden_size": c.OutHidden},
+	}
+	pre := map[string]any{
+		"size": map[string]int{"longest_edge": 16777216, "shortest_edge": 65536}, "patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+		"image_mean": []float64{0.5, 0.5, 0.5}, "image_std": []float64{0.5, 0.5, 0.5},
+		"processor_class": "Qwen3VLProcessor", "image_processor_type": "Qwen2VLImageProcessorFast",
+	}
+	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), pre)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Init says how a tensor is filled: value = Mean + Std * u, u uniform with unit variance.
+type Init struct{ Mean, Std float64 }
+
+// initFor follows HF's initializer in spirit: linear and embedding weights std 0.02, small
+// biases so the bias paths are exercised, LayerNorm gains around 1.
+func initFor(name string) Init {
+	switch {
+	case strings.HasSuffix(name, "norm.weight") || strings.HasSuffix(name, "norm1.weight") || strings.HasSuffix(name, "norm2.weight"):
+		return Init{1, 0.1}
+	case strings.HasSuffix(name, ".bias"):
+		return Init{0, 0.02}
+	}
+	return Init{0, 0.02}
+}
+
+// Options for Write.
+type Options struct {
+	DType  safetensors.DType // BF16, F16 or F32
+	Seed   uint64
+	Prefix string                                   // tensor prefix, "model.visual." by default
+	Fill   func(name string, shape []int) []float32 // optional: explicit values (the demo model)
+}
+
+// Write writes a full random checkpoint for c into dir (created if needed).
+func Write(dir string, c engine.Config, o Options) error {
+	if o.DType == "" {
+		o.DType = safetensors.BF16
+	}
+	if !o.DType.IsFloatWeight() {
+		return fmt.Errorf("dtype %q: want bf16, f16 or f32", o.DType)
+	}
+	if o.Prefix == "" {
+		o.Prefix = "model.visual."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := WriteConfigs(dir, c, o.DType); err != nil {
+		return err
+	}
+	specs := c.ExpectedTensors()
+	ss := make([]safetensors.Spec, len(specs))
+	for i, s := range specs {
+		ss[i] = safetensors.Spec{Name: o.Prefix + s.Name, DType: o.DType, Shape: s.Shape}
+	}
+	w, err := safetensors.Create(filepath.Join(dir, "model.safetensors"), ss, map[string]string{"format": "pt"})
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, 0x7475726273706b))
+	for i, s := range specs {
+		var vals []float32
+		if o.Fill != nil {
+			vals = o.Fill(s.Name, s.Shape)
+		}
+		if vals == nil {
+			vals = randomValues(rng, s, initFor(s.Name))
+		}
+		if err := w.WriteF32(ss[i].Name, vals); err != nil {
+			w.Close()
+			return err
+		}
+	}
+	return w.Close()
+}
+
+func randomValues(rng *rand.Rand, s engine.TensorSpec, in Init) []float32 {
+	n := 1
+	for _, d := range s.Shape {
+		n *= d
+	}
+	a := in.Std * math.Sqrt(3) // uniform on [-a, a] has std a/sqrt(3)
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(in.Mean + a*(2*rng.Float64()-1))
+	}
+	return out
+}

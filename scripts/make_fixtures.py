@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Regenerate the reference tensors the Go tests compare against, with transformers.
+
+Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kinds:
+
+  tower  OUT.safetensors
+      A random tiny Qwen3-VL vision tower (float32) with its weights, an input X
+      (pixel_values rows), grids G and every block output, the merger and the deepstack
+      outputs -- the same layout as shared/spec/fixtures/qwen3vl_vision_tiny_f32.
+
+  e2e CHECKPOINT_DIR IMAGE OUT.safetensors [--queries 0,10,...]
+      An image file -> transformers' load_image (EXIF orientation) -> the PIL image
+      processor read from the checkpoint's preprocessor_config.json -> the tower in
+      float32 with the checkpoint's weights. Writes the tensors of the CLI's dump contract
+      (pixel_values, grid_thw, embed, blocks.{i}.out, merger, deepstack.{k}) and, per query
+      patch N, q{N}.blocks.{i}.attn_row [H, S]: softmax(q_N . K^T * scale) over the query's
+      segment, with q and k from the block's own qkv and transformers' own rope.
+
+  exif-jpeg IMAGE OUT.jpg ORIENTATION
+      Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
+      orientation tag gives the upright image back (tests the orientation path).
+"""
+import argparse
+import json
+import os
+import struct
+
+import torch
+
+
+def save(path, tensors, metadata=None):
+    """Minimal safetensors writer (float32 / int64), so no extra package is needed."""
+    header, blobs, off = {}, [], 0
+    for name, t in tensors.items():
+        t = t.detach().cpu().contiguous()
+        if t.dtype == torch.int64:
+            dt = "I64"
+        else:
+            t, dt = t.to(torch.float32), "F32"
+        b = t.numpy().tobytes()
+        header[name] = {"dtype": dt, "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    if metadata:
+        header["__metadata__"] = metadata
+    js = json.dumps(header).encode()
+    js += b" " * ((8 - len(js) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(js)))
+        f.write(js)
+        for b in blobs:
+            f.write(b)
+
+
+def vision_classes(model_type):
+    if model_type.startswith("qwen3_5"):
+        from transformers.models.qwen3_5.modeling_qwen3_5 import Qwen3_5VisionConfig, Qwen3_5VisionModel
+        return Qwen3_5VisionConfig, Qwen3_5VisionModel
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLVisionConfig, Qwen3VLVisionModel
+    return Qwen3VLVisionConfig, Qwen3VLVisionModel
+
+
+def load_checkpoint(ckpt):
+    from safetensors.torch import load_file
+    cfg = json.load(open(os.path.join(ckpt, "config.json")))
+    vc = dict(cfg["vision_config"])
+    vc.pop("model_type", None)
+    Config, Model = vision_classes(cfg["model_type"])
+    model = Model(Config(**vc)).eval().to(torch.float32)
+    state = {}
+    for k, v in load_file(os.path.join(ckpt, "model.safetensors")).items():
+        for p in ("model.visual.", "visual."):
+            if k.startswith(p):
+                state[k[len(p):]] = v.to(torch.float32)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    missing = [m for m in missing if "inv_freq" not in m]
+    assert not missing and not unexpected, (missing, unexpected)
+    return cfg, model
+
+
+def capture(model):
+    """Hooks: the input of block 0, every block's output, every attention call's inputs."""
+    rec = {"out": [], "attn": []}
+    model.blocks[0].register_forward_pre_hook(lambda m, a, kw: rec.__setitem__("embed", (a[0] if a else kw["hidden_states"]).clone()), with_kwargs=True)
+    for blk in model.blocks:
+        blk.register_forward_hook(lambda m, a, o: rec["out"].append((o[0] if isinstance(o, tuple) else o).clone()))
+        blk.attn.register_forward_pre_hook(lambda m, a, kw: rec["attn"].append((m, a, kw)), with_kwargs=True)
+    return rec
+
+
+def attention_rows(model, rec, queries, grid):
+    """softmax(q_N . K^T * scale) per head over N's segment, q/k as transformers makes them."""
+    import importlib
+    mod = importlib.import_module(type(model.blocks[0].attn).__module__)
+    rope = mod.apply_rotary_pos_emb_vision
+    seg_len = int(grid[1] * grid[2])
+    out = {}
+    for i, (attn, args, kw) in enumerate(rec["attn"]):
+        hs = args[0] if args else kw["hidden_states"]
+        cos, sin = kw["position_embeddings"]
+        S = hs.shape[0]
+        qkv = attn.qkv(hs).reshape(S, 3, attn.num_heads, -1).permute(1, 0, 2, 3)
+        q, k = rope(qkv[0], qkv[1], cos, sin)
+        for n in queries:
+            s0 = n // seg_len * seg_len
+            sc = torch.einsum("hd,shd->hs", q[n].float(), k[s0:s0 + seg_len].float()) * attn.scaling
+            row = torch.zeros(attn.num_heads, S)
+            row[:, s0:s0 + seg_len] = torch.softmax(sc, dim=-1)
+            out["q%d.blocks.%d.attn_row" % (n, i)] = row
+    return out
+
+
+def cmd_e2e(a):
+    from transformers import AutoImageProcessor
+    from transformers.image_utils import load_image
+    cfg, model = load_checkpoint(a.checkpoint)
+    ip = AutoImageProcessor.from_pretrained(a.checkpoint, backend="pil")
+    assert "Pil" in type(ip).__name__, type(ip)
+    img = load_image(a.image)  # applies the EXIF orientation
+    r = ip(images=img, return_tensors="pt")
+    px, grid = r["pixel_values"], r["image_grid_thw"]
+    rec = capture(model)
+    with torch.no_grad():
+        o = model(px, grid_thw=grid)
+        rows = attention_rows(model, rec, [int(q) for q in a.queries.split(",")], grid[0].tolist())
+    t = {"pixel_values": px, "grid_thw": grid[0], "embed": rec["embed"], "merger": o.pooler_output}
+    for i, b in enumerate(rec["out"]):
+        t["blocks.%d.out" % i] = b
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        t["deepstack.%d" % k] = d
+    t.update(rows)
+    import transformers
+    save(a.out, t, {"transformers": transformers.__version__, "torch": torch.__version__,
+                    "image": os.path.basename(a.image), "checkpoint": os.path.basename(a.checkpoint.rstrip("/")),
+                    "queries": a.queries, "processor": type(ip).__name__})
+    print("wrote", a.out, "grid", grid.tolist(), "pixels", tuple(px.shape))
+
+
+def cmd_tower(a):
+    Config, Model = vision_classes("qwen3_vl")
+    torch.manual_seed(a.seed)
+    cfg = Config(depth=4, hidden_size=64, num_heads=4, intermediate_size=128, out_hidden_size=96,
+                 num_position_embeddings=64, deepstack_visual_indexes=[1, 2])
+    m = Model(cfg).eval()
+    with torch.no_grad():
+        for p in m.parameters():  # HF init leaves biases at 0 and norms at 1: exercise them
+            p.add_(torch.randn_like(p) * 0.05)
+    G = torch.tensor([[1, 4, 6], [2, 4, 4], [1, 10, 12]])
+    X = torch.randn(int(G.prod(-1).sum()), 3 * 2 * 16 * 16)
+    rec = capture(m)
+    with torch.no_grad():
+        o = m(X, grid_thw=G)
+    t = {"model.visual." + k: v for k, v in m.state_dict().items() if "inv_freq" not in k}
+    t.update({"X": X, "G": G, "pooler_output": o.pooler_output, "last_hidden_state": o.last_hidden_state})
+    for i, b in enumerate(rec["out"]):
+        t["blk%d" % i] = b
+    for k, d in enumerate(o.deepstack_features):
+        t["deepstack%d" % k] = d
+    save(a.out, t, {"cfg": cfg.to_json_string()})
+    print("wrote", a.out)
+
+
+def cmd_exif_jpeg(a):
+    from PIL import Image
+    img = Image.open(a.image).convert("RGB")
+    # The inverse of what exif_transpose does for each orientation.
+    inverse = {1: None, 2: Image.FLIP_LEFT_RIGHT, 3: Image.ROTATE_180, 4: Image.FLIP_TOP_BOTTOM,
+               5: Image.TRANSPOSE, 6: Image.ROTATE_90, 7: Image.TRANSVERSE, 8: Image.ROTATE_270}[a.orientation]
+    stored = img.transpose(inverse) if inverse is not None else img
+    exif = Image.Exif()
+    exif[0x0112] = a.orientation
+    stored.save(a.out, "JPEG", quality=95, subsampling=0, exif=exif.tobytes())
+    from PIL import ImageOps
+    back = ImageOps.exif_transpose(Image.open(a.out))
+    assert back.size == img.size, (back.size, img.size)
+    print("wrote", a.out, "stored", stored.size, "upright", back.size)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("e2e")
+    e.add_argument("checkpoint")
+    e.add_argument("image")
+    e.add_argument("out")
+    e.add_argument("--queries", default="0")
+    t = sub.add_parser("tower")
+    t.add_argument("out")
+    t.add_argument("--seed", type=int, default=0)
+    j = sub.add_parser("exif-jpeg")
+    j.add_argument("image")
+    j.add_argument("out")
+    j.add_argument("orientation", type=int)
+    a = p.parse_args()
+    {"e2e": cmd_e2e, "tower": cmd_tower, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
