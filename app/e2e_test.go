@@ -105,7 +105,11 @@ func TestRunDumpMatchesTransformers(t *testing.T) {
 			if ref[n] == nil || got[n] == nil {
 				t.Fatalf("query %d: %s missing (dump has it: %v, fixture: %v)", q, n, got[n] != nil, ref[n] != nil)
 			}
-			if e := relErr(got[n], ref[n]); e > 1e-5 {
+			e := relErr(got[n], ref[n])
+			if q == 77 {
+				t.Logf("%-18s rel %.2e", n, e)
+			}
+			if e > 1e-5 {
 				t.Errorf("query %d: %s relative error %.2e > 1e-5", q, n, e)
 			}
 		}
@@ -126,11 +130,14 @@ func TestRunDumpExifJPEGQwen35(t *testing.T) {
 		mean += math.Abs(float64(got["pixel_values"][i] - r))
 	}
 	mean /= float64(len(ref["pixel_values"]))
-	if d := maxAbs(got["pixel_values"], ref["pixel_values"]); d > 0.1 || mean > 0.01 {
+	if d := maxAbs(got["pixel_values"], ref["pixel_values"]); d > 0.05 || mean > 0.003 {
 		t.Errorf("pixel_values: max %.3f mean %.4f from PIL's decode", d, mean)
 	}
+	t.Logf("jpeg pixel_values: max %.4f mean %.5f", maxAbs(got["pixel_values"], ref["pixel_values"]), mean)
 	for _, n := range []string{"blocks.0.out", "blocks.1.out", "merger", "blocks.1.attn_row"} {
-		if e := relErr(got[n], ref[n]); e > 0.05 {
+		e := relErr(got[n], ref[n])
+		t.Logf("%-18s rel %.2e", n, e)
+		if e > 0.03 {
 			t.Errorf("%s: relative error %.3f", n, e)
 		}
 	}

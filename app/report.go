@@ -33,8 +33,10 @@ type settings struct {
 }
 
 type imageInfo struct {
-	Width, Height               int `json:"width,omitempty"`
-	ResizedWidth, ResizedHeight int `json:"resized_width,omitempty"`
+	Width         int `json:"width"`
+	Height        int `json:"height"`
+	ResizedWidth  int `json:"resized_width"`
+	ResizedHeight int `json:"resized_height"`
 }
 
 type blockReport struct {

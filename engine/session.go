@@ -93,6 +93,7 @@ type BlockTiming struct {
 	Deepstack time.Duration // deepstack merger after this block, if it is a tap
 	BytesRead int64
 	Wall      time.Duration // everything, host work included
+	Ops       OpTimes       // per op kind, on a synchronous (CPU) backend; nil elsewhere
 }
 
 // PatchStats are per-patch statistics of a block's output.
@@ -110,6 +111,7 @@ type BlockResult struct {
 // Run is one page going through the tower.
 type Run struct {
 	e      *Engine
+	timer  *opTimer // non-nil on a synchronous backend
 	g      graph
 	Layout *Layout
 	Input  *Input
@@ -139,8 +141,14 @@ func (e *Engine) Start(in *Input) (*Run, error) {
 	if len(in.Pixels) != S*cfg.PatchDim() {
 		return nil, fmt.Errorf("pixel_values hold %d values; the grids need %d rows of %d", len(in.Pixels), S, cfg.PatchDim())
 	}
-	r := &Run{e: e, Layout: lay, Input: in,
-		g: graph{be: e.Backend, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Opts.TileRows, S)}}
+	be := e.Backend
+	var timer *opTimer
+	if s, ok := be.(Synchronous); ok && s.Synchronous() {
+		timer = newOpTimer(be)
+		be = timer
+	}
+	r := &Run{e: e, Layout: lay, Input: in, timer: timer,
+		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Opts.TileRows, S)}}
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}
@@ -169,10 +177,19 @@ func (r *Run) embed() error {
 	if _, err := be.Commit(); err != nil {
 		return err
 	}
+	r.takeOps() // embedding ops are not a block's
 	r.Embed = r.download(r.g.buf.h, r.g.seq*cfg.Hidden)
 	r.prev = r.Embed
 	r.EmbedTime = time.Since(start)
 	return nil
+}
+
+// takeOps returns the per-op times since the last call (nil off a synchronous backend).
+func (r *Run) takeOps() OpTimes {
+	if r.timer == nil {
+		return nil
+	}
+	return r.timer.take()
 }
 
 func decodeWeight(w Weight) []float32 {
@@ -217,6 +234,7 @@ func (r *Run) Step(ctx context.Context) (BlockResult, error) {
 	if err := r.tap(i, &t); err != nil {
 		return BlockResult{}, err
 	}
+	t.Ops = r.takeOps()
 	res := r.observe(i, &t, start)
 	r.next++
 	return res, nil
@@ -329,6 +347,7 @@ func (r *Run) Finish(ctx context.Context) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	r.takeOps()
 	r.Merger = r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden)
 	r.MergerTime = d
 	return d, nil

@@ -1,0 +1,177 @@
+// Package cpu is the CPU backend of the vision engine: every primitive of engine.Backend in
+// pure Go, float32 activations, weights widened from F32/BF16/F16 inside the op, spread over a
+// small persistent worker pool.
+//
+// Invariant kept here: results do not depend on the number of threads. Every output element is
+// computed by exactly one worker, by code whose summation order depends only on the shapes,
+// never on how the work was cut (see kernel.go). Work splitting only decides who computes what.
+// Mutation that would silently break it: letting a worker keep a partial sum over "its" slice of
+// a reduction axis and merging partials at the end (the merge order would follow the partition).
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+// Buffer is the CPU backend's activation memory: a float32 slice. It implements engine.Buffer.
+type Buffer struct {
+	f []float32
+}
+
+// Len is the number of float32 elements (0 after Free).
+func (b *Buffer) Len() int { return len(b.f) }
+
+// Backend runs every op at once, on the calling goroutine plus threads-1 pool workers.
+// Its methods serialize on a mutex: ops from several goroutines run one at a time.
+type Backend struct {
+	mu      sync.Mutex
+	pool    *pool
+	scratch [][]float32 // per worker; ops grow them on demand
+	shared  []float32   // caller-side scratch: decoded bias / LayerNorm weights
+	last    time.Time   // previous Commit (or New)
+}
+
+var _ engine.Backend = (*Backend)(nil)
+
+// New returns a backend that uses threads goroutines (runtime.NumCPU() when threads <= 0).
+// The workers live until Close, or until the backend becomes unreachable.
+func New(threads int) *Backend {
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	b := &Backend{
+		pool:    newPool(threads),
+		scratch: make([][]float32, threads),
+		last:    time.Now(),
+	}
+	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
+	return b
+}
+
+// Threads is the number of goroutines that ops are spread over.
+func (b *Backend) Threads() int { return b.pool.n }
+
+// Close stops the worker goroutines; the backend must not be used afterwards.
+func (b *Backend) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pool.close()
+}
+
+// Name identifies the backend in timings and reports.
+// Synchronous: every op has finished when it returns (engine times ops by the wall clock).
+func (b *Backend) Synchronous() bool { return true }
+
+func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads)", b.pool.n) }
+
+// Alloc returns a zeroed buffer of n float32.
+func (b *Backend) Alloc(n int) (engine.Buffer, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("cpu: Alloc(%d): negative size", n)
+	}
+	return &Buffer{f: make([]float32, n)}, nil
+}
+
+// Free drops the buffer's memory; any later use of it panics with a bounds message.
+func (b *Backend) Free(buf engine.Buffer) {
+	if cb, ok := buf.(*Buffer); ok {
+		cb.f = nil
+	}
+}
+
+// Upload copies src into dst[0:len(src)].
+func (b *Backend) Upload(dst engine.View, src []float32) {
+	copy(span(dst, len(src), "Upload dst"), src)
+}
+
+// Download copies src[0:len(dst)] into dst.
+func (b *Backend) Download(dst []float32, src engine.View) {
+	copy(dst, span(src, len(dst), "Download src"))
+}
+
+// Commit returns the wall time since the previous Commit (or since New). Ops have already
+// run by the time they return, so there is nothing to flush and it never fails.
+func (b *Backend) Commit() (time.Duration, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now()
+	d := now.Sub(b.last)
+	b.last = now
+	return d, nil
+}
+
+// Floats returns the memory of v from v.Off to the end of its buffer (aliased, not copied),
+// so tests can look at activations without a Download. It panics if v is not a CPU buffer.
+func Floats(v engine.View) []float32 {
+	buf := cpuBuffer(v, "Floats")
+	if v.Off < 0 || v.Off > len(buf.f) {
+		panic(fmt.Sprintf("cpu: Floats: offset %d outside buffer of %d", v.Off, len(buf.f)))
+	}
+	return buf.f[v.Off:]
+}
+
+func cpuBuffer(v engine.View, what string) *Buffer {
+	buf, ok := v.Buf.(*Buffer)
+	if !ok || buf == nil {
+		panic(fmt.Sprintf("cpu: %s: view of %T, not a cpu buffer", what, v.Buf))
+	}
+	return buf
+}
+
+// span returns the n elements of v as a capped slice, or panics naming the operand.
+func span(v engine.View, n int, what string) []float32 {
+	buf := cpuBuffer(v, what)
+	if n < 0 || v.Off < 0 || v.Off+n > len(buf.f) {
+		panic(fmt.Sprintf("cpu: %s: [%d, %d) outside buffer of %d", what, v.Off, v.Off+n, len(buf.f)))
+	}
+	return buf.f[v.Off : v.Off+n : v.Off+n]
+}
+
+// strided is the extent of rows rows of width cols at row stride stride: the elements an op
+// may touch, from the view's offset.
+func strided(rows, stride, cols int) int {
+	if rows <= 0 {
+		return 0
+	}
+	return (rows-1)*stride + cols
+}
+
+// noOverlap panics when an op's output and an input share memory: the ops here read inputs
+// while writing outputs, so an alias would silently mix old and new values.
+func noOverlap(op string, out engine.View, nOut int, in engine.View, nIn int) {
+	if out.Buf != in.Buf || nOut == 0 || nIn == 0 {
+		return
+	}
+	if out.Off < in.Off+nIn && in.Off < out.Off+nOut {
+		panic(fmt.Sprintf("cpu: %s: output [%d,%d) overlaps input [%d,%d)", op, out.Off, out.Off+nOut, in.Off, in.Off+nIn))
+	}
+}
+
+// worker returns worker w's scratch with at least n elements.
+func (b *Backend) worker(w, n int) []float32 {
+	if cap(b.scratch[w]) < n {
+		b.scratch[w] = make([]float32, n)
+	}
+	return b.scratch[w][:n]
+}
+
+// growScratch makes every worker's scratch hold n elements before a parallel op, so workers
+// never allocate (and never race on the slice header).
+func (b *Backend) growScratch(n int) {
+	for w := range b.scratch {
+		b.worker(w, n)
+	}
+}
+
+// sharedScratch returns the caller-side scratch with n elements.
+func (b *Backend) sharedScratch(n int) []float32 {
+	if cap(b.shared) < n {
+		b.shared = make([]float32, n)
+	}
+	return b.shared[:n]
+}

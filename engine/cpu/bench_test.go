@@ -1,0 +1,57 @@
+// bench_test.go: MatMul and Attention throughput at the model's shapes.
+//
+// Invariant: the reported GFLOP/s counts 2*rows*in*out (MatMul) and 4*seq^2*heads*hd
+// (Attention: QK^T and PV) per op, nothing else.
+// Mutation that would silently break it: counting multiply-adds as one flop, which halves every
+// number and makes comparisons with BLAS figures meaningless.
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+func BenchmarkMatMul(b *testing.B) {
+	shapes := [][3]int{{1024, 1152, 4304}, {1024, 4304, 1152}, {1024, 1152, 3456}}
+	for _, d := range []safetensors.DType{safetensors.F32, safetensors.BF16} {
+		for _, s := range shapes {
+			rows, in, out := s[0], s[1], s[2]
+			b.Run(fmt.Sprintf("%s/%dx%dx%d", d, rows, in, out), func(b *testing.B) {
+				be := New(0)
+				defer be.Close()
+				r := rand.New(rand.NewPCG(1, 2))
+				w, _ := makeWeight("w", randVals(r, in*out, 0.05), d, 0, out, in)
+				bias, _ := makeWeight("b", randVals(r, out, 0.05), d, 0, out)
+				x := upload(b, be, randVals(r, rows*in, 1))
+				y := alloc(b, be, rows*out)
+				b.ResetTimer()
+				for range b.N {
+					be.MatMul(y, x, w, bias, rows, in, out)
+				}
+				flops := 2 * float64(rows) * float64(in) * float64(out) * float64(b.N)
+				b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+func BenchmarkAttention(b *testing.B) {
+	const seq, heads, hd = 1024, 16, 72
+	be := New(0)
+	defer be.Close()
+	r := rand.New(rand.NewPCG(3, 4))
+	D := heads * hd
+	qkv := upload(b, be, randVals(r, seq*3*D, 1))
+	o := alloc(b, be, seq*D)
+	segs := []engine.Segment{{Start: 0, End: seq}}
+	b.ResetTimer()
+	for range b.N {
+		be.Attention(o, qkv, qkv.At(D), qkv.At(2*D), 3*D, segs, heads, hd, 1/float32(8.485281374238571))
+	}
+	flops := 4 * float64(seq) * float64(seq) * float64(heads) * float64(hd) * float64(b.N)
+	b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

@@ -1,0 +1,110 @@
+// determinism_test.go: thread count and weight alignment never change a single bit.
+//
+// Invariant: for every op, New(1), New(2) and New(7) produce bit-identical outputs, and a
+// weight at byte offset 1, 2 or 3 inside its region gives the bits of the aligned weight.
+// Mutation that would silently break it: a reduction whose chunking follows the worker count,
+// or a decode fast path taken on a misaligned address (checkptr / wrong bytes).
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+// bigCases are shapes that every op splits into several tasks.
+func bigCases() []opCase {
+	segs := cuts(0, 1, 100, 330)
+	return []opCase{
+		matMulCase(safetensors.BF16, 400, 300, 130, true, 0),
+		matMulCase(safetensors.F16, 13, 2100, 70, true, 0),
+		layerNormCase(safetensors.F32, 33, 1152, 0),
+		geluCase(engine.GELUTanh, 40000),
+		geluCase(engine.GELUErf, 40000),
+		addCase(40000),
+		ropeCase(33, 3, 72, true),
+		attentionCase(3, 72, segs),
+		attentionCase(5, 6, segs),
+	}
+}
+
+func sameBits(a, b []float32) (int, bool) {
+	if len(a) != len(b) {
+		return -1, false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+func TestThreadCountDeterminism(t *testing.T) {
+	var backends []*Backend
+	for _, n := range []int{1, 2, 7} {
+		be := New(n)
+		defer be.Close()
+		if be.Threads() != n {
+			t.Fatalf("New(%d).Threads() = %d", n, be.Threads())
+		}
+		backends = append(backends, be)
+	}
+	for _, c := range bigCases() {
+		base, _ := c.run(backends[0])
+		for _, be := range backends[1:] {
+			got, _ := c.run(be)
+			if i, ok := sameBits(base, got); !ok {
+				t.Errorf("%s: threads %d differ from threads 1 at element %d", c.name, be.Threads(), i)
+			}
+		}
+	}
+}
+
+func TestMisalignedWeights(t *testing.T) {
+	be := New(2)
+	defer be.Close()
+	for _, d := range weightDTypes {
+		mm, _ := matMulCase(d, 7, 300, 33, true, 0).run(be)
+		ln, _ := layerNormCase(d, 7, 100, 0).run(be)
+		for _, skew := range []int{1, 2, 3} {
+			name := fmt.Sprintf("%s/skew%d", d, skew)
+			got, want := matMulCase(d, 7, 300, 33, true, skew).run(be)
+			if _, ok := sameBits(mm, got); !ok {
+				t.Errorf("MatMul %s: differs from the aligned weight", name)
+			}
+			if _, ok := parityOK(got, want, tolMatMul); !ok {
+				t.Errorf("MatMul %s: fails parity", name)
+			}
+			got, _ = layerNormCase(d, 7, 100, skew).run(be)
+			if _, ok := sameBits(ln, got); !ok {
+				t.Errorf("LayerNorm %s: differs from the aligned weight", name)
+			}
+		}
+	}
+}
+
+func TestDecodeMatchesSafetensors(t *testing.T) {
+	raw := make([]byte, 1+2*65536)
+	for h := range 65536 {
+		raw[1+2*h], raw[2+2*h] = byte(h), byte(h>>8)
+	}
+	for _, d := range []safetensors.DType{safetensors.F16, safetensors.BF16} {
+		for _, skew := range []int{0, 1} { // byte-wise path and (when aligned) fast path
+			src := raw[skew : skew+2*65536]
+			if skew == 0 {
+				src = append([]byte(nil), raw[1:]...) // a fresh, aligned copy
+			}
+			got, want := make([]float32, 65536), make([]float32, 65536)
+			decode(got, src, d)
+			safetensors.DecodeF32(want, src, d)
+			if i, ok := sameBits(got, want); !ok {
+				t.Errorf("%s skew %d: bits %#04x widen to %#08x, want %#08x", d, skew, i,
+					math.Float32bits(got[i]), math.Float32bits(want[i]))
+			}
+		}
+	}
+}

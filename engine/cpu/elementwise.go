@@ -1,0 +1,68 @@
+// elementwise.go: GELU (tanh or erf) and Add.
+//
+// Invariant: GELU computes the named formula in float64 with math.Tanh / math.Erf and rounds
+// once to float32 (so each output is within 1 ulp of the exact value); GELUTanh is the block
+// MLP's "gelu_pytorch_tanh", GELUErf the mergers' nn.GELU().
+// Mutation that would silently break it: swapping the two forms (or mapping an unknown form to
+// one of them): the curves differ by at most ~1e-3, so the model stays fluent but wrong.
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+const elemChunk = 1 << 14 // elements per task of the elementwise ops
+
+// GELU applies the GELU named by form to x[0:n], in place.
+func (b *Backend) GELU(x engine.View, n int, form engine.GELUForm) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	xs := span(x, n, "GELU x")
+	var f func(float64) float64
+	switch form {
+	case engine.GELUTanh:
+		f = geluTanh // TANH here: the block MLP
+	case engine.GELUErf:
+		f = geluErf // ERF here: the mergers
+	default:
+		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
+	}
+	b.pool.parallel(chunks(n, elemChunk), func(_, t int) {
+		part := xs[t*elemChunk : min(n, (t+1)*elemChunk)]
+		for i, v := range part {
+			part[i] = float32(f(float64(v)))
+		}
+	})
+}
+
+// geluTanh is TANH: 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))).
+func geluTanh(x float64) float64 {
+	const k = 0.7978845608028654 // sqrt(2/pi)
+	return 0.5 * x * (1 + math.Tanh(k*(x+0.044715*x*x*x)))
+}
+
+// geluErf is ERF: 0.5x(1+erf(x/sqrt(2))).
+func geluErf(x float64) float64 {
+	return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
+}
+
+// Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
+func (b *Backend) Add(dst, src engine.View, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ds := span(dst, n, "Add dst")
+	ss := span(src, n, "Add src")
+	if dst.Buf != src.Buf || dst.Off != src.Off {
+		noOverlap("Add", dst, n, src, n)
+	}
+	b.pool.parallel(chunks(n, elemChunk), func(_, t int) {
+		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
+		d, s := ds[lo:hi], ss[lo:hi]
+		for i := range d {
+			d[i] += s[i]
+		}
+	})
+}

@@ -1,0 +1,56 @@
+// rope.go: 2D rotary embedding, in place on q or k (never v), HALVES convention.
+//
+// Invariant: within each head, element i < hd/2 pairs with i+hd/2 at the same angle
+// (rotate_half, NeoX), with cos/sin rows [seq, hd] shared by every head:
+//
+//	x'[i] = x[i]*cos[i] - x[i+hd/2]*sin[i],   x'[i+hd/2] = x[i+hd/2]*cos[i+hd/2] + x[i]*sin[i+hd/2].
+//
+// Mutation that would silently break it: the interleaved (GPT-J) pairing of (2i, 2i+1). It
+// keeps norms and shapes, so a model runs fluently on it; the parity test with random
+// (not angle-structured) cos/sin catches it.
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+// Rope2D rotates the heads*headDim columns of seq rows of x (row stride stride) in place.
+func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if seq < 0 || heads <= 0 || headDim <= 0 || headDim%2 != 0 || stride < heads*headDim {
+		panic(fmt.Sprintf("cpu: Rope2D: bad shape seq %d heads %d headDim %d stride %d", seq, heads, headDim, stride))
+	}
+	n := strided(seq, stride, heads*headDim)
+	xs := span(x, n, "Rope2D x")
+	cs := span(cos, seq*headDim, "Rope2D cos")
+	ss := span(sin, seq*headDim, "Rope2D sin")
+	noOverlap("Rope2D", x, n, cos, seq*headDim)
+	noOverlap("Rope2D", x, n, sin, seq*headDim)
+	per := max(1, 4096/(heads*headDim)) // rows per task
+	b.pool.parallel(chunks(seq, per), func(_, t int) {
+		for s := t * per; s < min(seq, (t+1)*per); s++ {
+			c := cs[s*headDim : (s+1)*headDim]
+			sn := ss[s*headDim : (s+1)*headDim]
+			for h := range heads {
+				off := s*stride + h*headDim
+				ropeHead(xs[off:off+headDim], c, sn)
+			}
+		}
+	})
+}
+
+// ropeHead rotates one head: HALVES here, i with i+hd/2, never (2i, 2i+1).
+func ropeHead(x, cos, sin []float32) {
+	half := len(x) / 2
+	lo, hi := x[:half], x[half:2*half]
+	cl, ch := cos[:half], cos[half:2*half]
+	sl, sh := sin[:half], sin[half:2*half]
+	for i := range lo {
+		a, b := lo[i], hi[i]
+		lo[i] = a*cl[i] - b*sl[i]
+		hi[i] = b*ch[i] + a*sh[i]
+	}
+}
