@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +59,23 @@ func TestCLIErrors(t *testing.T) {
 		if msg := cliFails(t, c.args...); !strings.Contains(msg, c.want) {
 			t.Errorf("%v: message %q lacks %q", c.args, msg, c.want)
 		}
+	}
+}
+
+// An image whose header declares more pixels than the bound is refused before decoding:
+// this PNG has a valid signature and IHDR (100000 x 100000) and no pixel data at all.
+func TestHugeImageRefused(t *testing.T) {
+	ihdr := []byte{0, 1, 0x86, 0xa0, 0, 1, 0x86, 0xa0, 8, 2, 0, 0, 0}
+	png := append([]byte("\x89PNG\r\n\x1a\n"), 0, 0, 0, 13)
+	chunk := append([]byte("IHDR"), ihdr...)
+	png = append(png, chunk...)
+	png = binary.BigEndian.AppendUint32(png, crc32.ChecksumIEEE(chunk))
+	path := filepath.Join(t.TempDir(), "huge.png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", path)
+	if !strings.Contains(msg, "huge.png") || !strings.Contains(msg, "100000x100000") {
+		t.Errorf("message %q", msg)
 	}
 }

@@ -98,12 +98,20 @@ func (r *report) finish(run *engine.Run, wall time.Duration) {
 
 func printHeader(w io.Writer, r *report) {
 	s := r.Settings
-	fmt.Fprintf(w, "%s on %s (%d threads), residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
-		s.ModelType, s.Backend, s.Threads, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
+	fmt.Fprintf(w, "%s on %s, residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
+		s.ModelType, s.Backend, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
 	fmt.Fprintf(w, "%5s %10s %10s %10s %10s %10s %10s\n", "block", "wait ms", "attn ms", "mlp ms", "wall ms", "read", "change")
 }
 
-func printBlock(w io.Writer, res engine.BlockResult) {
+// readText is the bytes a block pread; a mapped block reads through page faults instead.
+func readText(t engine.BlockTiming, mode string) string {
+	if mode == string(engine.Mapped) {
+		return "mapped"
+	}
+	return humanBytes(t.BytesRead)
+}
+
+func printBlock(w io.Writer, res engine.BlockResult, mode string) {
 	t := res.Timing
 	var change float64
 	for _, c := range res.Stats.Change {
@@ -111,7 +119,7 @@ func printBlock(w io.Writer, res engine.BlockResult) {
 	}
 	change /= float64(max(len(res.Stats.Change), 1))
 	fmt.Fprintf(w, "%5d %10.1f %10.1f %10.1f %10.1f %10s %10.4f\n", t.Block, ms(t.Wait), ms(t.Attention), ms(t.MLP),
-		ms(t.Wall), humanBytes(t.BytesRead), change)
+		ms(t.Wall), readText(t, mode), change)
 }
 
 func printTotals(w io.Writer, r *report) {

@@ -117,7 +117,8 @@ func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFl
 	rep := newReport(eng, in, f)
 	if !f.quiet {
 		printHeader(w, rep)
-		run.Observers = append(run.Observers, func(r engine.BlockResult) { printBlock(w, r) })
+		mode := string(eng.Opts.Residency)
+		run.Observers = append(run.Observers, func(r engine.BlockResult) { printBlock(w, r, mode) })
 	}
 	if err := run.RunAll(ctx); err != nil {
 		run.Close()

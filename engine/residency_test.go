@@ -43,7 +43,7 @@ func TestTileInvariance(t *testing.T) {
 }
 
 // shard splits a generated checkpoint's model.safetensors into two shards plus an index,
-// with a fake language-model tensor in each, as a real directory has.
+// with a fake language-model tensor in each and a third, language-only shard that is missing.
 func shard(t *testing.T, dir string) {
 	t.Helper()
 	f, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
@@ -64,6 +64,8 @@ func shard(t *testing.T, dir string) {
 		}
 		must(t, safetensors.WriteFile(filepath.Join(dir, name), parts[k], nil))
 	}
+	// A language-model shard that is not even there: only vision shards may be opened.
+	weightMap["model.language_model.embed_tokens.weight"] = "model-00003-of-00003.safetensors"
 	idx, _ := json.Marshal(map[string]any{"metadata": map[string]any{"total_size": 0}, "weight_map": weightMap})
 	must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), idx, 0o644))
 	must(t, os.Remove(filepath.Join(dir, "model.safetensors")))
