@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/internal/numcheck"
 )
 
 // The CLI end to end against transformers: image file -> PIL processor -> tower -> dump,
@@ -41,26 +42,6 @@ func readAll(t *testing.T, path string) (*safetensors.File, map[string][]float32
 		}
 	}
 	return f, m
-}
-
-func relErr(got, ref []float32) float64 {
-	if len(got) != len(ref) {
-		return math.Inf(1)
-	}
-	var d, m float64
-	for i := range ref {
-		d = math.Max(d, math.Abs(float64(got[i])-float64(ref[i])))
-		m = math.Max(m, math.Abs(float64(ref[i])))
-	}
-	return d / m
-}
-
-func maxAbs(got, ref []float32) float64 {
-	var d float64
-	for i := range ref {
-		d = math.Max(d, math.Abs(float64(got[i])-float64(ref[i])))
-	}
-	return d
 }
 
 func grid(t *testing.T, f *safetensors.File, name string) []int64 {
@@ -94,7 +75,7 @@ func TestRunDumpMatchesTransformers(t *testing.T) {
 	const fixture = "testdata/e2e/e2e_tiny_cat.safetensors"
 	for _, q := range []int{0, 77, 503} {
 		got, ref := dumpAgainst(t, "testdata/e2e/tiny", "testdata/e2e/cat.png", fixture, q)
-		if d := maxAbs(got["pixel_values"], ref["pixel_values"]); d > 1e-6 {
+		if d := numcheck.MaxAbs(got["pixel_values"], ref["pixel_values"]); d > 1e-6 {
 			t.Errorf("pixel_values differ by %.2e from the PIL processor", d)
 		}
 		names := []string{"embed", "merger", "deepstack.0", "deepstack.1"}
@@ -105,7 +86,7 @@ func TestRunDumpMatchesTransformers(t *testing.T) {
 			if ref[n] == nil || got[n] == nil {
 				t.Fatalf("query %d: %s missing (dump has it: %v, fixture: %v)", q, n, got[n] != nil, ref[n] != nil)
 			}
-			e := relErr(got[n], ref[n])
+			e := numcheck.RelErr(got[n], ref[n])
 			if q == 77 {
 				t.Logf("%-18s rel %.2e", n, e)
 			}
@@ -130,12 +111,12 @@ func TestRunDumpExifJPEGQwen35(t *testing.T) {
 		mean += math.Abs(float64(got["pixel_values"][i] - r))
 	}
 	mean /= float64(len(ref["pixel_values"]))
-	if d := maxAbs(got["pixel_values"], ref["pixel_values"]); d > 0.05 || mean > 0.003 {
+	if d := numcheck.MaxAbs(got["pixel_values"], ref["pixel_values"]); d > 0.05 || mean > 0.003 {
 		t.Errorf("pixel_values: max %.3f mean %.4f from PIL's decode", d, mean)
 	}
-	t.Logf("jpeg pixel_values: max %.4f mean %.5f", maxAbs(got["pixel_values"], ref["pixel_values"]), mean)
+	t.Logf("jpeg pixel_values: max %.4f mean %.5f", numcheck.MaxAbs(got["pixel_values"], ref["pixel_values"]), mean)
 	for _, n := range []string{"blocks.0.out", "blocks.1.out", "merger", "blocks.1.attn_row"} {
-		e := relErr(got[n], ref[n])
+		e := numcheck.RelErr(got[n], ref[n])
 		t.Logf("%-18s rel %.2e", n, e)
 		if e > 0.03 {
 			t.Errorf("%s: relative error %.3f", n, e)

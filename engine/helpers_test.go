@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/internal/numcheck"
 )
 
 // fixture is a transformers reference file: weights, inputs and outputs in one safetensors.
@@ -89,27 +89,7 @@ func runTower(t testing.TB, dir string, be engine.Backend, opts engine.Options, 
 
 func cpuBackend() engine.Backend { return cpu.New(0) }
 
-// relErr is max|got-ref| / max|ref|, the parity measure of the issue.
-func relErr(got, ref []float32) float64 {
-	if len(got) != len(ref) {
-		return math.Inf(1)
-	}
-	var d, m float64
-	for i := range ref {
-		d = math.Max(d, math.Abs(float64(got[i])-float64(ref[i])))
-		m = math.Max(m, math.Abs(float64(ref[i])))
-	}
-	return d / m
-}
-
-func bitEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
-}
+var (
+	relErr   = numcheck.RelErr
+	bitEqual = numcheck.BitEqual
+)
