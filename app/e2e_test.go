@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
 )
@@ -137,7 +138,7 @@ func TestRunJSON(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	var rep report
+	var rep engine.Report
 	b, err := os.ReadFile(js)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/imageproc"
-	"github.com/turbospark/inspector/engine/safetensors"
 )
 
 type runFlags struct {
@@ -95,7 +94,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	defer run.Close()
 	if f.dump != "" {
-		if err := writeDump(f.dump, run, f.query); err != nil {
+		if err := run.WriteDump(f.dump, f.query); err != nil {
 			return err
 		}
 	}
@@ -108,13 +107,13 @@ func cmdRun(args []string, stdout io.Writer) error {
 }
 
 // execute runs the page and prints the table as blocks finish.
-func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFlags, w io.Writer) (*report, *engine.Run, error) {
+func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFlags, w io.Writer) (*engine.Report, *engine.Run, error) {
 	start := time.Now()
 	run, err := eng.Start(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := newReport(eng, in, f)
+	rep := engine.NewReport(eng, in, f.checkpoint, f.image)
 	if !f.quiet {
 		printHeader(w, rep)
 		mode := string(eng.Opts.Residency)
@@ -124,7 +123,7 @@ func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFl
 		run.Close()
 		return nil, nil, err
 	}
-	rep.finish(run, time.Since(start))
+	rep.Finish(run, time.Since(start))
 	if !f.quiet {
 		printTotals(w, rep)
 	}
@@ -137,43 +136,4 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// writeDump writes the tensors of the dump contract (DESIGN.md), all float32 but grid_thw.
-func writeDump(path string, run *engine.Run, query int) error {
-	cfg := run.Layout
-	S := cfg.Rows()
-	c := run.Config()
-	D, O := c.Hidden, c.OutHidden
-	merged := len(run.Merger) / O
-	g := run.Layout.Grids[0]
-	ts := []safetensors.Tensor{
-		safetensors.F32Tensor("pixel_values", []int{S, c.PatchDim()}, run.Input.Pixels),
-		safetensors.I64Tensor("grid_thw", []int{3}, []int64{int64(g.T), int64(g.H), int64(g.W)}),
-		safetensors.F32Tensor("embed", []int{S, D}, run.Embed),
-	}
-	for i, out := range run.Outputs {
-		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.out", i), []int{S, D}, out))
-	}
-	if query >= 0 {
-		if query >= S {
-			return fmt.Errorf("--attention-query %d: the image has %d patches", query, S)
-		}
-		for i := 0; i < c.Depth; i++ {
-			rows := make([]float32, 0, c.Heads*S)
-			for h := 0; h < c.Heads; h++ {
-				row, err := run.AttentionRow(i, h, query)
-				if err != nil {
-					return err
-				}
-				rows = append(rows, row...)
-			}
-			ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.attn_row", i), []int{c.Heads, S}, rows))
-		}
-	}
-	ts = append(ts, safetensors.F32Tensor("merger", []int{merged, O}, run.Merger))
-	for k, d := range run.Deepstack {
-		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, d))
-	}
-	return safetensors.WriteFile(path, ts, map[string]string{"producer": "turbospark inspector run --dump"})
 }

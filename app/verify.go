@@ -41,7 +41,7 @@ func describe(w io.Writer, ck *engine.Checkpoint) {
 	}
 	sort.Strings(dts)
 	fmt.Fprintf(w, "tensors      %d vision tensors under %q: %v\n", len(c.ExpectedTensors()), ck.Prefix, dts)
-	fmt.Fprintf(w, "weights      %s of vision weights in %d shard(s)\n", humanBytes(ck.VisionBytes()), len(ck.Shards))
+	fmt.Fprintf(w, "weights      %s of vision weights in %d shard(s)\n", engine.FormatBytes(ck.VisionBytes()), len(ck.Shards))
 	pre := "preprocessor_config.json"
 	if !ck.HasPreprocessor {
 		pre = "no preprocessor_config.json: HF class defaults"
@@ -54,16 +54,4 @@ func deepstackText(c engine.Config) string {
 		return "none"
 	}
 	return fmt.Sprint(c.Deepstack)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -1,0 +1,152 @@
+package engine
+
+// report.go is the record of a run that --json writes and the app exports: settings,
+// per-block timings, totals, bytes read and peak memory, as JSON or CSV.
+//
+// Invariant: totals are the sums of the per-block rows they sit under. The mutation that
+// would silently break it: adding the deepstack time into the MLP total but not the rows.
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Report is a run's settings and timings.
+type Report struct {
+	Settings ReportSettings `json:"settings"`
+	Image    *ReportImage   `json:"image,omitempty"`
+	EmbedMS  float64        `json:"embed_ms"`
+	Blocks   []ReportBlock  `json:"blocks"`
+	MergerMS float64        `json:"merger_ms"`
+	Totals   ReportTotals   `json:"totals"`
+	PeakRSS  int64          `json:"peak_rss_bytes"`
+}
+
+// ReportSettings are what the run was asked to do.
+type ReportSettings struct {
+	Checkpoint string `json:"checkpoint"`
+	Image      string `json:"image"`
+	ModelType  string `json:"model_type"`
+	Backend    string `json:"backend"`
+	Threads    int    `json:"threads"`
+	Residency  string `json:"residency"`
+	Slots      int    `json:"slots,omitempty"`
+	TileRows   int    `json:"tile_rows"`
+	Patches    int    `json:"patches"`
+	Grid       [3]int `json:"grid_thw"`
+}
+
+// ReportImage is the image before and after smart_resize.
+type ReportImage struct {
+	Width         int `json:"width"`
+	Height        int `json:"height"`
+	ResizedWidth  int `json:"resized_width"`
+	ResizedHeight int `json:"resized_height"`
+}
+
+// ReportBlock is one block's row.
+type ReportBlock struct {
+	Block       int     `json:"block"`
+	WaitMS      float64 `json:"wait_ms"`
+	AttentionMS float64 `json:"attention_ms"`
+	MLPMS       float64 `json:"mlp_ms"`
+	DeepstackMS float64 `json:"deepstack_ms,omitempty"`
+	WallMS      float64 `json:"wall_ms"`
+	BytesRead   int64   `json:"bytes_read"`
+	MeanChange  float64 `json:"mean_change"`
+}
+
+// ReportTotals sum the block rows.
+type ReportTotals struct {
+	WallMS      float64 `json:"wall_ms"`
+	WaitMS      float64 `json:"wait_ms"`
+	AttentionMS float64 `json:"attention_ms"`
+	MLPMS       float64 `json:"mlp_ms"`
+	BytesRead   int64   `json:"bytes_read"`
+	WeightBytes int64   `json:"weight_bytes"`
+}
+
+// Millis is a duration in milliseconds, to the microsecond.
+func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// NewReport records a run's settings; checkpoint and image name the inputs.
+func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
+	g := in.Grids[0]
+	threads := 0
+	if t, ok := e.Backend.(interface{ Threads() int }); ok {
+		threads = t.Threads()
+	}
+	r := &Report{Settings: ReportSettings{Checkpoint: checkpoint, Image: image, ModelType: e.Checkpoint.Config.ModelType,
+		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Opts.Residency), TileRows: e.Opts.TileRows,
+		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}}}
+	if e.Opts.Residency == Pread {
+		r.Settings.Slots = e.Opts.Slots
+	}
+	if p := in.Image; p != nil {
+		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}
+	}
+	r.Totals.WeightBytes = e.Checkpoint.VisionBytes()
+	return r
+}
+
+// Finish fills the block rows and totals from the run; wall is the whole run's time.
+func (r *Report) Finish(run *Run, wall time.Duration) {
+	r.EmbedMS = Millis(run.EmbedTime)
+	r.MergerMS = Millis(run.MergerTime)
+	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
+	for _, t := range run.Timings {
+		b := ReportBlock{Block: t.Block, WaitMS: Millis(t.Wait), AttentionMS: Millis(t.Attention), MLPMS: Millis(t.MLP),
+			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: run.MeanChange(t.Block)}
+		r.Blocks = append(r.Blocks, b)
+		r.Totals.WaitMS += b.WaitMS
+		r.Totals.AttentionMS += b.AttentionMS
+		r.Totals.MLPMS += b.MLPMS
+		r.Totals.BytesRead += b.BytesRead
+	}
+	r.Totals.WallMS = Millis(wall)
+	r.PeakRSS = PeakRSS()
+}
+
+// WriteCSV writes one row per block with a header.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"block", "wait_ms", "attention_ms", "mlp_ms", "deepstack_ms", "wall_ms", "bytes_read", "mean_change"})
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+	for _, b := range r.Blocks {
+		cw.Write([]string{strconv.Itoa(b.Block), f(b.WaitMS), f(b.AttentionMS), f(b.MLPMS), f(b.DeepstackMS), f(b.WallMS),
+			strconv.FormatInt(b.BytesRead, 10), strconv.FormatFloat(b.MeanChange, 'g', 6, 64)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// PeakRSS is the process's peak resident set in bytes (ru_maxrss: KiB on Linux, bytes on macOS).
+func PeakRSS() int64 {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return ru.Maxrss
+	}
+	return ru.Maxrss * 1024
+}
+
+// FormatBytes prints a byte count with a binary unit.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
