@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/turbospark/inspector/engine/imageproc"
@@ -124,7 +125,8 @@ type Run struct {
 	Merger     []float32   // [S/4, O] once finished
 	MergerTime time.Duration
 	Timings    []BlockTiming
-	qk         [][]float32 // per block [S, 2D] post-rope q|k, when KeepAttention
+	qkMu       sync.RWMutex // probes may read qk while Step appends to it
+	qk         [][]float32  // per block [S, 2D] post-rope q|k, when KeepAttention
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -265,7 +267,9 @@ func (r *Run) keepQK() {
 	for s := 0; s < S; s++ {
 		copy(qk[s*2*D:(s+1)*2*D], qkv[s*3*D:s*3*D+2*D])
 	}
+	r.qkMu.Lock()
 	r.qk = append(r.qk, qk)
+	r.qkMu.Unlock()
 }
 
 // tap runs the deepstack merger when block i is a deepstack index.
@@ -381,18 +385,29 @@ func (r *Run) Hidden() []float32 { return r.prev }
 // Close frees the page's backend buffers.
 func (r *Run) Close() { r.g.free() }
 
-// AttentionRow returns softmax(q_query . K^T * scale) of one head of one block, [S] in
-// sequence order, zero outside the query's segment. It needs KeepAttention.
-func (r *Run) AttentionRow(block, head, query int) ([]float32, error) {
-	cfg := r.e.Checkpoint.Config
+// keptQK returns block's post-rope q|k rows; safe while another goroutine steps the run.
+func (r *Run) keptQK(block int) ([]float32, error) {
+	r.qkMu.RLock()
+	defer r.qkMu.RUnlock()
 	if block < 0 || block >= len(r.qk) {
 		return nil, fmt.Errorf("attention of block %d is not kept (%d blocks kept; run with attention kept)", block, len(r.qk))
+	}
+	return r.qk[block], nil
+}
+
+// AttentionRow returns softmax(q_query . K^T * scale) of one head of one block, [S] in
+// sequence order, zero outside the query's segment. It needs KeepAttention, and is safe
+// to call while another goroutine steps the run.
+func (r *Run) AttentionRow(block, head, query int) ([]float32, error) {
+	cfg := r.e.Checkpoint.Config
+	qk, err := r.keptQK(block)
+	if err != nil {
+		return nil, err
 	}
 	if head < 0 || head >= cfg.Heads || query < 0 || query >= r.g.seq {
 		return nil, fmt.Errorf("head %d / query %d outside %d heads / %d patches", head, query, cfg.Heads, r.g.seq)
 	}
 	D, hd := cfg.Hidden, cfg.HeadDim()
-	qk := r.qk[block]
 	q := qk[query*2*D+head*hd : query*2*D+(head+1)*hd]
 	seg := r.Layout.SegmentOf(query)
 	row := make([]float32, r.g.seq)
