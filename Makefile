@@ -1,17 +1,18 @@
-# TurboSpark Vision Inspector. `make run` opens the app (until the window lands: runs the CLI
-# on a generated tiny checkpoint and the sample image); `make test` runs every test.
+# TurboSpark Vision Inspector. `make run` opens the app on the embedded demo; `make test`
+# runs every test (the smoke test starts the real window under Xvfb).
 GO      ?= go
 BIN     := bin/inspector
-DEMO    := out/demo-tiny
 
-.PHONY: build run test bench vet fmt clean
+.PHONY: build run demo-cli test bench vet fmt clean
 
 build:
 	$(GO) build -o $(BIN) ./app
 
 run: build
-	@test -f $(DEMO)/config.json || ./$(BIN) gen --preset tiny --dtype f32 --out $(DEMO)
-	./$(BIN) run --checkpoint $(DEMO) --image assets/sample.png
+	./$(BIN)
+
+demo-cli: build
+	./$(BIN) run --checkpoint assets/demo --image assets/sample.png
 
 test: vet
 	$(GO) test -count=1 ./...

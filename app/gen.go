@@ -15,7 +15,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(synth.PresetNames(), ", "))
 	out := fs.String("out", "", "output directory (created)")
-	dtype := fs.String("dtype", "bf16", "weight dtype: bf16, f16 or f32")
+	dtype := fs.String("dtype", "", "weight dtype: bf16, f16 or f32 (default: bf16; f32 for the demo)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -23,20 +23,23 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return fmt.Errorf("--out DIR is required")
 	}
-	dt, err := parseDType(*dtype)
-	if err != nil {
-		return err
+	var dt safetensors.DType
+	if *dtype != "" {
+		var err error
+		if dt, err = parseDType(*dtype); err != nil {
+			return err
+		}
 	}
 	cfg, err := synth.Preset(*preset)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := synth.Write(*out, cfg, synth.Options{DType: dt, Seed: *seed}); err != nil {
+	if err := synth.Generate(*out, *preset, synth.Options{DType: dt, Seed: *seed}); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: preset %s (%s, %d blocks x %d, %d heads), %s weights, in %.1fs\n",
-		*out, *preset, cfg.ModelType, cfg.Depth, cfg.Hidden, cfg.Heads, *dtype, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s: preset %s (%s, %d blocks x %d, %d heads) in %.1fs\n",
+		*out, *preset, cfg.ModelType, cfg.Depth, cfg.Hidden, cfg.Heads, time.Since(start).Seconds())
 	return nil
 }
 

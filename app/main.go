@@ -1,5 +1,5 @@
-// Command inspector is the TurboSpark Vision Inspector: a CLI (run, gen, verify) over the
-// engine; the window (gui) comes with the ui package.
+// Command inspector is the TurboSpark Vision Inspector: the window (gui, the default) and a
+// CLI (run, gen, verify) over the same engine.
 package main
 
 import (
@@ -14,6 +14,7 @@ type command struct {
 }
 
 var commands = []command{
+	{"gui", "open the window (the default: the embedded demo checkpoint and photo)", cmdGUI},
 	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun},
 	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
 	{"verify", "check a checkpoint directory and describe it", cmdVerify},
@@ -32,7 +33,10 @@ func main() {
 }
 
 func realMain(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		args = []string{"gui"}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		return 0
 	}

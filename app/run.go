@@ -13,6 +13,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/metal"
 )
 
 type runFlags struct {
@@ -30,7 +31,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&f.residency, "residency", "mapped", "weight residency: mapped or pread")
 	fs.IntVar(&f.slots, "slots", 2, "pread ring size (at least 2)")
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
-	fs.StringVar(&f.backend, "backend", "cpu", "compute backend: cpu")
+	fs.StringVar(&f.backend, "backend", "cpu", "compute backend: cpu or metal (macOS)")
 	fs.StringVar(&f.dump, "dump", "", "write the run's tensors to this safetensors file")
 	fs.IntVar(&f.query, "attention-query", -1, "with --dump: also dump each block's attention row of this query patch")
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
@@ -48,12 +49,19 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	return f, nil
 }
 
+// newBackend makes a compute backend by name; --backend and the app's control use it.
 func newBackend(name string, threads int) (engine.Backend, error) {
 	switch name {
 	case "cpu":
 		return cpu.New(threads), nil
+	case "metal":
+		return metal.New()
 	}
-	return nil, fmt.Errorf("backend %q: this build has cpu", name)
+	return nil, fmt.Errorf("backend %q: want cpu or metal", name)
+}
+
+func backendAvailable(name string) bool {
+	return name == "cpu" || (name == "metal" && metal.Available())
 }
 
 func cmdRun(args []string, stdout io.Writer) error {

@@ -125,7 +125,7 @@ type Run struct {
 	Merger     []float32   // [S/4, O] once finished
 	MergerTime time.Duration
 	Timings    []BlockTiming
-	qkMu       sync.RWMutex // probes may read qk while Step appends to it
+	probeMu    sync.RWMutex // probes may read qk and Outputs while Step appends to them
 	qk         [][]float32  // per block [S, 2D] post-rope q|k, when KeepAttention
 	prev, cur  []float32
 	changes    []float64 // mean change per block
@@ -267,9 +267,9 @@ func (r *Run) keepQK() {
 	for s := 0; s < S; s++ {
 		copy(qk[s*2*D:(s+1)*2*D], qkv[s*3*D:s*3*D+2*D])
 	}
-	r.qkMu.Lock()
+	r.probeMu.Lock()
 	r.qk = append(r.qk, qk)
-	r.qkMu.Unlock()
+	r.probeMu.Unlock()
 }
 
 // tap runs the deepstack merger when block i is a deepstack index.
@@ -305,7 +305,9 @@ func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	}
 	r.changes = append(r.changes, sum/float64(max(len(res.Stats.Change), 1)))
 	if r.e.Opts.KeepOutputs {
+		r.probeMu.Lock()
 		r.Outputs = append(r.Outputs, r.cur)
+		r.probeMu.Unlock()
 	}
 	r.prev = r.cur
 	t.Wall = time.Since(start)
@@ -387,12 +389,19 @@ func (r *Run) Close() { r.g.free() }
 
 // keptQK returns block's post-rope q|k rows; safe while another goroutine steps the run.
 func (r *Run) keptQK(block int) ([]float32, error) {
-	r.qkMu.RLock()
-	defer r.qkMu.RUnlock()
+	r.probeMu.RLock()
+	defer r.probeMu.RUnlock()
 	if block < 0 || block >= len(r.qk) {
 		return nil, fmt.Errorf("attention of block %d is not kept (%d blocks kept; run with attention kept)", block, len(r.qk))
 	}
 	return r.qk[block], nil
+}
+
+// keptBlocks is how many blocks have q|k kept; safe while another goroutine steps the run.
+func (r *Run) keptBlocks() int {
+	r.probeMu.RLock()
+	defer r.probeMu.RUnlock()
+	return len(r.qk)
 }
 
 // AttentionRow returns softmax(q_query . K^T * scale) of one head of one block, [S] in

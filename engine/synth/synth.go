@@ -33,6 +33,7 @@ var presets = map[string]engine.Config{
 		NumPositionEmbedding: 2304, Deepstack: []int{8, 16, 24}},
 	"qwen3.5-0.8b": {ModelType: "qwen3_5", Depth: 12, Hidden: 768, Heads: 12, Intermediate: 3072, OutHidden: 1024,
 		NumPositionEmbedding: 2304},
+	"demo": demoConfig, // constructed weights: demo.go
 }
 
 // PresetNames lists the presets, sorted.
@@ -114,6 +115,24 @@ type Options struct {
 	Seed   uint64
 	Prefix string                                   // tensor prefix, "model.visual." by default
 	Fill   func(name string, shape []int) []float32 // optional: explicit values (the demo model)
+}
+
+// Generate writes preset's checkpoint into dir: the demo preset's constructed weights
+// (f32 unless o.DType says otherwise; o.Seed and o.Fill are ignored), any other preset's
+// random weights as Write makes them.
+func Generate(dir, preset string, o Options) error {
+	c, err := Preset(preset)
+	if err != nil {
+		return err
+	}
+	if preset == "demo" {
+		if o.DType == "" {
+			o.DType = safetensors.F32
+		}
+		ts := buildDemo(c)
+		o.Fill = func(name string, _ []int) []float32 { return ts[name] }
+	}
+	return Write(dir, c, o)
 }
 
 // Write writes a full random checkpoint for c into dir (created if needed).

@@ -1,0 +1,721 @@
+package engine
+
+// analysis.go computes what the app's panels show from a finished (or partly run) Run:
+// attention rows in batches, head means, attention rollout, per-head distance and entropy,
+// top-k patches, and activation views and comparisons. Attention rows are computed on the
+// fly from the kept post-rope q and k, a few rows per worker at a time. No S x S matrix is
+// ever held. These calls may run at the same time as each other and as Step or Finish on the
+// same Run: the kept q|k and outputs are read through keptQK / output, behind probeMu.
+//
+// Invariant: every attention row here is softmax(q_i . K^T * scale) over the keys of i's own
+// segment, the row AttentionRow returns, and Rollout is e_q Â_L Â_{L-1} ... Â_0 with
+// Â_l = rownorm(0.5*mean_h A_l + 0.5*I), applied from the top block down. The mutation
+// that would silently break it: dropping the 0.5*I term (or applying the blocks from 0
+// upward). The result is still a probability row over the segment and still looks like a
+// heatmap, but it is the wrong one.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// qTile is the number of queries scored together: each key row is loaded once for all of
+// them.
+const qTile = 4
+
+// maxChunks bounds the partial sums of one rollout step. The chunking depends only on the
+// number of active queries, so the result does not depend on GOMAXPROCS or on scheduling.
+const maxChunks = 64
+
+// attnBlock is one kept block's post-rope q|k rows with the shape needed to score them.
+type attnBlock struct {
+	qk           []float32 // [S, 2D]: q (D) then k (D) per row
+	d, hd, heads int
+	scale        float64
+}
+
+func (r *Run) attnBlock(block int) (attnBlock, error) {
+	qk, err := r.keptQK(block)
+	if err != nil {
+		return attnBlock{}, err
+	}
+	cfg := r.Config()
+	hd := cfg.HeadDim()
+	return attnBlock{qk: qk, d: cfg.Hidden, hd: hd, heads: cfg.Heads, scale: 1 / math.Sqrt(float64(hd))}, nil
+}
+
+func (r *Run) checkQuery(q int) error {
+	if q < 0 || q >= r.Layout.Rows() {
+		return fmt.Errorf("query %d outside %d patches", q, r.Layout.Rows())
+	}
+	return nil
+}
+
+// scratch is one worker's buffers: a q tile, score rows and head-mean rows.
+type scratch struct {
+	q, s, m []float64
+}
+
+func newScratch(hd, longest int) *scratch {
+	return &scratch{q: make([]float64, qTile*hd), s: make([]float64, qTile*longest), m: make([]float64, qTile*longest)}
+}
+
+// row returns the a-th row of length L of buf.
+func row(buf []float64, a, L int) []float64 { return buf[a*L : (a+1)*L] }
+
+// scores fills row a of sc.s (length L = segment length) with q_qs[a] . k_j * scale for
+// every key j of seg, for a < len(qs) <= qTile. The dot products accumulate in float64 in
+// index order, as AttentionRow does.
+func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg Segment) {
+	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
+	n := len(qs)
+	for t := range qTile {
+		src := ab.qk[qs[min(t, n-1)]*2*D+head*hd:][:hd]
+		dst := sc.q[t*hd:][:hd]
+		for x, v := range src {
+			dst[x] = float64(v)
+		}
+	}
+	q0, q1, q2, q3 := sc.q[0:hd], sc.q[hd:2*hd], sc.q[2*hd:3*hd], sc.q[3*hd:4*hd]
+	s0, s1, s2, s3 := row(sc.s, 0, L), row(sc.s, 1, L), row(sc.s, 2, L), row(sc.s, 3, L)
+	off := seg.Start*2*D + D + head*hd
+	sc0, sc1 := ab.scale, ab.scale
+	j := 0
+	for ; j+1 < L; j += 2 { // two keys by four queries: each load feeds two products
+		ka := ab.qk[off+j*2*D:][:hd]
+		kb := ab.qk[off+(j+1)*2*D:][:hd]
+		q0, q1, q2, q3 := q0[:len(ka)], q1[:len(ka)], q2[:len(ka)], q3[:len(ka)]
+		kb = kb[:len(ka)]
+		var a0, a1, a2, a3, b0, b1, b2, b3 float64
+		for x, kv := range ka {
+			fa, fb := float64(kv), float64(kb[x])
+			a0 += q0[x] * fa
+			b0 += q0[x] * fb
+			a1 += q1[x] * fa
+			b1 += q1[x] * fb
+			a2 += q2[x] * fa
+			b2 += q2[x] * fb
+			a3 += q3[x] * fa
+			b3 += q3[x] * fb
+		}
+		s0[j], s1[j], s2[j], s3[j] = a0*sc0, a1*sc0, a2*sc0, a3*sc0
+		s0[j+1], s1[j+1], s2[j+1], s3[j+1] = b0*sc1, b1*sc1, b2*sc1, b3*sc1
+	}
+	for ; j < L; j++ {
+		k := ab.qk[off+j*2*D:][:hd]
+		q0, q1, q2, q3 := q0[:len(k)], q1[:len(k)], q2[:len(k)], q3[:len(k)]
+		var d0, d1, d2, d3 float64
+		for x, kv := range k {
+			kf := float64(kv)
+			d0 += q0[x] * kf
+			d1 += q1[x] * kf
+			d2 += q2[x] * kf
+			d3 += q3[x] * kf
+		}
+		s0[j], s1[j], s2[j], s3[j] = d0*ab.scale, d1*ab.scale, d2*ab.scale, d3*ab.scale
+	}
+}
+
+// softmaxExp replaces s by exp(s - max s) and returns the sum (the normalizer).
+func softmaxExp(s []float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range s {
+		if x > mx {
+			mx = x
+		}
+	}
+	var z float64
+	for j, x := range s {
+		e := expNonPos(x - mx)
+		s[j] = e
+		z += e
+	}
+	return z
+}
+
+// expNonPos is exp(x) for x <= 0 (a score minus the row maximum), within 1e-11 relative
+// of math.Exp and about twice as fast: exp(x) = 2^n e^r, n = round(x/ln2), |r| <= ln2/2,
+// e^r by its degree-9 Taylor polynomial (truncation below 7.1e-12). Below -708 it is 0 (the
+// rest of the row holds a 1, so such terms do not count); NaN stays NaN.
+func expNonPos(x float64) float64 {
+	if x < -708 {
+		return 0
+	}
+	const (
+		log2e  = 1.4426950408889634
+		ln2Hi  = 6.93147180369123816490e-01 // ln2 = ln2Hi + ln2Lo, ln2Hi*n exact for |n| < 2^11
+		ln2Lo  = 1.90821492927058770002e-10
+		round  = 6755399441055744.0 // 1.5*2^52: adding it rounds to an integer
+		c2, c3 = 1.0 / 2, 1.0 / 6
+		c4, c5 = 1.0 / 24, 1.0 / 120
+		c6, c7 = 1.0 / 720, 1.0 / 5040
+		c8, c9 = 1.0 / 40320, 1.0 / 362880
+	)
+	n := (x*log2e + round) - round
+	r := (x - n*ln2Hi) - n*ln2Lo
+	r2 := r * r
+	r4 := r2 * r2
+	// Estrin's scheme: shorter dependency chains than Horner.
+	p01 := 1 + r
+	p23 := c2 + c3*r
+	p45 := c4 + c5*r
+	p67 := c6 + c7*r
+	p89 := c8 + c9*r
+	p := (p01 + r2*p23) + r4*((p45+r2*p67)+r4*p89)
+	return p * math.Float64frombits(uint64(int64(n)+1023)<<52)
+}
+
+// headMeans fills row a of sc.m with mean_h A_h[qs[a], seg] for a < len(qs).
+func (ab *attnBlock) headMeans(sc *scratch, qs []int, seg Segment) {
+	L := seg.End - seg.Start
+	clear(sc.m[:len(qs)*L])
+	for h := range ab.heads {
+		ab.scores(sc, h, qs, seg)
+		for a := range qs {
+			s, m := row(sc.s, a, L), row(sc.m, a, L)
+			inv := 1 / softmaxExp(s)
+			for j, e := range s {
+				m[j] += e * inv
+			}
+		}
+	}
+	invH := 1 / float64(ab.heads)
+	for a := range qs {
+		for j := range row(sc.m, a, L) {
+			sc.m[a*L+j] *= invH
+		}
+	}
+}
+
+// qGroup is up to qTile queries of one segment.
+type qGroup struct {
+	qs  []int
+	seg Segment
+}
+
+// groupQueries cuts queries, in the given order, into groups of at most qTile consecutive
+// queries that share a segment.
+func (r *Run) groupQueries(queries []int) []qGroup {
+	var out []qGroup
+	for i := 0; i < len(queries); {
+		seg := r.Layout.SegmentOf(queries[i])
+		j := i + 1
+		for j < len(queries) && j-i < qTile && queries[j] >= seg.Start && queries[j] < seg.End {
+			j++
+		}
+		out = append(out, qGroup{queries[i:j], seg})
+		i = j
+	}
+	return out
+}
+
+func (r *Run) longestSegment() int {
+	n := 0
+	for _, s := range r.Layout.Segments {
+		n = max(n, s.End-s.Start)
+	}
+	return n
+}
+
+// workersFor is the number of goroutines for n tasks.
+func workersFor(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
+
+// parallel calls fn(worker, task) for every task in [0, n) on `workers` goroutines. It
+// stops handing out tasks once ctx is done and then returns ctx.Err(); tasks already begun
+// finish first.
+func parallel(ctx context.Context, n, workers int, fn func(w, t int)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	done := ctx.Done()
+	var next atomic.Int64
+	var stopped atomic.Bool
+	body := func(w int) {
+		for !stopped.Load() {
+			t := int(next.Add(1) - 1)
+			if t >= n {
+				return
+			}
+			select {
+			case <-done:
+				stopped.Store(true)
+				return
+			default:
+			}
+			fn(w, t)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); body(w) }()
+	}
+	body(0)
+	wg.Wait()
+	if stopped.Load() {
+		return ctx.Err()
+	}
+	return nil
+}
+
+// AttentionRows computes the rows AttentionRow would return for every query of queries
+// (one head of one block), several at a time on all cores, and hands each to fn. Calls of
+// fn never overlap but come in no particular order; each row is a new slice the callee may
+// keep. A done ctx stops the work; AttentionRows then returns ctx.Err() and some queries
+// have not been seen. It needs KeepAttention.
+func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
+	ab, err := r.attnBlock(block)
+	if err != nil {
+		return err
+	}
+	if head < 0 || head >= ab.heads {
+		return fmt.Errorf("head %d outside %d heads", head, ab.heads)
+	}
+	for _, q := range queries {
+		if err := r.checkQuery(q); err != nil {
+			return err
+		}
+	}
+	groups := r.groupQueries(queries)
+	workers := workersFor(len(groups))
+	scr := make([]*scratch, workers)
+	S, longest := r.Layout.Rows(), r.longestSegment()
+	var mu sync.Mutex
+	return parallel(ctx, len(groups), workers, func(w, t int) {
+		if scr[w] == nil {
+			scr[w] = newScratch(ab.hd, longest)
+		}
+		sc, g := scr[w], groups[t]
+		L := g.seg.End - g.seg.Start
+		ab.scores(sc, head, g.qs, g.seg)
+		for a, q := range g.qs {
+			s := row(sc.s, a, L)
+			z := softmaxExp(s)
+			out := make([]float32, S)
+			for j, e := range s {
+				out[g.seg.Start+j] = float32(e / z)
+			}
+			mu.Lock()
+			fn(q, out)
+			mu.Unlock()
+		}
+	})
+}
+
+// AttentionRowMean is the mean over heads of AttentionRow(block, h, query): [S] in sequence
+// order, zero outside the query's segment. It needs KeepAttention.
+func (r *Run) AttentionRowMean(block, query int) ([]float32, error) {
+	ab, err := r.attnBlock(block)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkQuery(query); err != nil {
+		return nil, err
+	}
+	seg := r.Layout.SegmentOf(query)
+	L := seg.End - seg.Start
+	sc := newScratch(ab.hd, L)
+	ab.headMeans(sc, []int{query}, seg)
+	out := make([]float32, r.Layout.Rows())
+	for j, m := range row(sc.m, 0, L) {
+		out[seg.Start+j] = float32(m)
+	}
+	return out, nil
+}
+
+// Rollout is the attention rollout (Abnar & Zuidema 2020) of one query from block 0 up to
+// block upTo: row query of Â_upTo ... Â_1 Â_0, where Â_l = 0.5*mean_h A_l + 0.5*I with its
+// rows renormalized to sum to 1. The result is [S] in sequence order: how much each patch of
+// the query's segment flows into the query's output of block upTo. It sums to 1 and is zero
+// outside the segment. Each block costs every row of its attention over the segment
+// (O(L^2*D)), computed on the fly on all cores. It needs KeepAttention for blocks 0..upTo.
+func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
+	if err := r.checkQuery(query); err != nil {
+		return nil, err
+	}
+	if kept := r.keptBlocks(); upTo < 0 || upTo >= kept {
+		return nil, fmt.Errorf("rollout up to block %d: %d blocks have attention kept", upTo, kept)
+	}
+	seg := r.Layout.SegmentOf(query)
+	L := seg.End - seg.Start
+	v := make([]float64, L)
+	v[query-seg.Start] = 1
+	out := make([]float64, L)
+	var partials [][]float64 // reused across blocks
+	var scr []*scratch
+	for l := upTo; l >= 0; l-- {
+		ab, err := r.attnBlock(l)
+		if err != nil {
+			return nil, err
+		}
+		var active []int
+		for j, x := range v {
+			if x != 0 {
+				active = append(active, seg.Start+j)
+			}
+		}
+		chunk := max(qTile, (len(active)+maxChunks-1)/maxChunks)
+		chunk = (chunk + qTile - 1) / qTile * qTile
+		nChunks := (len(active) + chunk - 1) / chunk
+		for len(partials) < nChunks {
+			partials = append(partials, make([]float64, L))
+		}
+		workers := workersFor(nChunks)
+		for len(scr) < workers {
+			scr = append(scr, newScratch(ab.hd, L))
+		}
+		err = parallel(ctx, nChunks, workers, func(w, c int) {
+			part := partials[c]
+			clear(part)
+			qs := active[c*chunk : min((c+1)*chunk, len(active))]
+			for i := 0; i < len(qs); i += qTile {
+				g := qs[i:min(i+qTile, len(qs))]
+				ab.rolloutRows(scr[w], g, seg, v, part)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		clear(out)
+		for _, part := range partials[:nChunks] {
+			for j, x := range part {
+				out[j] += x
+			}
+		}
+		v, out = out, v
+	}
+	res := make([]float32, r.Layout.Rows())
+	for j, x := range v {
+		res[seg.Start+j] = float32(x)
+	}
+	return res, nil
+}
+
+// rolloutRows adds v_i * Â[i, :] to part for every i of qs (absolute indices in seg).
+func (ab *attnBlock) rolloutRows(sc *scratch, qs []int, seg Segment, v, part []float64) {
+	L := seg.End - seg.Start
+	ab.headMeans(sc, qs, seg)
+	for a, q := range qs {
+		m := row(sc.m, a, L)
+		var sum float64
+		for _, x := range m {
+			sum += x
+		}
+		i := q - seg.Start
+		w := v[i] / (0.5*sum + 0.5) // Â's row sum: the renormalization
+		hw := 0.5 * w
+		for j, x := range m {
+			part[j] += hw * x
+		}
+		part[i] += hw
+	}
+}
+
+// EvenQueries returns at most max query indices spread evenly over [0, n): the centre of
+// each of max equal slices, in increasing order, all of them when max <= 0 or max >= n.
+func EvenQueries(n, max int) []int {
+	if max <= 0 || max >= n {
+		max = n
+	}
+	out := make([]int, max)
+	for k := range out {
+		out[k] = (2*k + 1) * n / (2 * max)
+	}
+	return out
+}
+
+// HeadStats returns, for every head of one block, the mean attention distance (in patches:
+// the Euclidean distance between (row, col) positions within the frame, weighted by
+// attention, averaged over queries) and the mean attention entropy (nats, averaged over
+// queries). At most maxQueries queries are used, spread evenly by EvenQueries (all of them
+// when maxQueries <= 0). It needs KeepAttention.
+func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
+	ab, err := r.attnBlock(block)
+	if err != nil {
+		return nil, nil, err
+	}
+	qs := EvenQueries(r.Layout.Rows(), maxQueries)
+	groups := r.groupQueries(qs)
+	// per (query k, head h) results at k*H+h, summed in order at the end: deterministic.
+	H := ab.heads
+	dq, eq := make([]float64, len(qs)*H), make([]float64, len(qs)*H)
+	first := make([]int, len(groups)) // index in qs of each group's first query
+	for g := 1; g < len(groups); g++ {
+		first[g] = first[g-1] + len(groups[g-1].qs)
+	}
+	workers := workersFor(len(groups))
+	scr := make([]*scratch, workers)
+	longest := r.longestSegment()
+	pos := r.Layout.Pos
+	err = parallel(ctx, len(groups), workers, func(w, t int) {
+		if scr[w] == nil {
+			scr[w] = newScratch(ab.hd, longest)
+		}
+		sc, g := scr[w], groups[t]
+		L := g.seg.End - g.seg.Start
+		keys := pos[g.seg.Start:g.seg.End]
+		for h := range H {
+			ab.scores(sc, h, g.qs, g.seg)
+			for a, q := range g.qs {
+				s := row(sc.s, a, L)
+				mx := math.Inf(-1)
+				for _, x := range s {
+					if x > mx {
+						mx = x
+					}
+				}
+				pq := pos[q]
+				var z, et, ed float64
+				for j, x := range s {
+					u := x - mx
+					e := expNonPos(u)
+					dr, dc := float64(pq.Row-keys[j].Row), float64(pq.Col-keys[j].Col)
+					z += e
+					et += e * u
+					ed += e * math.Sqrt(dr*dr+dc*dc)
+				}
+				k := first[t] + a
+				// p_j = e_j/z, log p_j = u_j - log z: entropy = log z - sum(e_j u_j)/z.
+				dq[k*H+h], eq[k*H+h] = ed/z, math.Log(z)-et/z
+			}
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	dist, entropy = make([]float64, H), make([]float64, H)
+	for k := range qs {
+		for h := range H {
+			dist[h] += dq[k*H+h]
+			entropy[h] += eq[k*H+h]
+		}
+	}
+	for h := range H {
+		dist[h] /= float64(len(qs))
+		entropy[h] /= float64(len(qs))
+	}
+	return dist, entropy, nil
+}
+
+// HeadStatsAll is HeadStats for every block whose attention is kept: [block][head].
+func (r *Run) HeadStatsAll(ctx context.Context, maxQueries int) (dist, entropy [][]float64, err error) {
+	for b := range r.keptBlocks() {
+		d, e, err := r.HeadStats(ctx, b, maxQueries)
+		if err != nil {
+			return nil, nil, err
+		}
+		dist, entropy = append(dist, d), append(entropy, e)
+	}
+	return dist, entropy, nil
+}
+
+// TopK returns the indices of the k largest values of row, largest first, ties broken by
+// the lower index; NaN ranks below every number. Fewer than k when row is shorter.
+func TopK(row []float32, k int) []int {
+	k = min(k, len(row))
+	if k <= 0 {
+		return nil
+	}
+	idx := make([]int, len(row))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		va, vb := row[a], row[b]
+		na, nb := va != va, vb != vb
+		switch {
+		case na != nb:
+			if na {
+				return 1
+			}
+			return -1
+		case !na && va > vb:
+			return -1
+		case !na && va < vb:
+			return 1
+		}
+		return a - b
+	})
+	return idx[:k:k]
+}
+
+func (r *Run) output(block int) ([]float32, error) {
+	r.probeMu.RLock()
+	defer r.probeMu.RUnlock()
+	if block < 0 || block >= len(r.Outputs) {
+		return nil, fmt.Errorf("output of block %d is not kept (%d blocks kept; run with outputs kept)", block, len(r.Outputs))
+	}
+	return r.Outputs[block], nil
+}
+
+// ChannelMap is channel ch of block's output for every patch: [S] in sequence order (place
+// it on the image with Layout.Pos). It needs KeepOutputs.
+func (r *Run) ChannelMap(block, ch int) ([]float32, error) {
+	out, err := r.output(block)
+	if err != nil {
+		return nil, err
+	}
+	D := r.Config().Hidden
+	if ch < 0 || ch >= D {
+		return nil, fmt.Errorf("channel %d outside %d", ch, D)
+	}
+	m := make([]float32, len(out)/D)
+	for p := range m {
+		m[p] = out[p*D+ch]
+	}
+	return m, nil
+}
+
+// Histogram counts values into bins equal bins over [lo, hi], the range of the finite values.
+// Bin b holds lo + b*w <= x < lo + (b+1)*w, with w = (hi-lo)/bins, and the last bin also
+// holds hi. NaN and ±Inf are not counted. When all finite values are equal, bin 0 holds
+// them; when there are none, counts are all zero and lo = hi = 0. bins < 1 gives nil.
+func Histogram(values []float32, bins int) (counts []int, lo, hi float32) {
+	if bins < 1 {
+		return nil, 0, 0
+	}
+	counts = make([]int, bins)
+	lo, hi = float32(math.Inf(1)), float32(math.Inf(-1))
+	for _, x := range values {
+		if finite(x) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if lo > hi {
+		return counts, 0, 0
+	}
+	width := float64(hi) - float64(lo)
+	for _, x := range values {
+		if !finite(x) {
+			continue
+		}
+		b := 0
+		if width > 0 {
+			b = min(int((float64(x)-float64(lo))/width*float64(bins)), bins-1)
+		}
+		counts[b]++
+	}
+	return counts, lo, hi
+}
+
+func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+// Summary is the mean, population standard deviation, minimum and maximum of values, in
+// float64; a NaN or Inf among them shows in the results. All zero for no values.
+func Summary(values []float32) (mean, std, lo, hi float64) {
+	if len(values) == 0 {
+		return 0, 0, 0, 0
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range values {
+		f := float64(x)
+		mean += f
+		lo, hi = min(lo, f), max(hi, f)
+	}
+	mean /= float64(len(values))
+	for _, x := range values {
+		d := float64(x) - mean
+		std += d * d
+	}
+	return mean, math.Sqrt(std / float64(len(values))), lo, hi
+}
+
+// ChannelScore is one channel and its mean |x| over the patches.
+type ChannelScore struct {
+	Channel int
+	MeanAbs float64
+}
+
+// TopChannels returns the k channels of block's output with the largest mean |x| over
+// patches, largest first, ties broken by the lower channel. It needs KeepOutputs.
+func (r *Run) TopChannels(block, k int) ([]ChannelScore, error) {
+	out, err := r.output(block)
+	if err != nil {
+		return nil, err
+	}
+	return TopChannelsOf(out, r.Config().Hidden, k), nil
+}
+
+// TopChannelsOf is TopChannels of any [rows, width] activation (say a snapshot's copy of a
+// block output): the k channels with the largest mean |x| over rows, largest first, ties
+// broken by the lower channel; all of them when k >= width.
+func TopChannelsOf(values []float32, width, k int) []ChannelScore {
+	if width <= 0 {
+		return nil
+	}
+	rows := len(values) / width
+	sums := make([]float64, width)
+	for p := range rows {
+		for c, x := range values[p*width : (p+1)*width] {
+			sums[c] += math.Abs(float64(x))
+		}
+	}
+	scores := make([]ChannelScore, width)
+	for c, s := range sums {
+		scores[c] = ChannelScore{c, s / float64(max(rows, 1))}
+	}
+	slices.SortFunc(scores, func(a, b ChannelScore) int {
+		switch {
+		case a.MeanAbs > b.MeanAbs:
+			return -1
+		case a.MeanAbs < b.MeanAbs:
+			return 1
+		}
+		return a.Channel - b.Channel
+	})
+	return scores[:max(0, min(k, width))]
+}
+
+// MaxAbsDiff is max_i |a_i - b_i| in float64. Equal values (NaN against NaN and an infinity
+// against itself included) differ by 0; a NaN against a number, or slices of different
+// lengths, give +Inf.
+func MaxAbsDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i, x := range a {
+		y := b[i]
+		if x == y || (x != x && y != y) {
+			continue
+		}
+		d := math.Abs(float64(x) - float64(y))
+		if d != d {
+			return math.Inf(1)
+		}
+		m = max(m, d)
+	}
+	return m
+}
+
+// CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
+// residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
+// runs need KeepOutputs. It is an error when the runs differ in blocks kept, sequence length,
+// width or merger shape, or when either has not finished.
+func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
+	if !a.Finished() || !b.Finished() {
+		return nil, 0, fmt.Errorf("compare: both runs must have finished (%v, %v)", a.Finished(), b.Finished())
+	}
+	ca, cb := a.Config(), b.Config()
+	if sa, sb := a.Layout.Rows(), b.Layout.Rows(); sa != sb || ca.Hidden != cb.Hidden {
+		return nil, 0, fmt.Errorf("compare: shapes differ: %d x %d against %d x %d", sa, ca.Hidden, sb, cb.Hidden)
+	}
+	if len(a.Outputs) != len(b.Outputs) || len(a.Outputs) != ca.Depth {
+		return nil, 0, fmt.Errorf("compare: %d and %d block outputs kept of %d (run with outputs kept)", len(a.Outputs), len(b.Outputs), ca.Depth)
+	}
+	if len(a.Merger) != len(b.Merger) {
+		return nil, 0, fmt.Errorf("compare: merger outputs of %d and %d values", len(a.Merger), len(b.Merger))
+	}
+	for i := range a.Outputs {
+		if len(a.Outputs[i]) != len(b.Outputs[i]) {
+			return nil, 0, fmt.Errorf("compare: block %d outputs of %d and %d values", i, len(a.Outputs[i]), len(b.Outputs[i]))
+		}
+		perBlock = append(perBlock, MaxAbsDiff(a.Outputs[i], b.Outputs[i]))
+	}
+	return perBlock, MaxAbsDiff(a.Merger, b.Merger), nil
+}

@@ -1,0 +1,94 @@
+package engine_test
+
+// analysis_bench_test.go times the heavy analyses on a larger page than the fixture: the
+// synth "tiny" preset (4 blocks, D 64, 4 heads) on one random 32 x 32 grid (1,024 patches,
+// one segment), reported as ms per call.
+//
+// Invariant: the timed page is one segment of 1,024 patches with every block's attention
+// kept, so a rollout really does all 4 x 1,024 rows of every head. The mutation that would
+// silently break it: a grid split into segments (or attention not kept), which would make
+// every number look fast and measure nothing.
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/synth"
+)
+
+func benchRun(b *testing.B) *engine.Run {
+	b.Helper()
+	cfg, err := synth.Preset("tiny")
+	must(b, err)
+	dir := b.TempDir()
+	must(b, synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 11}))
+	g := engine.Grid{T: 1, H: 32, W: 32}
+	rng := rand.New(rand.NewPCG(5, 6))
+	pix := make([]float32, g.Patches()*cfg.PatchDim())
+	for i := range pix {
+		pix[i] = float32(rng.NormFloat64())
+	}
+	run := runTower(b, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []engine.Grid{g}})
+	if len(run.Layout.Segments) != 1 || run.Layout.Rows() != 1024 {
+		b.Fatalf("page: %d segments, %d rows", len(run.Layout.Segments), run.Layout.Rows())
+	}
+	return run
+}
+
+func reportMs(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/op")
+}
+
+// BenchmarkRollout: one query through all 4 blocks (every row of every head of each block).
+func BenchmarkRollout(b *testing.B) {
+	run := benchRun(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := run.Rollout(ctx, 500, 3); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportMs(b)
+}
+
+// BenchmarkHeadStats: distance and entropy of one block over all 1,024 queries.
+func BenchmarkHeadStats(b *testing.B) {
+	run := benchRun(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := run.HeadStats(ctx, 3, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportMs(b)
+}
+
+// BenchmarkHeadStatsSampled: the same with 256 evenly spaced queries.
+func BenchmarkHeadStatsSampled(b *testing.B) {
+	run := benchRun(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := run.HeadStats(ctx, 3, 256); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportMs(b)
+}
+
+// BenchmarkAttentionRowMean: one click's head-mean row.
+func BenchmarkAttentionRowMean(b *testing.B) {
+	run := benchRun(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := run.AttentionRowMean(3, 500); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportMs(b)
+}

@@ -1,0 +1,188 @@
+package ui
+
+// attention.go: the attention tab — head choice, every head's map for the selected block
+// and query, the top attended patches, and the block x head chart of mean attention
+// distance or entropy.
+//
+// Invariant: the head grid, the top-k list and the image overlay show the same block and
+// query (Inspector.Sel); the mutation that would silently break it: computing the grid for
+// the block that just ran instead of the selected one.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/ui/widgets"
+)
+
+// headStatQueries bounds the queries sampled per block for distance and entropy.
+const headStatQueries = 256
+
+type attentionPanel struct {
+	in      *Inspector
+	head    *widget.Select
+	grid    *widgets.HeadGrid
+	topk    *widget.Label
+	matrix  *widgets.Matrix
+	metric  *widget.RadioGroup
+	note    *widget.Label
+	statGen int
+	statKey string
+	dist    [][]float64
+	entropy [][]float64
+}
+
+func newAttentionPanel(in *Inspector) *attentionPanel {
+	a := &attentionPanel{in: in}
+	a.head = widget.NewSelect([]string{"mean of heads"}, func(s string) { in.SelectHead(parseHead(s)) })
+	a.grid = widgets.NewHeadGrid(func(h int) { a.head.SetSelected(headName(h)) })
+	a.topk = widget.NewLabel("")
+	a.topk.TextStyle = fyne.TextStyle{Monospace: true}
+	a.matrix = widgets.NewMatrix(func(block, head int) {
+		in.Sel.Block = block
+		a.head.SetSelected(headName(head))
+	})
+	a.metric = widget.NewRadioGroup([]string{"mean distance", "entropy"}, func(string) { a.drawMatrix() })
+	a.metric.Horizontal = true
+	a.metric.SetSelected("mean distance")
+	a.note = widget.NewLabel("")
+	a.note.Wrapping = fyne.TextWrapWord
+	return a
+}
+
+func parseHead(s string) int {
+	var h int
+	if _, err := fmt.Sscanf(s, "head %d", &h); err == nil {
+		return h
+	}
+	return -1
+}
+
+func (a *attentionPanel) content() fyne.CanvasObject {
+	top := container.NewBorder(nil, nil, widget.NewLabel("head"), nil, a.head)
+	heads := container.NewBorder(widget.NewLabelWithStyle("All heads, this block and query", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, a.grid)
+	chart := container.NewBorder(container.NewVBox(
+		widget.NewLabelWithStyle("Every block x head", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.metric), a.note, nil, nil, a.matrix)
+	topk := container.NewVBox(widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.topk)
+	split := container.NewVSplit(container.NewBorder(nil, topk, nil, nil, heads), chart)
+	split.SetOffset(0.55)
+	return container.NewBorder(top, nil, nil, nil, split)
+}
+
+func (a *attentionPanel) setHeads(n int) {
+	opts := []string{"mean of heads"}
+	for h := 0; h < n; h++ {
+		opts = append(opts, headName(h))
+	}
+	a.head.Options = opts
+	a.head.SetSelected(headName(a.in.Sel.Head))
+	a.dist, a.entropy, a.statKey = nil, nil, ""
+}
+
+func (a *attentionPanel) refresh() {
+	in, s := a.in, a.in.Snap
+	if a.head.Selected != headName(in.Sel.Head) {
+		a.head.SetSelected(headName(in.Sel.Head))
+	}
+	if in.Sel.Block >= s.Next {
+		a.topk.SetText(fmt.Sprintf("block %d has not run yet", in.Sel.Block))
+		return
+	}
+	a.drawHeads()
+	a.drawTopK()
+	a.refreshStats()
+}
+
+func (a *attentionPanel) drawHeads() {
+	in, s := a.in, a.in.Snap
+	maps := make([][]float32, s.Config.Heads)
+	for h := range maps {
+		row, err := s.Run.AttentionRow(in.Sel.Block, h, in.Sel.Query)
+		if err != nil {
+			return
+		}
+		maps[h] = row
+	}
+	a.grid.SetMaps(maps, patchGrid(s), in.Sel.Colors)
+	a.grid.SetSelected(in.Sel.Head)
+}
+
+func (a *attentionPanel) drawTopK() {
+	in, s := a.in, a.in.Snap
+	row, err := attentionRow(s, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	if err != nil {
+		a.topk.SetText(err.Error())
+		return
+	}
+	var b strings.Builder
+	q := s.Layout.Pos[in.Sel.Query]
+	fmt.Fprintf(&b, "query: patch %d (row %d, col %d)\n", in.Sel.Query, q.Row, q.Col)
+	for i, p := range topK(row, 8) {
+		pos := s.Layout.Pos[p]
+		fmt.Fprintf(&b, "%d. patch %4d  row %2d col %2d  %.4f\n", i+1, p, pos.Row, pos.Col, row[p])
+	}
+	a.topk.SetText(strings.TrimRight(b.String(), "\n"))
+}
+
+// refreshStats computes distance and entropy for every run block off the UI goroutine,
+// once per run and block count.
+func (a *attentionPanel) refreshStats() {
+	s := a.in.Snap
+	key := fmt.Sprintf("%d/%d", s.Gen, s.Next)
+	if key == a.statKey {
+		a.drawMatrix()
+		return
+	}
+	a.statKey = key
+	a.statGen++
+	gen, run := a.statGen, s.Run
+	a.note.SetText("computing mean attention distance and entropy…")
+	go func() {
+		dist, ent, err := run.HeadStatsAll(context.Background(), headStatQueries)
+		a.in.Ctl.do(func() {
+			if gen != a.statGen {
+				return
+			}
+			if err != nil {
+				a.note.SetText(err.Error())
+				return
+			}
+			a.dist, a.entropy = dist, ent
+			a.drawMatrix()
+		})
+	}()
+}
+
+func (a *attentionPanel) drawMatrix() {
+	s := a.in.Snap
+	if !s.Loaded() {
+		return
+	}
+	data := a.dist
+	unit, format := "patches", func(v float64) string { return fmt.Sprintf("%.2f patches", v) }
+	if a.metric.Selected == "entropy" {
+		data, unit, format = a.entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
+	}
+	if !s.Loaded() || data == nil {
+		return
+	}
+	rows, cols := s.Config.Depth, s.Config.Heads
+	vals := make([]float64, rows*cols)
+	for i := range vals {
+		vals[i] = nan()
+	}
+	for b := range data {
+		for h, v := range data[b] {
+			vals[b*cols+h] = v
+		}
+	}
+	a.matrix.SetData(rows, cols, vals, widgets.Viridis, "block", "head", format)
+	a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
+	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block; low distance = local heads, high entropy = diffuse heads. Click a cell to show that block and head.",
+		a.metric.Selected, unit, headStatQueries))
+}

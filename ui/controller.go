@@ -1,0 +1,583 @@
+// Package ui is the inspector's window: a controller that drives the engine off the UI
+// goroutine, and the panels that show what it finds. No model math here (engine does it),
+// and no import of fyne's app package, so everything runs headless under fyne/test.
+//
+// controller.go: invariant — engine work (open, step, compare) runs on one worker
+// goroutine, one job at a time, and every widget change it causes goes through the do
+// function (fyne.Do in the app), always with an immutable Snapshot. The mutation that would
+// silently break it: handing the UI the live *engine.Run slices instead of a snapshot — the
+// worker's next append would race the UI's read.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/imageproc"
+)
+
+// Settings are what the user can change about a run.
+type Settings struct {
+	TileRows  int
+	Residency engine.ResidencyMode
+	Backend   string // "cpu" or "metal"
+	Threads   int    // 0: every core
+	MaxPixels int    // 0: the checkpoint processor's own max_pixels
+}
+
+// DefaultSettings is the CPU, mapped, default tile.
+func DefaultSettings() Settings {
+	return Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: "cpu"}
+}
+
+// Describe is a one-line summary ("cpu, mapped, tile 512, all cores").
+func (s Settings) Describe() string {
+	threads := "all cores"
+	if s.Threads > 0 {
+		threads = fmt.Sprintf("%d threads", s.Threads)
+	}
+	return fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
+}
+
+// BackendFactory makes a backend by name.
+type BackendFactory func(name string, threads int) (engine.Backend, error)
+
+// Snapshot is the state the UI draws: everything in it is immutable once posted.
+type Snapshot struct {
+	Gen           int // bumps on every new session (open, settings change, restart)
+	CheckpointDir string
+	ImagePath     string
+	Settings      Settings
+	Config        engine.Config
+	Page          *imageproc.Page
+	Layout        *engine.Layout
+	Run           *engine.Run // for probes only (AttentionRow and analysis are safe while stepping)
+	Next          int         // blocks run so far
+	Timings       []engine.BlockTiming
+	Stats         []engine.PatchStats
+	Outputs       [][]float32
+	Embed         []float32
+	Finished      bool // merger done
+	Report        *engine.Report
+	WeightBytes   int64
+}
+
+// Loaded says whether a run exists to draw.
+func (s *Snapshot) Loaded() bool { return s != nil && s.Run != nil }
+
+// Status is the line under the toolbar.
+type Status struct {
+	Text     string
+	Progress float64 // 0..1
+	Busy     bool    // a job is running: cancel is live
+	Err      error
+}
+
+// CompareResult is two runs of the same image under two settings.
+type CompareResult struct {
+	A, B           Settings
+	ReportA        *engine.Report
+	ReportB        *engine.Report
+	BlockDiff      []float64 // max |out_A - out_B| per block
+	MergerDiff     float64
+	DeepstackDiffs []float64
+}
+
+// Controller owns the engine session and runs its work on a worker goroutine.
+type Controller struct {
+	do       func(func())
+	backends BackendFactory
+
+	jobs chan func()
+
+	mu       sync.Mutex
+	gen      int
+	sess     *session
+	cancel   context.CancelFunc
+	playing  bool
+	delay    time.Duration
+	snapshot *Snapshot
+
+	OnSnapshot func(*Snapshot)      // on the UI goroutine
+	OnStatus   func(Status)         // on the UI goroutine
+	OnCompare  func(*CompareResult) // on the UI goroutine
+}
+
+type session struct {
+	dir, image string
+	settings   Settings
+	ck         *engine.Checkpoint
+	eng        *engine.Engine
+	input      *engine.Input
+	run        *engine.Run
+	stats      []engine.PatchStats
+	report     *engine.Report
+	started    time.Time
+}
+
+// NewController starts the worker. do runs a func on the UI goroutine (fyne.Do).
+func NewController(do func(func()), backends BackendFactory) *Controller {
+	c := &Controller{do: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond}
+	go func() {
+		for j := range c.jobs {
+			j()
+		}
+	}()
+	return c
+}
+
+// Snapshot is the last posted snapshot (nil before the first open).
+func (c *Controller) Snapshot() *Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.snapshot
+}
+
+// Settings are the current session's (the defaults before the first open).
+func (c *Controller) Settings() Settings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess == nil {
+		return DefaultSettings()
+	}
+	return c.sess.settings
+}
+
+func (c *Controller) enqueue(j func()) { c.jobs <- j }
+
+func (c *Controller) status(s Status) {
+	if c.OnStatus != nil {
+		c.do(func() { c.OnStatus(s) })
+	}
+}
+
+func (c *Controller) fail(what string, err error) {
+	c.status(Status{Text: what + ": " + err.Error(), Err: err})
+}
+
+// newContext cancels any job in flight and returns the context of the next one.
+func (c *Controller) newContext() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	return ctx
+}
+
+// Cancel stops the job in flight at the next op boundary and stops playing.
+func (c *Controller) Cancel() {
+	c.mu.Lock()
+	c.playing = false
+	if c.cancel != nil {
+		c.cancel()
+	}
+	c.mu.Unlock()
+}
+
+// Open loads a checkpoint and an image with the given settings and runs every block.
+func (c *Controller) Open(dir, image string, s Settings) {
+	ctx := c.newContext()
+	c.enqueue(func() {
+		c.status(Status{Text: "opening " + dir, Busy: true})
+		if err := c.openSession(dir, image, s); err != nil {
+			c.fail("open", err)
+			return
+		}
+		c.runAll(ctx)
+	})
+}
+
+// Apply re-runs the current checkpoint and image under new settings, from block 0: every
+// setting changes timings, max pixels changes the page too.
+func (c *Controller) Apply(s Settings) {
+	c.mu.Lock()
+	sess := c.sess
+	c.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	msg := changeMessage(sess.settings, s)
+	ctx := c.newContext()
+	c.enqueue(func() {
+		if err := c.openSession(sess.dir, sess.image, s); err != nil {
+			c.fail("apply settings", err)
+			return
+		}
+		c.status(Status{Text: msg, Busy: true})
+		c.runAll(ctx)
+	})
+}
+
+// changeMessage says what a settings change re-runs and why.
+func changeMessage(old, s Settings) string {
+	var what []string
+	if old.TileRows != s.TileRows {
+		what = append(what, fmt.Sprintf("tile %d → %d", old.TileRows, s.TileRows))
+	}
+	if old.Residency != s.Residency {
+		what = append(what, fmt.Sprintf("residency %s → %s", old.Residency, s.Residency))
+	}
+	if old.Backend != s.Backend {
+		what = append(what, fmt.Sprintf("backend %s → %s", old.Backend, s.Backend))
+	}
+	if old.Threads != s.Threads {
+		what = append(what, fmt.Sprintf("threads %d → %d", old.Threads, s.Threads))
+	}
+	if old.MaxPixels != s.MaxPixels {
+		what = append(what, fmt.Sprintf("max pixels %d → %d (a new page)", old.MaxPixels, s.MaxPixels))
+	}
+	if len(what) == 0 {
+		return "same settings: re-running from block 0"
+	}
+	why := "every block's timing depends on it; outputs do not"
+	if old.MaxPixels != s.MaxPixels || old.Backend != s.Backend {
+		why = "the page or the arithmetic changes"
+	}
+	return fmt.Sprintf("%s: re-running from block 0 (%s)", joinComma(what), why)
+}
+
+func joinComma(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+// Restart starts the same page again from block 0 without running.
+func (c *Controller) Restart() {
+	c.newContext() // cancels a job in flight
+	c.enqueue(func() {
+		c.mu.Lock()
+		sess := c.sess
+		c.mu.Unlock()
+		if sess == nil {
+			return
+		}
+		if err := c.restart(sess); err != nil {
+			c.fail("restart", err)
+			return
+		}
+		c.status(Status{Text: "restarted: block 0 is next"})
+	})
+}
+
+// Step runs the next block (or the merger after the last).
+func (c *Controller) Step() {
+	ctx := c.newContext()
+	c.enqueue(func() { c.stepOnce(ctx) })
+}
+
+// RunAll runs the remaining blocks and the merger.
+func (c *Controller) RunAll() {
+	ctx := c.newContext()
+	c.enqueue(func() {
+		sess := c.current()
+		if sess == nil {
+			return
+		}
+		c.runAll(ctx)
+	})
+}
+
+// Play steps one block at a time with a pause between, until paused or done.
+func (c *Controller) Play() {
+	ctx := c.newContext()
+	c.mu.Lock()
+	c.playing = true
+	c.mu.Unlock()
+	c.enqueue(func() { c.playStep(ctx) })
+}
+
+// Pause stops playing after the block in flight.
+func (c *Controller) Pause() {
+	c.mu.Lock()
+	c.playing = false
+	c.mu.Unlock()
+}
+
+// Playing says whether Play is stepping.
+func (c *Controller) Playing() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.playing
+}
+
+func (c *Controller) playStep(ctx context.Context) {
+	c.mu.Lock()
+	playing := c.playing
+	c.mu.Unlock()
+	if !playing || ctx.Err() != nil {
+		return
+	}
+	if !c.stepOnce(ctx) {
+		c.Pause()
+		return
+	}
+	time.AfterFunc(c.delay, func() { c.enqueue(func() { c.playStep(ctx) }) })
+}
+
+func (c *Controller) current() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
+}
+
+// openSession builds checkpoint, engine, input and a fresh run. Worker goroutine only.
+func (c *Controller) openSession(dir, image string, s Settings) error {
+	ck, err := engine.OpenCheckpoint(dir)
+	if err != nil {
+		return err
+	}
+	if s.MaxPixels > 0 {
+		ck.Pre.MaxPixels = s.MaxPixels
+	}
+	be, err := c.backends(s.Backend, s.Threads)
+	if err != nil {
+		return err
+	}
+	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: s.Residency, TileRows: s.TileRows,
+		KeepOutputs: true, KeepAttention: true})
+	if err != nil {
+		return err
+	}
+	in, err := eng.LoadImage(image, imageproc.DefaultLimits())
+	if err != nil {
+		eng.Close()
+		return err
+	}
+	sess := &session{dir: dir, image: image, settings: s, ck: ck, eng: eng, input: in}
+	if err := c.restart(sess); err != nil {
+		eng.Close()
+		return err
+	}
+	c.mu.Lock()
+	old := c.sess
+	c.sess = sess
+	c.mu.Unlock()
+	if old != nil && old.eng != eng {
+		old.run.Close()
+		old.eng.Close()
+	}
+	return nil
+}
+
+// restart makes a new run of sess's page and posts it.
+func (c *Controller) restart(sess *session) error {
+	run, err := sess.eng.Start(sess.input)
+	if err != nil {
+		return err
+	}
+	if sess.run != nil {
+		sess.run.Close()
+	}
+	sess.run, sess.stats, sess.started = run, nil, time.Now()
+	sess.report = engine.NewReport(sess.eng, sess.input, sess.dir, sess.image)
+	run.Observers = append(run.Observers, func(r engine.BlockResult) { sess.stats = append(sess.stats, r.Stats) })
+	c.mu.Lock()
+	c.gen++
+	c.mu.Unlock()
+	c.post(sess)
+	return nil
+}
+
+// post publishes an immutable snapshot of sess. Worker goroutine only.
+func (c *Controller) post(sess *session) {
+	r := sess.run
+	c.mu.Lock()
+	snap := &Snapshot{Gen: c.gen, CheckpointDir: sess.dir, ImagePath: sess.image, Settings: sess.settings,
+		Config: sess.ck.Config, Page: sess.input.Image, Layout: r.Layout, Run: r, Next: r.Next(),
+		Timings: append([]engine.BlockTiming(nil), r.Timings...), Stats: append([]engine.PatchStats(nil), sess.stats...),
+		Outputs: append([][]float32(nil), r.Outputs...), Embed: r.Embed, Finished: r.Finished(),
+		WeightBytes: sess.ck.VisionBytes()}
+	if snap.Finished {
+		rep := *sess.report
+		snap.Report = &rep
+	}
+	c.snapshot = snap
+	c.mu.Unlock()
+	if c.OnSnapshot != nil {
+		c.do(func() { c.OnSnapshot(snap) })
+	}
+}
+
+// stepOnce runs one block, or the merger when the blocks are done; false when nothing is left
+// or the step failed.
+func (c *Controller) stepOnce(ctx context.Context) bool {
+	sess := c.current()
+	if sess == nil || sess.run.Finished() {
+		return false
+	}
+	depth := sess.ck.Config.Depth
+	i := sess.run.Next()
+	if i < depth {
+		c.status(Status{Text: fmt.Sprintf("block %d of %d", i+1, depth), Progress: float64(i) / float64(depth), Busy: true})
+		if _, err := sess.run.Step(ctx); err != nil {
+			c.stepFailed(err, i)
+			return false
+		}
+	} else if _, err := sess.run.Finish(ctx); err != nil {
+		c.stepFailed(err, i)
+		return false
+	} else {
+		sess.report.Finish(sess.run, time.Since(sess.started))
+	}
+	c.post(sess)
+	c.status(c.doneStatus(sess))
+	return true
+}
+
+func (c *Controller) stepFailed(err error, block int) {
+	if errors.Is(err, context.Canceled) {
+		c.status(Status{Text: fmt.Sprintf("cancelled before block %d finished", block)})
+		return
+	}
+	c.fail(fmt.Sprintf("block %d", block), err)
+}
+
+func (c *Controller) doneStatus(sess *session) Status {
+	depth := sess.ck.Config.Depth
+	if sess.run.Finished() {
+		var total time.Duration
+		for _, t := range sess.run.Timings {
+			total += t.Wall
+		}
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms (%s)", depth, engine.Millis(total+sess.run.MergerTime), sess.settings.Describe()), Progress: 1}
+	}
+	return Status{Text: fmt.Sprintf("%d of %d blocks run", sess.run.Next(), depth), Progress: float64(sess.run.Next()) / float64(depth)}
+}
+
+// runAll steps until the merger has run or the context is cancelled.
+func (c *Controller) runAll(ctx context.Context) {
+	for c.stepOnce(ctx) {
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// Compare runs the current image under settings a and b, one after the other, and reports
+// per-block timings and the largest output differences. The main session is untouched.
+func (c *Controller) Compare(a, b Settings) {
+	ctx := c.newContext()
+	c.enqueue(func() {
+		sess := c.current()
+		if sess == nil {
+			c.fail("compare", errors.New("open a checkpoint and an image first"))
+			return
+		}
+		res, err := c.compare(ctx, sess, a, b)
+		if err != nil {
+			c.fail("compare", err)
+			return
+		}
+		c.status(Status{Text: fmt.Sprintf("compared %s vs %s: max output difference %.3g", a.Describe(), b.Describe(), maxOf(res.BlockDiff, res.MergerDiff)), Progress: 1})
+		if c.OnCompare != nil {
+			c.do(func() { c.OnCompare(res) })
+		}
+	})
+}
+
+func maxOf(xs []float64, more ...float64) float64 {
+	m := 0.0
+	for _, x := range append(append([]float64(nil), xs...), more...) {
+		m = max(m, x)
+	}
+	return m
+}
+
+// compare runs the two settings. Worker goroutine only.
+func (c *Controller) compare(ctx context.Context, sess *session, a, b Settings) (*CompareResult, error) {
+	res := &CompareResult{A: a, B: b}
+	var runs [2]*engine.Run
+	for k, s := range []Settings{a, b} {
+		c.status(Status{Text: fmt.Sprintf("compare: run %s (%s)", "AB"[k:k+1], s.Describe()), Progress: float64(k) / 2, Busy: true})
+		run, rep, closeRun, err := c.runWith(ctx, sess, s)
+		if err != nil {
+			return nil, fmt.Errorf("settings %s: %w", "AB"[k:k+1], err)
+		}
+		defer closeRun()
+		runs[k] = run
+		if k == 0 {
+			res.ReportA = rep
+		} else {
+			res.ReportB = rep
+		}
+	}
+	for i := range runs[0].Outputs {
+		res.BlockDiff = append(res.BlockDiff, maxAbsDiff(runs[0].Outputs[i], runs[1].Outputs[i]))
+	}
+	res.MergerDiff = maxAbsDiff(runs[0].Merger, runs[1].Merger)
+	for k := range runs[0].Deepstack {
+		res.DeepstackDiffs = append(res.DeepstackDiffs, maxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
+	}
+	return res, nil
+}
+
+// runWith runs sess's page under s to the end (outputs kept, attention not).
+func (c *Controller) runWith(ctx context.Context, sess *session, s Settings) (*engine.Run, *engine.Report, func(), error) {
+	in := sess.input
+	ck := sess.ck
+	if s.MaxPixels != sess.settings.MaxPixels {
+		return nil, nil, nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
+	}
+	be, err := c.backends(s.Backend, s.Threads)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: s.Residency, TileRows: s.TileRows, KeepOutputs: true})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	start := time.Now()
+	run, err := eng.Start(in)
+	if err != nil {
+		eng.Close()
+		return nil, nil, nil, err
+	}
+	closeRun := func() { run.Close(); eng.Close() }
+	rep := engine.NewReport(eng, in, sess.dir, sess.image)
+	if err := run.RunAll(ctx); err != nil {
+		closeRun()
+		return nil, nil, nil, err
+	}
+	rep.Finish(run, time.Since(start))
+	return run, rep, closeRun, nil
+}
+
+func maxAbsDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return -1
+	}
+	m := 0.0
+	for i := range a {
+		d := float64(a[i]) - float64(b[i])
+		m = max(m, max(d, -d))
+	}
+	return m
+}
+
+// Close stops the worker after the job in flight.
+func (c *Controller) Close() {
+	c.Cancel()
+	done := make(chan struct{})
+	c.enqueue(func() {
+		if s := c.current(); s != nil {
+			s.run.Close()
+			s.eng.Close()
+		}
+		close(done)
+	})
+	<-done
+	close(c.jobs)
+}

@@ -1,0 +1,278 @@
+package ui
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+const (
+	demoDir   = "../assets/demo"
+	demoPhoto = "../assets/sample.png"
+)
+
+// harness runs the inspector headless: the controller's UI callbacks queue up and the test
+// goroutine runs them (pump), so every widget change happens on one goroutine, as fyne.Do
+// guarantees in the app.
+type harness struct {
+	t   *testing.T
+	ui  chan func()
+	in  *Inspector
+	win fyne.Window
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	h := &harness{t: t, ui: make(chan func(), 1024)}
+	ctl := NewController(func(f func()) { h.ui <- f }, func(name string, threads int) (engine.Backend, error) {
+		return cpu.New(threads), nil
+	})
+	h.win = a.NewWindow(Title)
+	h.win.Resize(fyne.NewSize(1400, 900))
+	h.in = NewInspector(h.win, ctl, a.Preferences())
+	t.Cleanup(ctl.Close)
+	return h
+}
+
+// pump runs queued UI work until cond holds.
+func (h *harness) pump(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.After(60 * time.Second)
+	for !cond() {
+		select {
+		case f := <-h.ui:
+			f()
+		case <-deadline:
+			h.t.Fatalf("timed out waiting for %s (status %q)", what, h.in.toolbar.status.Text)
+		}
+	}
+	for { // drain what is already queued
+		select {
+		case f := <-h.ui:
+			f()
+		default:
+			return
+		}
+	}
+}
+
+func (h *harness) openDemo() {
+	h.in.OpenFiles(demoDir, demoPhoto)
+	h.pump("the demo run to finish", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+}
+
+// tapPatch taps the image view where patch p is drawn.
+func (h *harness) tapPatch(p int) {
+	h.t.Helper()
+	v := h.in.image.view
+	sz := v.Size()
+	for y := float32(1); y < sz.Height; y += 2 {
+		for x := float32(1); x < sz.Width; x += 2 {
+			if v.PatchAt(fyne.NewPos(x, y)) == p {
+				test.TapAt(v, fyne.NewPos(x, y))
+				return
+			}
+		}
+	}
+	h.t.Fatalf("patch %d is not drawn anywhere in the image view (%v)", p, sz)
+}
+
+func argmax(xs []float32) int {
+	best := 0
+	for i, x := range xs {
+		if x > xs[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// Load -> every block runs -> the strip, image and panels show the last block.
+func TestOpenRunsTheDemo(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	s := h.in.Snap
+	if s.Next != s.Config.Depth || len(s.Stats) != s.Config.Depth || s.Report == nil {
+		t.Fatalf("after open: next %d of %d, %d stats, report %v", s.Next, s.Config.Depth, len(s.Stats), s.Report != nil)
+	}
+	if h.in.Sel.Block != s.Config.Depth-1 {
+		t.Errorf("selected block %d, want the last (%d)", h.in.Sel.Block, s.Config.Depth-1)
+	}
+	if h.in.image.values == nil {
+		t.Error("no overlay after the run")
+	}
+	if !strings.Contains(h.in.toolbar.status.Text, "done") {
+		t.Errorf("status %q", h.in.toolbar.status.Text)
+	}
+	if got := h.in.strip; got == nil {
+		t.Fatal("no block strip")
+	}
+}
+
+// Clicking a patch makes it the query: the overlay is that patch's attention row, and the
+// selection box sits on it.
+func TestClickSelectsQueryPatch(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	s := h.in.Snap
+	target := patchIndex(3, 20, s.Layout.Grids[0].W, s.Config.MergeSize)
+	h.tapPatch(target)
+	if h.in.Sel.Query != target || h.in.image.view.Selected() != target {
+		t.Fatalf("query %d, view selection %d, want %d", h.in.Sel.Query, h.in.image.view.Selected(), target)
+	}
+	want, err := s.Run.AttentionRowMean(h.in.Sel.Block, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if argmax(want) != argmax(h.in.image.values) || len(want) != len(h.in.image.values) {
+		t.Error("the overlay is not the clicked patch's mean attention row")
+	}
+}
+
+// Picking a head shows that head's row; mean of heads is their average.
+func TestChangeHead(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	s := h.in.Snap
+	q := h.in.Sel.Query
+	h.in.attention.head.SetSelected("head 1")
+	if h.in.Sel.Head != 1 {
+		t.Fatalf("head %d after choosing head 1", h.in.Sel.Head)
+	}
+	row, _ := s.Run.AttentionRow(h.in.Sel.Block, 1, q)
+	for i := range row {
+		if row[i] != h.in.image.values[i] {
+			t.Fatalf("overlay[%d] = %v, head 1's row has %v", i, h.in.image.values[i], row[i])
+		}
+	}
+	h.in.attention.head.SetSelected("mean of heads")
+	var mean float64
+	for hd := 0; hd < s.Config.Heads; hd++ {
+		r, _ := s.Run.AttentionRow(h.in.Sel.Block, hd, q)
+		mean += float64(r[q])
+	}
+	mean /= float64(s.Config.Heads)
+	if math.Abs(float64(h.in.image.values[q])-mean) > 1e-6 {
+		t.Errorf("mean-of-heads overlay at the query is %v, want %v", h.in.image.values[q], mean)
+	}
+}
+
+// Step controls: restart, one step, run the rest.
+func TestStepControls(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.in.Ctl.Restart()
+	h.pump("restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	h.in.Ctl.Step()
+	h.pump("one step", func() bool { return h.in.Snap.Next == 1 })
+	if h.in.Sel.Block != 0 {
+		t.Errorf("after one step the selected block is %d", h.in.Sel.Block)
+	}
+	h.in.SelectBlock(3) // not run yet: panels say so, nothing breaks
+	if !strings.Contains(h.in.image.caption.Text, "not run yet") {
+		t.Errorf("caption for an unrun block: %q", h.in.image.caption.Text)
+	}
+	h.in.Ctl.RunAll()
+	h.pump("the rest", func() bool { return h.in.Snap.Finished })
+}
+
+// Compare with identical settings, and settings that must not change outputs, shows 0.
+func TestCompareIdenticalIsZero(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	p := h.in.compare
+	for _, b := range []Settings{DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
+		h.in.compareRes = nil
+		p.b.load(b)
+		p.run()
+		h.pump("compare", func() bool { return h.in.compareRes != nil })
+		r := h.in.compareRes
+		if maxOf(r.BlockDiff, r.MergerDiff) != 0 || len(r.BlockDiff) != h.in.Snap.Config.Depth {
+			t.Errorf("B = %s: diffs %v merger %v, want all 0", b.Describe(), r.BlockDiff, r.MergerDiff)
+		}
+		if !strings.Contains(p.result.Text, "identical outputs") || !strings.Contains(p.table.Text, "block") {
+			t.Errorf("result %q", p.result.Text)
+		}
+	}
+}
+
+// Applying a setting re-runs from block 0 and says why.
+func TestApplySettingsReruns(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	gen := h.in.Snap.Gen
+	h.in.settings.form.tile.SetText("64")
+	h.in.settings.apply()
+	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
+	if h.in.Snap.Settings.TileRows != 64 {
+		t.Errorf("tile %d after applying 64", h.in.Snap.Settings.TileRows)
+	}
+	h.in.settings.form.tile.SetText("zero")
+	h.in.settings.apply()
+	if !strings.Contains(h.in.toolbar.status.Text, "MLP tile rows") {
+		t.Errorf("bad tile entry: status %q", h.in.toolbar.status.Text)
+	}
+}
+
+// A bad image keeps the app running with the error in the status line.
+func TestBadImageKeepsRunning(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	bad := filepath.Join(t.TempDir(), "broken.png")
+	os.WriteFile(bad, []byte("not a png"), 0o644)
+	h.in.OpenFiles(demoDir, bad)
+	h.pump("the error", func() bool { return h.in.toolbar.last.Err != nil })
+	if !strings.Contains(h.in.toolbar.status.Text, "broken.png") {
+		t.Errorf("status %q does not name the file", h.in.toolbar.status.Text)
+	}
+	if !h.in.Snap.Finished {
+		t.Error("the previous run was lost")
+	}
+}
+
+// Exports: PNG of the view, timings as JSON and CSV, the dump.
+func TestExports(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(h.in.ExportPNG(filepath.Join(dir, "v.png")))
+	must(h.in.ExportTimingsJSON(filepath.Join(dir, "t.json")))
+	must(h.in.ExportTimingsCSV(filepath.Join(dir, "t.csv")))
+	must(h.in.ExportDump(filepath.Join(dir, "d.safetensors")))
+	var rep engine.Report
+	b, _ := os.ReadFile(filepath.Join(dir, "t.json"))
+	must(json.Unmarshal(b, &rep))
+	if len(rep.Blocks) != h.in.Snap.Config.Depth {
+		t.Errorf("json has %d blocks", len(rep.Blocks))
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, "t.csv"))
+	if n := strings.Count(string(csv), "\n"); n != h.in.Snap.Config.Depth+1 {
+		t.Errorf("csv has %d lines", n)
+	}
+	f, err := safetensors.Open(filepath.Join(dir, "d.safetensors"))
+	must(err)
+	if _, ok := f.Tensors["blocks.0.attn_row"]; !ok {
+		t.Error("dump lacks attention rows")
+	}
+	if st, _ := os.Stat(filepath.Join(dir, "v.png")); st == nil || st.Size() < 1000 {
+		t.Error("PNG export is empty")
+	}
+}

@@ -1,0 +1,45 @@
+package ui
+
+// probes.go adapts the engine's probes to what the panels draw. The math lives in engine
+// (analysis.go); these only pick, convert and name.
+
+import (
+	"context"
+	"image"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/imageproc"
+)
+
+// attentionRow is one head's row, or the mean of heads when head < 0.
+func attentionRow(s *Snapshot, block, head, query int) ([]float32, error) {
+	if head < 0 {
+		return s.Run.AttentionRowMean(block, query)
+	}
+	return s.Run.AttentionRow(block, head, query)
+}
+
+func rollout(run *engine.Run, query, upTo int) ([]float32, error) {
+	return run.Rollout(context.Background(), query, upTo)
+}
+
+func topK(row []float32, k int) []int { return engine.TopK(row, k) }
+
+// channelMap is channel ch of every patch of a [S, d] output.
+func channelMap(out []float32, d, ch int) []float32 {
+	m := make([]float32, len(out)/d)
+	for p := range m {
+		m[p] = out[p*d+ch]
+	}
+	return m
+}
+
+// rgbImage wraps the preprocessor's resized RGB as an image.Image.
+func rgbImage(src *imageproc.RGB) image.Image {
+	img := image.NewNRGBA(image.Rect(0, 0, src.W, src.H))
+	for i := 0; i < src.W*src.H; i++ {
+		copy(img.Pix[4*i:4*i+3], src.Pix[3*i:3*i+3])
+		img.Pix[4*i+3] = 255
+	}
+	return img
+}

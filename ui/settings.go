@@ -1,0 +1,150 @@
+package ui
+
+// settings.go: the run settings — MLP tile (presets and free entry, with the tile buffer's
+// memory), residency, backend, threads, max pixels — as a form used by the Settings tab and
+// by both sides of Compare.
+//
+// Invariant: a form's Settings() is exactly what its widgets show; the mutation that would
+// silently break it: reading the tile from the preset list when the user typed a number.
+
+import (
+	"fmt"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+var (
+	tilePresets      = []string{"1", "64", "128", "256", "512", "1024", "2048", "4096"}
+	maxPixelPresets  = []string{"processor default", "65536", "262144", "1048576", "4194304", "16777216"}
+	backendNames     = []string{"cpu", "metal"}
+	residencyChoices = []string{string(engine.Mapped), string(engine.Pread)}
+)
+
+// BackendAvailable says whether a backend can run here; the app sets it (Metal on macOS).
+var BackendAvailable = func(name string) bool { return name == "cpu" }
+
+type settingsForm struct {
+	tile      *widget.SelectEntry
+	tileMem   *widget.Label
+	residency *widget.RadioGroup
+	backend   *widget.Select
+	threads   *widget.Entry
+	maxPixels *widget.SelectEntry
+	hidden    func() int // the model's intermediate size, for the tile buffer
+}
+
+func newSettingsForm(hidden func() int) *settingsForm {
+	f := &settingsForm{hidden: hidden}
+	f.tileMem = widget.NewLabel("")
+	f.tile = widget.NewSelectEntry(tilePresets)
+	f.tile.OnChanged = func(string) { f.showTileMemory() }
+	f.residency = widget.NewRadioGroup(residencyChoices, nil)
+	f.residency.Horizontal = true
+	f.backend = widget.NewSelect(backendNames, nil)
+	f.threads = widget.NewEntry()
+	f.threads.SetPlaceHolder("0 = every core")
+	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
+	return f
+}
+
+func (f *settingsForm) form() *widget.Form {
+	return widget.NewForm(
+		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, f.tile)),
+		widget.NewFormItem("residency", f.residency),
+		widget.NewFormItem("backend", f.backend),
+		widget.NewFormItem("threads", f.threads),
+		widget.NewFormItem("max pixels", f.maxPixels),
+	)
+}
+
+func (f *settingsForm) load(s Settings) {
+	f.tile.SetText(strconv.Itoa(s.TileRows))
+	f.residency.SetSelected(string(s.Residency))
+	f.backend.SetSelected(s.Backend)
+	f.threads.SetText(strconv.Itoa(s.Threads))
+	if s.MaxPixels == 0 {
+		f.maxPixels.SetText(maxPixelPresets[0])
+	} else {
+		f.maxPixels.SetText(strconv.Itoa(s.MaxPixels))
+	}
+	f.showTileMemory()
+}
+
+// Settings reads the form; an error names the field that does not parse.
+func (f *settingsForm) Settings() (Settings, error) {
+	s := Settings{Residency: engine.ResidencyMode(f.residency.Selected), Backend: f.backend.Selected}
+	var err error
+	if s.TileRows, err = strconv.Atoi(f.tile.Text); err != nil || s.TileRows < 1 {
+		return s, fmt.Errorf("MLP tile rows %q: want a whole number of at least 1", f.tile.Text)
+	}
+	if s.Threads, err = strconv.Atoi(f.threads.Text); err != nil || s.Threads < 0 {
+		return s, fmt.Errorf("threads %q: want 0 (every core) or more", f.threads.Text)
+	}
+	if f.maxPixels.Text != maxPixelPresets[0] {
+		if s.MaxPixels, err = strconv.Atoi(f.maxPixels.Text); err != nil || s.MaxPixels < 1024 {
+			return s, fmt.Errorf("max pixels %q: want a number of pixels (at least 1024)", f.maxPixels.Text)
+		}
+	}
+	if !BackendAvailable(s.Backend) {
+		return s, fmt.Errorf("backend %s is not available here (Metal needs macOS)", s.Backend)
+	}
+	if _, err := engine.ParseResidency(string(s.Residency)); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// showTileMemory: the tile buffer holds tile x intermediate float32 values.
+func (f *settingsForm) showTileMemory() {
+	t, err := strconv.Atoi(f.tile.Text)
+	if err != nil || t < 1 || f.hidden() == 0 {
+		f.tileMem.SetText("")
+		return
+	}
+	f.tileMem.SetText("buffer " + engine.FormatBytes(int64(t)*int64(f.hidden())*4))
+}
+
+type settingsPanel struct {
+	in   *Inspector
+	form *settingsForm
+	note *widget.Label
+}
+
+func newSettingsPanel(in *Inspector) *settingsPanel {
+	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate)}
+	p.note = widget.NewLabel("Tile size, residency and threads change timings, never outputs (bit-identical by design); " +
+		"the backend changes the arithmetic; max pixels changes the page. Apply re-runs from block 0.")
+	p.note.Wrapping = fyne.TextWrapWord
+	p.form.load(DefaultSettings())
+	return p
+}
+
+func (p *settingsPanel) content() fyne.CanvasObject {
+	apply := widget.NewButton("Apply and re-run", p.apply)
+	apply.Importance = widget.HighImportance
+	return container.NewVBox(p.form.form(), apply, p.note)
+}
+
+func (p *settingsPanel) load(s Settings) { p.form.load(s) }
+
+func (p *settingsPanel) apply() {
+	s, err := p.form.Settings()
+	if err != nil {
+		p.in.toolbar.setStatus(Status{Text: err.Error(), Err: err})
+		return
+	}
+	p.in.Ctl.Apply(s)
+}
+
+// intermediate is the loaded model's MLP width (0 before a load).
+func (in *Inspector) intermediate() int {
+	if !in.Snap.Loaded() {
+		return 0
+	}
+	return in.Snap.Config.Intermediate
+}

@@ -1,0 +1,130 @@
+package ui
+
+// timings.go: per-block bars (weight wait / attention half / MLP half), totals, the
+// slowest block, and the answers to "where does the time go" and "does streaming stall".
+//
+// Invariant: the bars' parts are the BlockTiming fields in that order; the mutation that
+// would silently break it: putting Wall in a part (it already contains the others).
+
+import (
+	"fmt"
+	"image/color"
+	"sort"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/ui/widgets"
+)
+
+// Bar parts and their colours, shared with the compare tab.
+var (
+	timingParts  = []string{"weight wait", "attention", "MLP"}
+	timingColors = []color.Color{
+		color.NRGBA{R: 0xe4, G: 0x57, B: 0x56, A: 0xff}, // wait: red, it is the stall
+		color.NRGBA{R: 0x4c, G: 0x8b, B: 0xf5, A: 0xff}, // attention half
+		color.NRGBA{R: 0x45, G: 0xb8, B: 0x8d, A: 0xff}, // MLP half
+	}
+)
+
+func timingRows(ts []engine.BlockTiming) [][]float64 {
+	rows := make([][]float64, len(ts))
+	for i, t := range ts {
+		rows[i] = []float64{ms(t.Wait), ms(t.Attention), ms(t.MLP)}
+	}
+	return rows
+}
+
+type timingsPanel struct {
+	in      *Inspector
+	bars    *widgets.Bars
+	summary *widget.Label
+	ops     *widget.Label
+}
+
+func newTimingsPanel(in *Inspector) *timingsPanel {
+	p := &timingsPanel{in: in}
+	p.bars = widgets.NewBars(timingParts, timingColors, "ms", in.SelectBlock)
+	p.summary = widget.NewLabel("")
+	p.summary.Wrapping = fyne.TextWrapWord
+	p.ops = widget.NewLabel("")
+	p.ops.TextStyle = fyne.TextStyle{Monospace: true}
+	return p
+}
+
+func (p *timingsPanel) content() fyne.CanvasObject {
+	return container.NewBorder(nil, container.NewVBox(p.summary, p.ops), nil, nil, p.bars)
+}
+
+func (p *timingsPanel) refresh() {
+	s := p.in.Snap
+	p.bars.SetSeries(widgets.Series{Name: s.Settings.Describe(), Rows: timingRows(s.Timings)})
+	p.bars.SetSelected(p.in.Sel.Block)
+	p.summary.SetText(timingSummary(s, p.bars.Slowest(0)))
+	p.ops.SetText(opBreakdown(s, p.in.Sel.Block))
+}
+
+// timingSummary answers where the time goes and whether streaming stalls.
+func timingSummary(s *Snapshot, slowest int) string {
+	if len(s.Timings) == 0 {
+		return "no block has run yet"
+	}
+	var wait, attn, mlp, wall float64
+	var read int64
+	for _, t := range s.Timings {
+		wait, attn, mlp, wall = wait+ms(t.Wait), attn+ms(t.Attention), mlp+ms(t.MLP), wall+ms(t.Wall)
+		read += t.BytesRead
+	}
+	pct := func(x float64) float64 { return 100 * x / max(wall, 1e-9) }
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d blocks in %.1f ms: attention %.0f%%, MLP %.0f%%, waiting for weights %.1f%% (%.1f ms).",
+		len(s.Timings), wall, pct(attn), pct(mlp), pct(wait), wait)
+	if slowest >= 0 {
+		fmt.Fprintf(&b, " Slowest: block %d (%.1f ms).", slowest, ms(s.Timings[slowest].Wall))
+	}
+	if s.Settings.Residency == engine.Pread {
+		fmt.Fprintf(&b, " pread: %s read", engine.FormatBytes(read))
+		if stall := stalledBlocks(s.Timings); len(stall) > 0 {
+			fmt.Fprintf(&b, "; streaming stalls on blocks %v (wait > 5%% of the block).", stall)
+		} else {
+			b.WriteString("; streaming keeps up (no block waits more than 5% of its time).")
+		}
+	} else {
+		fmt.Fprintf(&b, " mapped: %s of weights in the page cache, no copies.", engine.FormatBytes(s.WeightBytes))
+	}
+	return b.String()
+}
+
+// stalledBlocks are the blocks that waited for weights more than 5% of their wall time
+// (block 0 always waits for its first read, so it is left out).
+func stalledBlocks(ts []engine.BlockTiming) []int {
+	var out []int
+	for _, t := range ts[1:] {
+		if t.Wait*20 > t.Wall {
+			out = append(out, t.Block)
+		}
+	}
+	return out
+}
+
+// opBreakdown lists the selected block's time per op kind (CPU backend only).
+func opBreakdown(s *Snapshot, block int) string {
+	if block >= len(s.Timings) || s.Timings[block].Ops == nil {
+		return ""
+	}
+	ops := s.Timings[block].Ops
+	names := make([]string, 0, len(ops))
+	for k := range ops {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return ops[names[i]] > ops[names[j]] })
+	var b strings.Builder
+	fmt.Fprintf(&b, "block %d by op:", block)
+	for _, k := range names {
+		fmt.Fprintf(&b, "  %s %.1f ms", k, ms(ops[k]))
+	}
+	return b.String()
+}

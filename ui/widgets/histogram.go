@@ -1,0 +1,251 @@
+// histogram.go: a histogram of counts over [lo, hi] with a caption and min/max labels.
+// Invariant: bin i is drawn over [lo + i·w, lo + (i+1)·w) of the axis, w = (hi-lo)/len(counts),
+// with height count/maxCount, and any non-zero bin is at least one unit tall, so outliers (the
+// reason to look at an activation histogram) never vanish. The mutation that would silently
+// break it: rounding small bins to zero height, which hides the few massive activations.
+package widgets
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Histogram draws bars of counts between lo and hi, a caption above, the range below (with a
+// mark at zero when the range spans it), and the bin range and count of the bar under the
+// pointer.
+//
+// Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
+type Histogram struct {
+	widget.BaseWidget
+
+	counts  []int
+	lo, hi  float32
+	caption string
+	hovered int
+	hoverAt fyne.Position
+}
+
+var _ desktop.Hoverable = (*Histogram)(nil)
+
+// NewHistogram returns an empty histogram.
+func NewHistogram() *Histogram {
+	h := &Histogram{hovered: -1}
+	h.ExtendBaseWidget(h)
+	return h
+}
+
+// SetData sets the bin counts over [lo, hi] (bins of equal width) and the caption.
+func (h *Histogram) SetData(counts []int, lo, hi float32, caption string) {
+	h.counts = append(h.counts[:0], counts...)
+	h.lo, h.hi, h.caption = lo, hi, caption
+	if h.hovered >= len(h.counts) {
+		h.hovered = -1
+	}
+	h.Refresh()
+}
+
+// histGeom is where the bars go for one size.
+type histGeom struct {
+	x0, y0, x1, y1 float32
+	textH          float32
+	n              int
+}
+
+func (h *Histogram) geom(size fyne.Size, th fyne.Theme) histGeom {
+	cs := th.Size(theme.SizeNameCaptionText)
+	g := histGeom{n: len(h.counts)}
+	g.textH = fyne.MeasureText("0", cs, fyne.TextStyle{}).Height
+	g.x0, g.x1 = 2, size.Width-2
+	g.y0 = g.textH + 6
+	g.y1 = size.Height - g.textH - 4
+	return g
+}
+
+// binX is the left edge and width of bin i, on whole units with a one-unit gap when the bins
+// are wide enough.
+func (g histGeom) binX(i int) (x, w float32) {
+	pitch := (g.x1 - g.x0) / float32(g.n)
+	a := float32(math.Round(float64(g.x0 + float32(i)*pitch)))
+	c := float32(math.Round(float64(g.x0 + float32(i+1)*pitch)))
+	if pitch >= 4 {
+		c--
+	}
+	return a, max(c-a, 1)
+}
+
+// binAt is the bin under x, or -1.
+func (g histGeom) binAt(x float32) int {
+	if g.n <= 0 || x < g.x0 || x >= g.x1 {
+		return -1
+	}
+	return min(int((x-g.x0)/(g.x1-g.x0)*float32(g.n)), g.n-1)
+}
+
+// valueX is where value v lies on the axis.
+func (g histGeom) valueX(v, lo, hi float32) float32 {
+	return g.x0 + (v-lo)/(hi-lo)*(g.x1-g.x0)
+}
+
+// histBarHeight is the drawn height of count c when the largest is top, over a plot ph tall.
+func histBarHeight(c, top int, ph float32) float32 {
+	if c <= 0 || top <= 0 {
+		return 0
+	}
+	return max(float32(math.Round(float64(float32(c)/float32(top)*ph))), 1)
+}
+
+// HoverText is what the tooltip says for bin i: its range and count.
+func (h *Histogram) HoverText(i int) string {
+	if i < 0 || i >= len(h.counts) {
+		return ""
+	}
+	w := (h.hi - h.lo) / float32(len(h.counts))
+	a, b := h.lo+float32(i)*w, h.lo+float32(i+1)*w
+	return fmt.Sprintf("[%s, %s) · %s", stripFormat3(float64(a)), stripFormat3(float64(b)), histThousands(h.counts[i]))
+}
+
+// histThousands writes n with thousands separators (56,463).
+func histThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// MouseIn shows the tooltip of the bin under the pointer.
+func (h *Histogram) MouseIn(ev *desktop.MouseEvent) { h.MouseMoved(ev) }
+
+// MouseMoved follows the pointer with the tooltip.
+func (h *Histogram) MouseMoved(ev *desktop.MouseEvent) {
+	i := h.geom(h.Size(), h.Theme()).binAt(ev.Position.X)
+	if i < 0 && h.hovered < 0 {
+		return
+	}
+	h.hovered, h.hoverAt = i, ev.Position
+	h.Refresh()
+}
+
+// MouseOut hides the tooltip.
+func (h *Histogram) MouseOut() {
+	h.hovered = -1
+	h.Refresh()
+}
+
+// MinSize is small: histograms sit in side panels.
+func (h *Histogram) MinSize() fyne.Size {
+	return fyne.NewSize(120, 80)
+}
+
+// CreateRenderer implements fyne.Widget.
+func (h *Histogram) CreateRenderer() fyne.WidgetRenderer {
+	h.ExtendBaseWidget(h)
+	r := &histRenderer{h: h, tip: &stripTooltip{}}
+	r.Refresh()
+	return r
+}
+
+type histRenderer struct {
+	h     *Histogram
+	scene barsScene
+	tip   *stripTooltip
+}
+
+func (r *histRenderer) Destroy() {}
+
+func (r *histRenderer) MinSize() fyne.Size { return r.h.MinSize() }
+
+func (r *histRenderer) Objects() []fyne.CanvasObject { return r.scene.objects }
+
+func (r *histRenderer) Refresh() {
+	r.Layout(r.h.Size())
+	canvas.Refresh(r.h)
+}
+
+func (r *histRenderer) Layout(size fyne.Size) {
+	h := r.h
+	th := h.Theme()
+	v := fyne.CurrentApp().Settings().ThemeVariant()
+	col := func(n fyne.ThemeColorName) color.Color { return stripThemeColor(th, n, v) }
+	fg, muted := col(theme.ColorNameForeground), col(theme.ColorNamePlaceHolder)
+	cs := th.Size(theme.SizeNameCaptionText)
+	g := h.geom(size, th)
+	sc := &r.scene
+	sc.begin()
+	if g.x1 <= g.x0 || g.y1 <= g.y0 {
+		return
+	}
+
+	top, total := 0, 0
+	for _, c := range h.counts {
+		top = max(top, c)
+		total += max(c, 0)
+	}
+	sc.text(h.caption, 0, 0, size.Width*0.7, g.textH, cs, fg, fyne.TextAlignLeading, true)
+	if total > 0 {
+		sc.text("n = "+histThousands(total), size.Width*0.5, 0, size.Width*0.5, g.textH, cs, muted, fyne.TextAlignTrailing, false)
+	}
+
+	// Zero, when the range spans it: a faint line the bars stand in front of.
+	spansZero := h.lo < 0 && h.hi > 0
+	if spansZero {
+		zx := float32(math.Round(float64(g.valueX(0, h.lo, h.hi))))
+		sc.rect(zx, g.y0, 1, g.y1-g.y0, stripWithAlpha(fg, 0x50))
+	}
+
+	if g.n == 0 || top == 0 {
+		sc.text("no data", g.x0, g.y0, g.x1-g.x0, g.y1-g.y0, cs, muted, fyne.TextAlignCenter, false)
+	}
+	bar := col(theme.ColorNamePrimary)
+	hot := stripMix(bar, fg, 0.35)
+	for i, c := range h.counts {
+		bh := histBarHeight(c, top, g.y1-g.y0)
+		if bh == 0 {
+			continue
+		}
+		x, w := g.binX(i)
+		fill := bar
+		if i == h.hovered {
+			fill = hot
+		}
+		sc.rect(x, g.y1-bh, w, bh, fill)
+	}
+	sc.rect(g.x0, g.y1, g.x1-g.x0, 1, stripWithAlpha(fg, 0x80)) // baseline
+
+	// Range labels under the ends, and zero between them when it fits.
+	ly := g.y1 + 3
+	loS, hiS := stripFormat3(float64(h.lo)), stripFormat3(float64(h.hi))
+	sc.text(loS, g.x0, ly, (g.x1-g.x0)/2, g.textH, cs, muted, fyne.TextAlignLeading, false)
+	sc.text(hiS, g.x0+(g.x1-g.x0)/2, ly, (g.x1-g.x0)/2, g.textH, cs, muted, fyne.TextAlignTrailing, false)
+	if spansZero {
+		zx := g.valueX(0, h.lo, h.hi)
+		zw := fyne.MeasureText("0", cs, fyne.TextStyle{}).Width
+		loW := fyne.MeasureText(loS, cs, fyne.TextStyle{}).Width
+		hiW := fyne.MeasureText(hiS, cs, fyne.TextStyle{}).Width
+		if zx-zw/2 > g.x0+loW+6 && zx+zw/2 < g.x1-hiW-6 {
+			sc.text("0", zx-zw, ly, 2*zw, g.textH, cs, muted, fyne.TextAlignCenter, false)
+		}
+	}
+
+	if h.hovered >= 0 && h.hovered < g.n {
+		r.tip.style(th, v)
+		r.tip.show(th, h.HoverText(h.hovered), h.hoverAt, size)
+	} else {
+		r.tip.hide()
+	}
+	sc.add(r.tip.objects()...)
+}

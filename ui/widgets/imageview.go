@@ -1,0 +1,905 @@
+// imageview.go: the page image with its per-patch heatmap overlay, patch grid, selection
+// box, numbered marks and hover read-out. Invariant: the patch at screen row r, column c
+// (inside the letterboxed image rectangle) is always sequence index grid.Index(r, c) — in
+// taps, hover, the overlay colour, the selection box and the marks alike. The mutation that
+// would silently break it: using the raster index r*Cols+c anywhere (on a grid in merge-window
+// order every patch would still get a plausible colour, just the wrong one).
+package widgets
+
+import (
+	"encoding/binary"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"sort"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+)
+
+// PatchGrid says how patches tile the image: Rows x Cols patches; Index(row, col) is the
+// patch's sequence index (the engine orders patches in 2x2 merge windows, not raster order).
+// A nil Index means raster order (row*Cols + col).
+type PatchGrid struct {
+	Rows, Cols int
+	Index      func(row, col int) int
+}
+
+// MergeWindowGrid is the grid in the engine's sequence order: merge x merge windows run
+// row-major, and the patches inside a window run row-major too (top-left, top-right,
+// bottom-left, bottom-right for merge 2). rows and cols must be multiples of merge.
+func MergeWindowGrid(rows, cols, merge int) PatchGrid {
+	if merge < 1 {
+		merge = 1
+	}
+	wc := cols / merge
+	return PatchGrid{Rows: rows, Cols: cols, Index: func(r, c int) int {
+		return ((r/merge)*wc+c/merge)*merge*merge + (r%merge)*merge + c%merge
+	}}
+}
+
+// Len is the number of patches.
+func (g PatchGrid) Len() int {
+	if g.Rows <= 0 || g.Cols <= 0 {
+		return 0
+	}
+	return g.Rows * g.Cols
+}
+
+// At returns grid.Index(row, col), or the raster index when Index is nil.
+func (g PatchGrid) At(row, col int) int {
+	if g.Index == nil {
+		return row*g.Cols + col
+	}
+	return g.Index(row, col)
+}
+
+// Check reports an Index that is not a permutation of 0..Len()-1.
+func (g PatchGrid) Check() error {
+	_, err := ivRasterOf(g)
+	return err
+}
+
+// ivRasterOf inverts the grid: rasterOf[seq] = row*Cols + col.
+func ivRasterOf(g PatchGrid) ([]int, error) {
+	n := g.Len()
+	inv := make([]int, n)
+	for i := range inv {
+		inv[i] = -1
+	}
+	for r := 0; r < g.Rows; r++ {
+		for c := 0; c < g.Cols; c++ {
+			s := g.At(r, c)
+			if s < 0 || s >= n {
+				return nil, fmt.Errorf("patch grid %dx%d: Index(%d, %d) = %d is out of range", g.Rows, g.Cols, r, c, s)
+			}
+			if inv[s] >= 0 {
+				return nil, fmt.Errorf("patch grid %dx%d: Index(%d, %d) = %d repeats", g.Rows, g.Cols, r, c, s)
+			}
+			inv[s] = r*g.Cols + c
+		}
+	}
+	return inv, nil
+}
+
+// Colours of the decorations; each is drawn over a black halo so it reads on any colour.
+var (
+	ivSelectColor = color.NRGBA{255, 255, 255, 255}
+	ivMarkColor   = color.NRGBA{0, 229, 255, 255}
+	ivHaloColor   = color.NRGBA{0, 0, 0, 255}
+	ivGridColor   = color.NRGBA{255, 255, 255, 72}
+	ivHoverColor  = color.NRGBA{255, 255, 255, 200}
+	ivTipBgColor  = color.NRGBA{18, 18, 20, 230}
+	ivTipFgColor  = color.NRGBA{240, 240, 240, 255}
+	ivBadgeBg     = color.NRGBA{0, 0, 0, 200}
+)
+
+// ImageView shows the page image with a heatmap overlay, one value per patch.
+//
+// Setters may be called from the UI goroutine only; elsewhere wrap them in fyne.Do.
+// OnSelect and OnHover run on the UI goroutine, without any lock held.
+type ImageView struct {
+	widget.BaseWidget
+	OnSelect func(patch int) // tapped a patch (sequence index)
+	OnHover  func(patch int) // pointer over a patch; -1 when it leaves
+
+	mu        sync.Mutex
+	photo     *image.RGBA // the page, origin at 0,0
+	grid      PatchGrid
+	rasterOf  []int // seq -> row*Cols+col; nil when there is no valid grid
+	values    []float32
+	cm        Colormap
+	lo, hi    float32
+	opacity   float64
+	showGrid  bool
+	selected  int
+	marked    []int
+	hoverText func(patch int) string
+	composed  *image.RGBA // photo + overlay; replaced (never mutated) on change
+	hovered   int
+	pointer   fyne.Position
+	pointerIn bool
+	tip       string // hover text of the hovered patch
+	dirty     ivDirty
+}
+
+type ivDirty uint8
+
+const (
+	ivDirtyImage ivDirty = 1 << iota // the composed image changed
+	ivDirtyDeco                      // grid, selection or marks changed
+	ivDirtyHover                     // hover box or tooltip changed
+)
+
+// NewImageView returns an empty view: overlay opacity 0.6, no selection, grid hidden.
+func NewImageView() *ImageView {
+	v := &ImageView{opacity: 0.6, selected: -1, hovered: -1}
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// SetImage sets the resized page the patches were cut from; patch (r,c) covers pixels
+// [c*W/Cols,(c+1)*W/Cols) x [r*H/Rows,(r+1)*H/Rows). When the patch count changes the
+// overlay, the selection and the marks are cleared. A grid whose Index is not a permutation
+// is logged and treated as no grid (the photo shows, nothing is selectable).
+func (v *ImageView) SetImage(img image.Image, grid PatchGrid) {
+	var photo *image.RGBA
+	if img != nil && !img.Bounds().Empty() {
+		b := img.Bounds()
+		photo = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		draw.Draw(photo, photo.Rect, img, b.Min, draw.Src)
+	}
+	inv, err := ivRasterOf(grid)
+	if err != nil {
+		fyne.LogError("ImageView.SetImage", err)
+		grid, inv = PatchGrid{}, nil
+	}
+	v.mu.Lock()
+	if grid.Len() != v.grid.Len() {
+		v.values, v.selected, v.marked = nil, -1, nil
+	}
+	v.photo, v.grid, v.rasterOf = photo, grid, inv
+	v.hovered = -1
+	v.ivComposeLocked()
+	v.tip = ""
+	v.dirty |= ivDirtyImage | ivDirtyDeco | ivDirtyHover
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// SetOverlay sets one value per sequence index, coloured by cm over [lo, hi]; nil clears
+// the overlay. NaN values and missing entries leave their patch uncoloured.
+func (v *ImageView) SetOverlay(values []float32, cm Colormap, lo, hi float32) {
+	v.mu.Lock()
+	v.values = append(v.values[:0:0], values...)
+	if values == nil {
+		v.values = nil
+	}
+	v.cm, v.lo, v.hi = cm, lo, hi
+	v.ivComposeLocked()
+	v.dirty |= ivDirtyImage
+	v.mu.Unlock()
+	v.Refresh()
+	v.ivUpdateTip()
+}
+
+// SetOpacity sets the overlay opacity, clamped to 0..1.
+func (v *ImageView) SetOpacity(a float64) {
+	if math.IsNaN(a) {
+		a = 0
+	}
+	a = math.Min(math.Max(a, 0), 1)
+	v.mu.Lock()
+	if a == v.opacity {
+		v.mu.Unlock()
+		return
+	}
+	v.opacity = a
+	v.ivComposeLocked()
+	v.dirty |= ivDirtyImage
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// Opacity returns the overlay opacity.
+func (v *ImageView) Opacity() float64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.opacity
+}
+
+// SetShowGrid shows or hides thin patch grid lines.
+func (v *ImageView) SetShowGrid(on bool) {
+	v.mu.Lock()
+	v.showGrid = on
+	v.dirty |= ivDirtyDeco
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// SetSelected outlines one patch (sequence index); -1 (or any index outside the grid) clears it.
+func (v *ImageView) SetSelected(patch int) {
+	v.mu.Lock()
+	if patch < 0 || patch >= len(v.rasterOf) {
+		patch = -1
+	}
+	v.selected = patch
+	v.dirty |= ivDirtyDeco
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// Selected returns the selected sequence index, -1 for none.
+func (v *ImageView) Selected() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.selected
+}
+
+// SetMarked outlines patches (sequence indices) with small numbered frames, 1 for the first.
+func (v *ImageView) SetMarked(patches []int) {
+	v.mu.Lock()
+	v.marked = append([]int(nil), patches...)
+	v.dirty |= ivDirtyDeco
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// SetHoverText sets the text shown near the pointer while it is over a patch; nil gives the
+// default "r R  c C  seq S" followed by the overlay value when there is one.
+func (v *ImageView) SetHoverText(f func(patch int) string) {
+	v.mu.Lock()
+	v.hoverText = f
+	v.mu.Unlock()
+	v.ivUpdateTip()
+}
+
+// PatchAt returns the sequence index under a widget-local position, -1 outside the image.
+func (v *ImageView) PatchAt(pos fyne.Position) int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.ivPatchAtLocked(pos, v.Size())
+}
+
+func (v *ImageView) ivPatchAtLocked(pos fyne.Position, size fyne.Size) int {
+	if v.photo == nil || v.rasterOf == nil {
+		return -1
+	}
+	geo := ivGeometry(size, v.photo.Rect.Dx(), v.photo.Rect.Dy(), v.grid, ivCanvasScale(v))
+	r, c, ok := geo.cellAt(pos)
+	if !ok {
+		return -1
+	}
+	return v.grid.At(r, c)
+}
+
+// ivCanvasScale is the canvas scale of obj (device pixels per unit), 1 when not on a canvas.
+func ivCanvasScale(obj fyne.CanvasObject) (scale float32) {
+	defer func() { // a driver without windows (fyne's test driver with a custom painter) panics
+		if recover() != nil {
+			scale = 1
+		}
+	}()
+	if app := fyne.CurrentApp(); app != nil && app.Driver() != nil {
+		if c := app.Driver().CanvasForObject(obj); c != nil && c.Scale() > 0 {
+			return c.Scale()
+		}
+	}
+	return 1
+}
+
+// ivGeom is where the image and its patch boundaries lie in widget units, snapped to device
+// pixels so that outlines, grid lines and taps agree to the pixel.
+type ivGeom struct {
+	ok     bool
+	xs, ys []float32 // patch boundaries: Cols+1 and Rows+1 values; xs[0], xs[Cols] are the image edges
+	unit   float32   // one device pixel in units
+}
+
+// ivGeometry letterboxes a W x H image centred in size (aspect kept) and places the grid's
+// boundaries: boundary c is pixel column c*W/Cols of the image.
+func ivGeometry(size fyne.Size, W, H int, g PatchGrid, scale float32) ivGeom {
+	if W <= 0 || H <= 0 || g.Rows <= 0 || g.Cols <= 0 || size.Width <= 0 || size.Height <= 0 {
+		return ivGeom{}
+	}
+	if scale <= 0 {
+		scale = 1
+	}
+	snap := func(v float32) float32 { return float32(math.Round(float64(v*scale))) / scale }
+	sc := min(size.Width/float32(W), size.Height/float32(H))
+	w, h := float32(W)*sc, float32(H)*sc
+	ox, oy := (size.Width-w)/2, (size.Height-h)/2
+	geo := ivGeom{ok: true, xs: make([]float32, g.Cols+1), ys: make([]float32, g.Rows+1), unit: 1 / scale}
+	for c := range geo.xs {
+		geo.xs[c] = snap(ox + float32(c*W/g.Cols)*sc)
+	}
+	for r := range geo.ys {
+		geo.ys[r] = snap(oy + float32(r*H/g.Rows)*sc)
+	}
+	return geo
+}
+
+// ivSearch returns k with bs[k] <= p < bs[k+1], or -1.
+func ivSearch(bs []float32, p float32) int {
+	n := len(bs) - 1
+	if n < 1 || !(p >= bs[0] && p < bs[n]) {
+		return -1
+	}
+	return sort.Search(n, func(k int) bool { return bs[k+1] > p })
+}
+
+func (g ivGeom) cellAt(pos fyne.Position) (r, c int, ok bool) {
+	if !g.ok {
+		return 0, 0, false
+	}
+	c, r = ivSearch(g.xs, pos.X), ivSearch(g.ys, pos.Y)
+	return r, c, r >= 0 && c >= 0
+}
+
+// image returns the image rectangle.
+func (g ivGeom) image() (fyne.Position, fyne.Size) {
+	x0, y0, x1, y1 := g.xs[0], g.ys[0], g.xs[len(g.xs)-1], g.ys[len(g.ys)-1]
+	return fyne.NewPos(x0, y0), fyne.NewSize(x1-x0, y1-y0)
+}
+
+// cell returns the rectangle of raster cell (r, c).
+func (g ivGeom) cell(r, c int) (x0, y0, x1, y1 float32) {
+	return g.xs[c], g.ys[r], g.xs[c+1], g.ys[r+1]
+}
+
+// ivPatchRect returns the pixel rectangle of raster cell (r, c) in a W x H image.
+func ivPatchRect(g PatchGrid, W, H, r, c int) image.Rectangle {
+	return image.Rect(c*W/g.Cols, r*H/g.Rows, (c+1)*W/g.Cols, (r+1)*H/g.Rows)
+}
+
+// Snapshot returns the composed view (photo + overlay + grid + selection + marks) at image
+// resolution, as a new image; nil without an image.
+func (v *ImageView) Snapshot() image.Image {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.composed == nil {
+		return nil
+	}
+	out := image.NewRGBA(v.composed.Rect)
+	copy(out.Pix, v.composed.Pix)
+	W, H := out.Rect.Dx(), out.Rect.Dy()
+	g := v.grid
+	if v.showGrid && v.rasterOf != nil {
+		for c := 1; c < g.Cols; c++ {
+			ivBlendRect(out, image.Rect(c*W/g.Cols, 0, c*W/g.Cols+1, H), ivGridColor)
+		}
+		for r := 1; r < g.Rows; r++ {
+			ivBlendRect(out, image.Rect(0, r*H/g.Rows, W, r*H/g.Rows+1), ivGridColor)
+		}
+	}
+	for i, p := range v.marked {
+		if p < 0 || p >= len(v.rasterOf) {
+			continue
+		}
+		pr := ivPatchRect(g, W, H, v.rasterOf[p]/g.Cols, v.rasterOf[p]%g.Cols)
+		ivBand(out, pr, 3, ivHaloColor)
+		ivBand(out, pr.Inset(1), 1, ivMarkColor)
+		ivDrawBadge(out, pr, fmt.Sprint(i+1))
+	}
+	if p := v.selected; p >= 0 && p < len(v.rasterOf) {
+		pr := ivPatchRect(g, W, H, v.rasterOf[p]/g.Cols, v.rasterOf[p]%g.Cols)
+		ivBand(out, pr.Inset(-1), 4, ivHaloColor)
+		ivBand(out, pr, 2, ivSelectColor)
+	}
+	return out
+}
+
+// OverlayImage returns the composed photo + overlay exactly as drawn; nil without an image.
+// The image is never modified afterwards (a change composes a new one).
+func (v *ImageView) OverlayImage() image.Image {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.composed == nil {
+		return nil
+	}
+	return v.composed
+}
+
+// ivComposeLocked blends the overlay over the photo into a fresh RGBA:
+// out = photo*(1-a) + colour*a with a = opacity in steps of 1/256 (exact at 0 and 1);
+// uncoloured patches are copied.
+func (v *ImageView) ivComposeLocked() {
+	if v.photo == nil {
+		v.composed = nil
+		return
+	}
+	out := image.NewRGBA(v.photo.Rect)
+	v.composed = out
+	w := uint64(math.Round(v.opacity * 256))
+	if w == 0 || v.values == nil || v.rasterOf == nil {
+		copy(out.Pix, v.photo.Pix)
+		return
+	}
+	g := v.grid
+	W, H := out.Rect.Dx(), out.Rect.Dy()
+	inv := 256 - w
+	for r := 0; r < g.Rows; r++ {
+		y0, y1 := r*H/g.Rows, (r+1)*H/g.Rows
+		for c := 0; c < g.Cols; c++ {
+			x0, x1 := c*W/g.Cols, (c+1)*W/g.Cols
+			s := g.At(r, c)
+			col := color.NRGBA{}
+			if s < len(v.values) {
+				col = v.cm.At(Normalize(v.values[s], v.lo, v.hi))
+			}
+			// four 16-bit lanes R, B, G, A (see ivBlendRow), each colour*w + 128 for rounding
+			cterm := (uint64(col.R)*w + 128) | (uint64(col.B)*w+128)<<16 |
+				(uint64(col.G)*w+128)<<32 | (255*w+128)<<48
+			for y := y0; y < y1; y++ {
+				o := y*out.Stride + x0*4
+				n := (x1 - x0) * 4
+				if col.A == 0 {
+					copy(out.Pix[o:o+n], v.photo.Pix[o:o+n])
+				} else {
+					ivBlendRow(out.Pix[o:o+n], v.photo.Pix[o:o+n], inv, cterm)
+				}
+			}
+		}
+	}
+}
+
+// ivBlendRow sets dst = (src*inv + cterm) >> 8 per channel, for RGBA rows. A pixel is spread
+// into 16-bit lanes R|B<<16|G<<32|A<<48 so one multiply scales all four channels: each lane
+// stays below 255*256 + 128 < 65536, so lanes never carry into each other. Two pixels a step.
+func ivBlendRow(dst, src []byte, inv, cterm uint64) {
+	one := func(p uint64) uint64 {
+		x := (p & 0x00ff00ff) | (p&0xff00ff00)<<24
+		x = ((x*inv + cterm) >> 8) & 0x00ff00ff00ff00ff
+		return uint64(uint32(x | x>>24))
+	}
+	n := min(len(src), len(dst)) &^ 3
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		q := binary.LittleEndian.Uint64(src[i : i+8 : i+8])
+		binary.LittleEndian.PutUint64(dst[i:i+8:i+8], one(q&0xffffffff)|one(q>>32)<<32)
+	}
+	if i < n {
+		binary.LittleEndian.PutUint32(dst[i:i+4:i+4], uint32(one(uint64(binary.LittleEndian.Uint32(src[i:i+4:i+4])))))
+	}
+}
+
+// ivBlendRect blends a straight-alpha colour over r (clipped).
+func ivBlendRect(img *image.RGBA, r image.Rectangle, col color.NRGBA) {
+	r = r.Intersect(img.Rect)
+	a := uint32(col.A)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			i := img.PixOffset(x, y)
+			p := img.Pix[i : i+4 : i+4]
+			p[0] = uint8((uint32(p[0])*(255-a) + uint32(col.R)*a + 127) / 255)
+			p[1] = uint8((uint32(p[1])*(255-a) + uint32(col.G)*a + 127) / 255)
+			p[2] = uint8((uint32(p[2])*(255-a) + uint32(col.B)*a + 127) / 255)
+			p[3] = uint8((uint32(p[3])*(255-a) + 255*a + 127) / 255)
+		}
+	}
+}
+
+// ivBand paints the frame of width t just inside r.
+func ivBand(img *image.RGBA, r image.Rectangle, t int, col color.NRGBA) {
+	if r.Dx() <= 2*t || r.Dy() <= 2*t {
+		ivBlendRect(img, r, col)
+		return
+	}
+	ivBlendRect(img, image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+t), col)
+	ivBlendRect(img, image.Rect(r.Min.X, r.Max.Y-t, r.Max.X, r.Max.Y), col)
+	ivBlendRect(img, image.Rect(r.Min.X, r.Min.Y+t, r.Min.X+t, r.Max.Y-t), col)
+	ivBlendRect(img, image.Rect(r.Max.X-t, r.Min.Y+t, r.Max.X, r.Max.Y-t), col)
+}
+
+// ivDrawBadge writes a small white number on black at the top-left inside pr, when it fits.
+func ivDrawBadge(img *image.RGBA, pr image.Rectangle, s string) {
+	face := basicfont.Face7x13
+	w := 7*len(s) + 2
+	if pr.Dx() < w+2 || pr.Dy() < 14 {
+		return
+	}
+	box := image.Rect(pr.Min.X+1, pr.Min.Y+1, pr.Min.X+1+w, pr.Min.Y+13)
+	ivBlendRect(img, box, ivBadgeBg)
+	d := font.Drawer{Dst: img, Src: image.NewUniform(color.White), Face: face,
+		Dot: fixed.P(box.Min.X+1, box.Min.Y+10)}
+	d.DrawString(s)
+}
+
+// ivDefaultHoverLocked is the hover text without SetHoverText.
+func (v *ImageView) ivDefaultHoverLocked(p int) string {
+	rc := v.rasterOf[p]
+	s := fmt.Sprintf("r %d  c %d  seq %d", rc/v.grid.Cols, rc%v.grid.Cols, p)
+	if p < len(v.values) {
+		s += ":  " + legendFormatValue(v.values[p])
+	}
+	return s
+}
+
+// Tapped selects the patch under the pointer and calls OnSelect; a tap in the letterbox
+// does nothing.
+func (v *ImageView) Tapped(ev *fyne.PointEvent) {
+	p := v.PatchAt(ev.Position)
+	if p < 0 {
+		return
+	}
+	v.SetSelected(p)
+	if f := v.OnSelect; f != nil {
+		f(p)
+	}
+}
+
+// MouseIn implements desktop.Hoverable.
+func (v *ImageView) MouseIn(ev *desktop.MouseEvent) { v.ivPointer(ev.Position, true) }
+
+// MouseMoved implements desktop.Hoverable.
+func (v *ImageView) MouseMoved(ev *desktop.MouseEvent) { v.ivPointer(ev.Position, true) }
+
+// MouseOut implements desktop.Hoverable.
+func (v *ImageView) MouseOut() { v.ivPointer(fyne.Position{}, false) }
+
+func (v *ImageView) ivPointer(pos fyne.Position, in bool) {
+	v.mu.Lock()
+	p := -1
+	if in {
+		p = v.ivPatchAtLocked(pos, v.Size())
+	}
+	changed := p != v.hovered
+	v.hovered, v.pointer, v.pointerIn = p, pos, in
+	v.dirty |= ivDirtyHover
+	v.mu.Unlock()
+	if changed {
+		v.ivUpdateTip()
+	} else {
+		v.Refresh()
+	}
+	if f := v.OnHover; changed && f != nil {
+		f(p)
+	}
+}
+
+// ivUpdateTip recomputes the hover text; the user's function runs without the lock held.
+func (v *ImageView) ivUpdateTip() {
+	v.mu.Lock()
+	p, f := v.hovered, v.hoverText
+	text := ""
+	if p >= 0 && f == nil {
+		text = v.ivDefaultHoverLocked(p)
+	}
+	v.mu.Unlock()
+	if p >= 0 && f != nil {
+		text = f(p)
+	}
+	v.mu.Lock()
+	if v.hovered == p {
+		v.tip = text
+	}
+	v.dirty |= ivDirtyHover
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// MinSize keeps the view usable in a narrow side panel.
+func (v *ImageView) MinSize() fyne.Size {
+	v.ExtendBaseWidget(v)
+	return fyne.NewSize(320, 200)
+}
+
+// CreateRenderer implements fyne.Widget.
+func (v *ImageView) CreateRenderer() fyne.WidgetRenderer {
+	v.ExtendBaseWidget(v)
+	r := &ivRenderer{v: v}
+	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	r.img = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScaleFastest}
+	r.empty = canvas.NewText("No image", theme.Color(theme.ColorNamePlaceHolder))
+	r.empty.Alignment = fyne.TextAlignCenter
+	r.sel = ivNewFrames(ivHaloColor, ivSelectColor)
+	r.hover = ivNewFrames(ivHaloColor, ivHoverColor)
+	r.tipBg = canvas.NewRectangle(ivTipBgColor)
+	r.tipBg.CornerRadius = 4
+	r.tipText = canvas.NewText("", ivTipFgColor)
+	r.tipText.TextStyle = fyne.TextStyle{Monospace: true}
+	r.tipText.TextSize = theme.CaptionTextSize()
+	v.mu.Lock()
+	v.dirty = 0 // the first Refresh below rebuilds everything
+	v.mu.Unlock()
+	r.Refresh()
+	return r
+}
+
+// ivFrames is a two-colour outline: a halo band under a thinner bright band.
+type ivFrames struct{ halo, line [4]*canvas.Rectangle }
+
+func ivNewFrames(halo, line color.Color) *ivFrames {
+	f := &ivFrames{}
+	for i := range 4 {
+		f.halo[i] = canvas.NewRectangle(halo)
+		f.line[i] = canvas.NewRectangle(line)
+	}
+	return f
+}
+
+func (f *ivFrames) objects() []fyne.CanvasObject {
+	out := make([]fyne.CanvasObject, 0, 8)
+	for _, r := range f.halo {
+		out = append(out, r)
+	}
+	for _, r := range f.line {
+		out = append(out, r)
+	}
+	return out
+}
+
+func (f *ivFrames) show(on bool) {
+	for i := range 4 {
+		f.halo[i].Hidden, f.line[i].Hidden = !on, !on
+	}
+}
+
+// ivPlaceBand lays four rectangles out as the frame of width t just inside (x0,y0)-(x1,y1).
+func ivPlaceBand(rs [4]*canvas.Rectangle, x0, y0, x1, y1, t float32) {
+	w, h := x1-x0, y1-y0
+	rs[0].Move(fyne.NewPos(x0, y0))
+	rs[0].Resize(fyne.NewSize(w, t))
+	rs[1].Move(fyne.NewPos(x0, y1-t))
+	rs[1].Resize(fyne.NewSize(w, t))
+	rs[2].Move(fyne.NewPos(x0, y0+t))
+	rs[2].Resize(fyne.NewSize(t, max(h-2*t, 0)))
+	rs[3].Move(fyne.NewPos(x1-t, y0+t))
+	rs[3].Resize(fyne.NewSize(t, max(h-2*t, 0)))
+}
+
+func (f *ivFrames) place(x0, y0, x1, y1, halo, haloT, lineT float32) {
+	ivPlaceBand(f.halo, x0-halo, y0-halo, x1+halo, y1+halo, haloT)
+	ivPlaceBand(f.line, x0, y0, x1, y1, lineT)
+}
+
+func (f *ivFrames) refresh() {
+	for i := range 4 {
+		f.halo[i].Refresh()
+		f.line[i].Refresh()
+	}
+}
+
+type ivMark struct {
+	frames *ivFrames
+	badge  *canvas.Rectangle
+	label  *canvas.Text
+}
+
+type ivRenderer struct {
+	v       *ImageView
+	bg      *canvas.Rectangle
+	img     *canvas.Image
+	empty   *canvas.Text
+	lines   []*canvas.Rectangle // grid lines: Cols-1 vertical, then Rows-1 horizontal
+	marks   []ivMark
+	sel     *ivFrames
+	hover   *ivFrames
+	tipBg   *canvas.Rectangle
+	tipText *canvas.Text
+	objects []fyne.CanvasObject
+}
+
+func (r *ivRenderer) Destroy() {}
+
+func (r *ivRenderer) MinSize() fyne.Size { return r.v.MinSize() }
+
+func (r *ivRenderer) Objects() []fyne.CanvasObject { return r.objects }
+
+func (r *ivRenderer) Layout(size fyne.Size) {
+	r.v.mu.Lock()
+	r.layoutLocked(size)
+	r.v.mu.Unlock()
+}
+
+// Refresh applies what changed: a new composed image, rebuilt decorations, the hover parts.
+// A plain Refresh (theme change) redoes everything.
+func (r *ivRenderer) Refresh() {
+	v := r.v
+	v.mu.Lock()
+	d := v.dirty
+	v.dirty = 0
+	if d == 0 {
+		d = ivDirtyImage | ivDirtyDeco | ivDirtyHover
+		r.bg.FillColor = theme.Color(theme.ColorNameInputBackground)
+		r.empty.Color = theme.Color(theme.ColorNamePlaceHolder)
+		r.tipText.TextSize = theme.CaptionTextSize()
+	}
+	if d&ivDirtyImage != 0 {
+		if v.composed != nil {
+			r.img.Image = v.composed
+		} else {
+			r.img.Image = nil
+		}
+	}
+	if d&ivDirtyDeco != 0 {
+		r.rebuildLocked()
+	}
+	r.layoutLocked(v.Size())
+	v.mu.Unlock()
+
+	if d&ivDirtyImage != 0 {
+		r.img.Refresh()
+	}
+	if d&^ivDirtyHover != 0 {
+		canvas.Refresh(v)
+		return
+	}
+	r.hover.refresh()
+	r.tipBg.Refresh()
+	r.tipText.Refresh()
+}
+
+// rebuildLocked makes the grid-line and mark objects match the state.
+func (r *ivRenderer) rebuildLocked() {
+	v := r.v
+	nl := 0
+	if v.showGrid && v.rasterOf != nil {
+		nl = v.grid.Cols - 1 + v.grid.Rows - 1
+	}
+	for len(r.lines) < nl {
+		r.lines = append(r.lines, canvas.NewRectangle(ivGridColor))
+	}
+	r.lines = r.lines[:nl]
+	nm := 0
+	for _, p := range v.marked {
+		if p >= 0 && p < len(v.rasterOf) {
+			nm++
+		}
+	}
+	for len(r.marks) < nm {
+		lb := canvas.NewText("", color.White)
+		lb.TextStyle = fyne.TextStyle{Bold: true}
+		lb.Alignment = fyne.TextAlignCenter
+		bg := canvas.NewRectangle(ivBadgeBg)
+		bg.CornerRadius = 2
+		r.marks = append(r.marks, ivMark{frames: ivNewFrames(ivHaloColor, ivMarkColor), badge: bg, label: lb})
+	}
+	r.marks = r.marks[:nm]
+
+	objs := []fyne.CanvasObject{r.bg, r.img, r.empty}
+	for _, l := range r.lines {
+		objs = append(objs, l)
+	}
+	objs = append(objs, r.hover.objects()...)
+	for _, m := range r.marks {
+		objs = append(objs, m.frames.objects()...)
+	}
+	for _, m := range r.marks {
+		objs = append(objs, m.badge, m.label)
+	}
+	objs = append(objs, r.sel.objects()...)
+	objs = append(objs, r.tipBg, r.tipText)
+	r.objects = objs
+}
+
+// layoutLocked places every object for the widget size.
+func (r *ivRenderer) layoutLocked(size fyne.Size) {
+	v := r.v
+	r.bg.Move(fyne.Position{})
+	r.bg.Resize(size)
+	r.empty.Hidden = v.photo != nil
+	r.empty.Move(fyne.Position{})
+	r.empty.Resize(size)
+	if v.photo == nil {
+		r.img.Hidden = true
+		r.sel.show(false)
+		r.hover.show(false)
+		r.tipBg.Hidden, r.tipText.Hidden = true, true
+		for _, l := range r.lines {
+			l.Hidden = true
+		}
+		for _, m := range r.marks {
+			m.frames.show(false)
+			m.badge.Hidden, m.label.Hidden = true, true
+		}
+		return
+	}
+	g := v.grid
+	geo := ivGeometry(size, v.photo.Rect.Dx(), v.photo.Rect.Dy(), g, ivCanvasScale(v))
+	if !geo.ok {
+		// no valid grid (or no room): the photo alone, letterboxed
+		g = PatchGrid{}
+		geo = ivGeometry(size, v.photo.Rect.Dx(), v.photo.Rect.Dy(), PatchGrid{Rows: 1, Cols: 1}, ivCanvasScale(v))
+	}
+	r.img.Hidden = !geo.ok
+	if !geo.ok {
+		return
+	}
+	o, s := geo.image()
+	r.img.Move(o)
+	r.img.Resize(s)
+	u := geo.unit
+	// cell returns the screen rectangle of sequence index p.
+	cell := func(p int) (x0, y0, x1, y1 float32) {
+		return geo.cell(v.rasterOf[p]/g.Cols, v.rasterOf[p]%g.Cols)
+	}
+
+	li := 0
+	for c := 1; c < g.Cols && li < len(r.lines); c++ {
+		l := r.lines[li]
+		l.Hidden = false
+		l.Move(fyne.NewPos(geo.xs[c], o.Y))
+		l.Resize(fyne.NewSize(u, s.Height))
+		li++
+	}
+	for rr := 1; rr < g.Rows && li < len(r.lines); rr++ {
+		l := r.lines[li]
+		l.Hidden = false
+		l.Move(fyne.NewPos(o.X, geo.ys[rr]))
+		l.Resize(fyne.NewSize(s.Width, u))
+		li++
+	}
+
+	mi := 0
+	badgeSize := max(theme.CaptionTextSize()-2, 8)
+	for i, p := range v.marked {
+		if p < 0 || p >= len(v.rasterOf) || mi >= len(r.marks) {
+			continue
+		}
+		m := r.marks[mi]
+		mi++
+		x0, y0, x1, y1 := cell(p)
+		m.frames.show(true)
+		// black band over the patch edge, cyan line one unit inside
+		m.frames.place(x0+u, y0+u, x1-u, y1-u, u, 3*u, u)
+		m.label.Text = fmt.Sprint(i + 1)
+		m.label.TextSize = badgeSize
+		ts := m.label.MinSize()
+		m.badge.Hidden, m.label.Hidden = false, false
+		bs := fyne.NewSize(float32(math.Ceil(float64((ts.Width+4*u)/u)))*u, float32(math.Ceil(float64(ts.Height/u)))*u)
+		m.badge.Move(fyne.NewPos(x0+u, y0+u))
+		m.badge.Resize(bs)
+		m.label.Move(fyne.NewPos(x0+u, y0+u))
+		m.label.Resize(bs)
+	}
+
+	if p := v.selected; p >= 0 && p < len(v.rasterOf) {
+		x0, y0, x1, y1 := cell(p)
+		r.sel.show(true)
+		r.sel.place(x0, y0, x1, y1, u, 4*u, 2*u)
+	} else {
+		r.sel.show(false)
+	}
+
+	if p := v.hovered; p >= 0 && p < len(v.rasterOf) && v.pointerIn {
+		x0, y0, x1, y1 := cell(p)
+		r.hover.show(true)
+		r.hover.place(x0, y0, x1, y1, u, 2*u, u)
+		text := v.tip
+		r.tipText.Text = text
+		ts := r.tipText.MinSize()
+		pad := fyne.NewSize(8, 4)
+		bs := fyne.NewSize(ts.Width+2*pad.Width, ts.Height+2*pad.Height)
+		pos := v.pointer.AddXY(14, 18)
+		if pos.X+bs.Width > size.Width {
+			pos.X = v.pointer.X - bs.Width - 6
+		}
+		if pos.Y+bs.Height > size.Height {
+			pos.Y = v.pointer.Y - bs.Height - 6
+		}
+		pos.X, pos.Y = max(pos.X, 0), max(pos.Y, 0)
+		r.tipBg.Hidden, r.tipText.Hidden = text == "", text == ""
+		r.tipBg.Move(pos)
+		r.tipBg.Resize(bs)
+		r.tipText.Move(pos.AddXY(pad.Width, pad.Height))
+		r.tipText.Resize(ts)
+	} else {
+		r.hover.show(false)
+		r.tipBg.Hidden, r.tipText.Hidden = true, true
+	}
+}
+
+var (
+	_ fyne.Tappable     = (*ImageView)(nil)
+	_ desktop.Hoverable = (*ImageView)(nil)
+)

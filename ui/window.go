@@ -1,0 +1,285 @@
+package ui
+
+// window.go lays out the inspector and keeps the selection (block, head, query patch,
+// overlay) that every panel draws from.
+//
+// Invariant: every panel redraws from the one Inspector selection and the last Snapshot;
+// no panel keeps its own copy of the selected block or query. The mutation that would
+// silently break it: a panel caching the block it drew last — after a re-run it would show
+// block 7 of the old run under block 7 of the new one.
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/ui/widgets"
+)
+
+// Title is the window title (the smoke test finds the window by it).
+const Title = "TurboSpark Vision Inspector"
+
+// Overlay sources for the image view.
+const (
+	OverlayAttention = "attention"
+	OverlayRollout   = "rollout"
+	OverlayNorm      = "L2 norm"
+	OverlayMean      = "mean"
+	OverlayMaxAbs    = "max |x|"
+	OverlayChange    = "change"
+	OverlayChannel   = "channel"
+	OverlayNone      = "none"
+)
+
+// Overlays lists the overlay sources in menu order.
+var Overlays = []string{OverlayAttention, OverlayRollout, OverlayNorm, OverlayMean, OverlayMaxAbs, OverlayChange, OverlayChannel, OverlayNone}
+
+// Selection is what the user is looking at.
+type Selection struct {
+	Block   int // the block whose output / attention is shown
+	Head    int // -1: mean of heads
+	Query   int // the query patch (sequence index)
+	Overlay string
+	Channel int
+	Colors  widgets.Colormap
+	Opacity float64
+	Grid    bool
+}
+
+// Inspector is the main window's content and state.
+type Inspector struct {
+	Win   fyne.Window
+	Ctl   *Controller
+	prefs fyne.Preferences
+
+	Snap *Snapshot
+	Sel  Selection
+
+	toolbar    *toolbar
+	strip      *widgets.BlockStrip
+	stripBy    *widget.RadioGroup
+	image      *imagePanel
+	attention  *attentionPanel
+	activation *activationPanel
+	timings    *timingsPanel
+	settings   *settingsPanel
+	compare    *comparePanel
+	tabs       *container.AppTabs
+	compareRes *CompareResult
+	lastPage   *imageproc.Page // the page the query was chosen on: a new page resets it to the centre
+
+	OnFinished func(*Snapshot) // once per run, when its merger has run
+}
+
+// NewInspector builds the window's content around a controller. prefs keeps recent files
+// (nil: none kept).
+func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Inspector {
+	in := &Inspector{Win: win, Ctl: ctl, prefs: prefs,
+		Sel: Selection{Head: -1, Query: -1, Overlay: OverlayAttention, Colors: widgets.Viridis, Opacity: 0.6}}
+	in.toolbar = newToolbar(in)
+	in.strip = widgets.NewBlockStrip(in.SelectBlock)
+	in.strip.SetTooltip(in.blockTooltip)
+	in.stripBy = widget.NewRadioGroup([]string{"time", "change"}, func(string) { in.refreshStrip() })
+	in.stripBy.Horizontal = true
+	in.stripBy.SetSelected("change")
+	in.image = newImagePanel(in)
+	in.attention = newAttentionPanel(in)
+	in.activation = newActivationPanel(in)
+	in.timings = newTimingsPanel(in)
+	in.settings = newSettingsPanel(in)
+	in.compare = newComparePanel(in)
+	in.tabs = container.NewAppTabs(
+		container.NewTabItemWithIcon("Attention", theme.VisibilityIcon(), in.attention.content()),
+		container.NewTabItemWithIcon("Activations", theme.ListIcon(), in.activation.content()),
+		container.NewTabItemWithIcon("Timings", theme.HistoryIcon(), in.timings.content()),
+		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), in.settings.content()),
+		container.NewTabItemWithIcon("Compare", theme.ContentCopyIcon(), in.compare.content()),
+	)
+	ctl.OnSnapshot = in.setSnapshot
+	ctl.OnStatus = in.toolbar.setStatus
+	ctl.OnCompare = in.setCompare
+	win.SetContent(in.layout())
+	win.SetOnDropped(in.dropped)
+	return in
+}
+
+func (in *Inspector) layout() fyne.CanvasObject {
+	stripRow := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Blocks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewHBox(widget.NewLabel("colour by"), in.stripBy), in.strip)
+	split := container.NewHSplit(in.image.content(), in.tabs)
+	split.SetOffset(0.52)
+	return container.NewBorder(container.NewVBox(in.toolbar.content(), stripRow), nil, nil, nil, split)
+}
+
+// setSnapshot takes a new state from the controller (UI goroutine).
+func (in *Inspector) setSnapshot(s *Snapshot) {
+	fresh := in.Snap == nil || in.Snap.Gen != s.Gen
+	justFinished := s.Finished && (fresh || !in.Snap.Finished)
+	in.Snap = s
+	if fresh {
+		in.onNewRun()
+	}
+	if s.Next > 0 && in.followRun(fresh) {
+		in.Sel.Block = s.Next - 1
+	}
+	in.Win.SetTitle(fmt.Sprintf("%s — %s", Title, baseName(s.ImagePath)))
+	in.refresh()
+	if justFinished && in.OnFinished != nil {
+		in.OnFinished(s)
+	}
+}
+
+// followRun: while blocks arrive, the selection follows the newest block unless the user
+// picked another one.
+func (in *Inspector) followRun(fresh bool) bool {
+	return fresh || in.Sel.Block >= in.Snap.Next-2
+}
+
+func (in *Inspector) onNewRun() {
+	s := in.Snap
+	in.image.setPage(s)
+	defer func() { in.lastPage = s.Page }()
+	if in.Sel.Query < 0 || in.Sel.Query >= s.Layout.Rows() || in.lastPage != s.Page {
+		in.Sel.Query = defaultQuery(s)
+	}
+	if in.Sel.Head >= s.Config.Heads {
+		in.Sel.Head = -1
+	}
+	in.Sel.Block = 0
+	in.settings.load(s.Settings)
+	in.attention.setHeads(s.Config.Heads)
+	in.activation.setChannels(s.Config.Hidden)
+}
+
+// defaultQuery is the centre patch of the image.
+func defaultQuery(s *Snapshot) int {
+	g := s.Layout.Grids[0]
+	return patchIndex(g.H/2, g.W/2, g.W, s.Config.MergeSize)
+}
+
+// refresh redraws every panel from the selection.
+func (in *Inspector) refresh() {
+	if !in.Snap.Loaded() {
+		return
+	}
+	in.refreshStrip()
+	in.image.refresh()
+	in.attention.refresh()
+	in.activation.refresh()
+	in.timings.refresh()
+}
+
+func (in *Inspector) refreshStrip() {
+	s := in.Snap
+	if !s.Loaded() {
+		return
+	}
+	vals := make([]float64, s.Config.Depth)
+	for i := range vals {
+		vals[i] = nan()
+		if i < len(s.Timings) {
+			vals[i] = in.stripValue(i)
+		}
+	}
+	in.strip.SetValues(vals, widgets.Magma)
+	in.strip.SetSelected(in.Sel.Block)
+	if s.Next < s.Config.Depth {
+		in.strip.SetCurrent(s.Next)
+	} else {
+		in.strip.SetCurrent(-1)
+	}
+}
+
+func (in *Inspector) stripValue(i int) float64 {
+	if in.stripBy.Selected == "time" {
+		return in.Snap.Timings[i].Wall.Seconds() * 1000
+	}
+	return meanOf(in.Snap.Stats[i].Change)
+}
+
+func (in *Inspector) blockTooltip(i int) string {
+	s := in.Snap
+	if !s.Loaded() || i >= len(s.Timings) {
+		return fmt.Sprintf("block %d: not run yet", i)
+	}
+	t := s.Timings[i]
+	return fmt.Sprintf("block %d: %.1f ms (attention %.1f, MLP %.1f, wait %.1f), change %.3f", i,
+		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), meanOf(s.Stats[i].Change))
+}
+
+// SelectBlock shows block i everywhere.
+func (in *Inspector) SelectBlock(i int) {
+	if !in.Snap.Loaded() || i < 0 || i >= in.Snap.Config.Depth {
+		return
+	}
+	in.Sel.Block = i
+	in.refresh()
+}
+
+// SelectQuery makes patch p the attention query.
+func (in *Inspector) SelectQuery(p int) {
+	if !in.Snap.Loaded() || p < 0 || p >= in.Snap.Layout.Rows() {
+		return
+	}
+	in.Sel.Query = p
+	in.refresh()
+}
+
+// SelectHead shows head h (-1: the mean of heads).
+func (in *Inspector) SelectHead(h int) {
+	in.Sel.Head = h
+	in.refresh()
+}
+
+// SetOverlay picks what the image view colours.
+func (in *Inspector) SetOverlay(name string) {
+	in.Sel.Overlay = name
+	in.image.syncControls()
+	in.refresh()
+}
+
+func (in *Inspector) setCompare(r *CompareResult) {
+	in.compareRes = r
+	in.compare.show(r)
+}
+
+// OpenFiles starts a session on a checkpoint and an image with the current settings.
+func (in *Inspector) OpenFiles(dir, image string) {
+	rememberRecent(in.prefs, recentCheckpoints, dir)
+	rememberRecent(in.prefs, recentImages, image)
+	in.toolbar.refreshRecent()
+	in.Ctl.Open(dir, image, in.Ctl.Settings())
+}
+
+func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
+	dir, image := "", ""
+	if s := in.Snap; s != nil {
+		dir, image = s.CheckpointDir, s.ImagePath
+	}
+	for _, u := range uris {
+		if isDir(u.Path()) {
+			dir = u.Path()
+		} else {
+			image = u.Path()
+		}
+	}
+	if dir == "" || image == "" {
+		in.toolbar.setStatus(Status{Text: "drop a checkpoint folder and an image (one of each is needed)"})
+		return
+	}
+	in.OpenFiles(dir, image)
+}
+
+// subtle is a muted text colour for captions.
+func subtle() color.Color { return theme.Color(theme.ColorNamePlaceHolder) }
+
+// ImageViewBounds is the image view's position in the window and its size.
+func (in *Inspector) ImageViewBounds() (fyne.Position, fyne.Size) {
+	d := fyne.CurrentApp().Driver()
+	return d.AbsolutePositionForObject(in.image.view), in.image.view.Size()
+}
