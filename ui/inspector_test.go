@@ -276,3 +276,28 @@ func TestExports(t *testing.T) {
 		t.Error("PNG export is empty")
 	}
 }
+
+// The demo's heads are built to look near (head 1) and far (head 2): after a click, the
+// brightest patch of the drawn heatmap must be next to the click for head 1 and across the
+// image for head 2 (assets/DEMO.md).
+func TestDemoHeatmapsMeanSomething(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	s := h.in.Snap
+	g := s.Layout.Grids[0]
+	click := patchIndex(4, 6, g.W, s.Config.MergeSize)
+	h.tapPatch(click)
+	dist := func(a, b int) float64 {
+		pa, pb := s.Layout.Pos[a], s.Layout.Pos[b]
+		return math.Hypot(float64(pa.Row-pb.Row), float64(pa.Col-pb.Col))
+	}
+	h.in.SelectBlock(1)
+	h.in.attention.head.SetSelected("head 1")
+	if d := dist(argmax(h.in.image.values), click); d > 1.5 {
+		t.Errorf("near head: brightest patch %.1f patches from the click", d)
+	}
+	h.in.attention.head.SetSelected("head 2")
+	if d := dist(argmax(h.in.image.values), click); d < 15 {
+		t.Errorf("far head: brightest patch only %.1f patches from the click", d)
+	}
+}

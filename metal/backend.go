@@ -1,0 +1,195 @@
+// Package metal is the Metal backend of the vision engine (macOS, Apple silicon): every
+// engine.Backend primitive as a kernel of package shaders, encoded into one command buffer
+// per pass, with the weights bound in place from the residency's regions.
+//
+// The backend is written in two layers. Backend (this file, every platform) is the engine
+// side: views to operands, shape and overlap checks, weight binding, one dispatch per
+// segment, the pass bookkeeping. It drives a gpu: Metal through darwinkit on macOS
+// (gpu_darwin.go); on Linux the tests drive it with the C++ kernel harness, so all of this
+// layer runs the real tower in CI. New and Available are in new_darwin.go / new_other.go.
+//
+// Invariant: ops run in call order, and the host never sees or changes a buffer while
+// encoded work on it is pending: Upload, Download and Free first wait for the pending pass
+// (Free defers the release instead). Mutation that would silently break it: letting
+// Download copy without flushing — it would return the previous pass's values, finite and
+// plausible (the tests compare a Download right after an op with the CPU backend).
+package metal
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/shaders"
+)
+
+// devBuffer is a gpu's buffer handle (an MTLBuffer on macOS).
+type devBuffer any
+
+// gpu is what Backend needs from a device.
+type gpu interface {
+	name() string
+	// newBuffer returns a zeroed buffer of n bytes in memory the host and the GPU share,
+	// and the host's view of it.
+	newBuffer(n int) (devBuffer, []byte, error)
+	// wrap returns a buffer over mem without copying; mem starts on a page boundary and
+	// stays mapped while the buffer lives.
+	wrap(mem []byte) (devBuffer, error)
+	release(b devBuffer)
+	// encode appends a dispatch to the open pass.
+	encode(d shaders.Dispatch)
+	// commit runs the open pass, waits for it and returns its GPU time.
+	commit() (time.Duration, error)
+	close()
+}
+
+// Backend implements engine.Backend over a gpu.
+type Backend struct {
+	mu       sync.Mutex
+	dev      gpu
+	pageSize int
+	pending  bool          // dispatches encoded since the last commit
+	elapsed  time.Duration // GPU time of passes committed since the last Commit
+	err      error         // a failure seen outside Commit, reported by the next Commit
+	weights  weightCache
+	passTemp []devBuffer // released once the open pass has completed
+	closed   bool
+}
+
+var _ engine.Backend = (*Backend)(nil)
+
+func newBackend(dev gpu, pageSize int) *Backend {
+	b := &Backend{dev: dev, pageSize: pageSize}
+	b.weights = newWeightCache(b)
+	return b
+}
+
+// Buffer is float32 activation memory shared by the host and the GPU.
+type Buffer struct {
+	dev devBuffer
+	f   []float32 // host view; nil after Free
+}
+
+// Len is the number of float32 elements (0 after Free).
+func (b *Buffer) Len() int { return len(b.f) }
+
+// Name identifies the backend in timings and reports.
+func (b *Backend) Name() string { return "metal(" + b.dev.name() + ")" }
+
+// Alloc returns a zeroed buffer of n float32.
+func (b *Backend) Alloc(n int) (engine.Buffer, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n < 0 {
+		return nil, fmt.Errorf("metal: Alloc(%d): negative size", n)
+	}
+	dev, host, err := b.dev.newBuffer(4 * max(n, 1))
+	if err != nil {
+		return nil, fmt.Errorf("metal: Alloc(%d floats): %v", n, err)
+	}
+	clear(host)
+	return &Buffer{dev: dev, f: floatsOf(host)[:n]}, nil
+}
+
+// Free releases the buffer; a pass still pending that uses it keeps it until it completes.
+func (b *Backend) Free(buf engine.Buffer) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	mb, ok := buf.(*Buffer)
+	if !ok || mb.dev == nil {
+		return
+	}
+	b.retire(mb.dev)
+	mb.dev, mb.f = nil, nil
+}
+
+// retire releases dev now, or after the open pass when one is pending.
+func (b *Backend) retire(dev devBuffer) {
+	if b.pending {
+		b.passTemp = append(b.passTemp, dev)
+		return
+	}
+	b.dev.release(dev)
+}
+
+// Upload copies src into dst[0:len(src)], after the pending pass (ops run in call order).
+func (b *Backend) Upload(dst engine.View, src []float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flush()
+	copy(hostSpan(dst, len(src), "Upload dst"), src)
+}
+
+// Download copies src[0:len(dst)] into dst, after the pending pass has completed.
+func (b *Backend) Download(dst []float32, src engine.View) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flush()
+	copy(dst, hostSpan(src, len(dst), "Download src"))
+}
+
+// Commit ends a pass: it runs what was encoded, waits, and returns the GPU time of
+// everything run since the previous Commit (passes flushed early by Upload/Download too).
+func (b *Backend) Commit() (time.Duration, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flush()
+	d, err := b.elapsed, b.err
+	b.elapsed, b.err = 0, nil
+	return d, err
+}
+
+// flush commits the open pass if there is one and releases what waited for it.
+func (b *Backend) flush() {
+	if b.pending {
+		d, err := b.dev.commit()
+		b.pending = false
+		b.elapsed += d
+		if err != nil && b.err == nil {
+			b.err = fmt.Errorf("metal: pass failed: %w", err)
+		}
+	}
+	for _, t := range b.passTemp {
+		b.dev.release(t)
+	}
+	b.passTemp = b.passTemp[:0]
+}
+
+// encode appends a dispatch to the open pass (skipping empty ones).
+func (b *Backend) encode(d shaders.Dispatch) {
+	if b.closed {
+		panic("metal: backend used after Close")
+	}
+	if d.Empty() {
+		return
+	}
+	b.dev.encode(d)
+	b.pending = true
+}
+
+// ReleaseWeights waits for pending work and releases every weight wrapper and copy. Call it
+// when the residency whose regions were bound is closed and the backend lives on.
+func (b *Backend) ReleaseWeights() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flush()
+	b.weights.releaseAll()
+}
+
+// Close waits for pending work and releases the weights and the device. Buffers still
+// allocated must not be used afterwards.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.flush()
+	b.weights.releaseAll()
+	b.closed = true
+	b.dev.close()
+	err := b.err
+	b.err = nil
+	return err
+}

@@ -1,0 +1,481 @@
+package metal
+
+// backend_shared_test.go: tests of Backend that run on every platform with a gpu: on Linux
+// through the C++ kernel harness (harness_gpu_test.go), on a Mac on the GPU
+// (metal_darwin_test.go). Each platform file provides newTestBackend.
+//
+// Invariant: every comparison is against the CPU backend (or a float64 reference) fed the
+// very same inputs and weights, never against this backend's own earlier output. Mutation
+// that would silently break it: building the CPU side from values downloaded from the Metal
+// side — a wrong kernel would agree with itself.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/internal/numcheck"
+	"golang.org/x/sys/unix"
+)
+
+func pageSize() int { return os.Getpagesize() }
+
+// pageMem returns n bytes (rounded up to pages) of page-aligned memory outside the Go heap.
+func pageMem(t testing.TB, n int) []byte {
+	t.Helper()
+	size := (max(n, 1) + pageSize() - 1) / pageSize() * pageSize()
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Munmap(mem) })
+	return mem
+}
+
+var testRegionIDs = 1 << 20 // far from the residency's IDs
+
+// regionOf lays weights out in one region: each at the next offset that is a multiple of
+// align (plus skew bytes), in page-aligned memory unless heap is set.
+func regionOf(t testing.TB, mapped, heap bool, align, skew int, dt safetensors.DType, vals ...[]float32) []engine.Weight {
+	t.Helper()
+	var raw []byte
+	var offs []int
+	for _, v := range vals {
+		off := (len(raw)+align-1)/align*align + skew
+		raw = append(raw, make([]byte, off-len(raw))...)
+		offs = append(offs, off)
+		raw = safetensors.EncodeF32(raw, v, dt)
+	}
+	mem := make([]byte, len(raw)+1)[1:] // the Go heap, 1 byte off any alignment
+	if !heap {
+		mem = pageMem(t, len(raw))
+	}
+	copy(mem, raw)
+	testRegionIDs++
+	region := &engine.Region{ID: testRegionIDs, Bytes: mem[:len(raw)], Mapped: mapped}
+	ws := make([]engine.Weight, len(vals))
+	for i, v := range vals {
+		ws[i] = engine.Weight{Name: fmt.Sprintf("w%d", i), DType: dt, Shape: []int{len(v)}, Region: region, Offset: offs[i]}
+	}
+	return ws
+}
+
+func randn(r *rand.Rand, n int, scale float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(r.NormFloat64() * scale)
+	}
+	return out
+}
+
+// twin runs the same ops on this backend and the CPU backend.
+type twin struct {
+	t   testing.TB
+	gpu *Backend
+	cpu *cpu.Backend
+}
+
+func newTwin(t testing.TB) twin {
+	c := cpu.New(1)
+	t.Cleanup(c.Close)
+	return twin{t, newTestBackend(t), c}
+}
+
+// buf allocates n floats on both backends, holding xs (zeros after it).
+func (w twin) buf(xs []float32, n int) (g, c engine.View) {
+	w.t.Helper()
+	gb, err := w.gpu.Alloc(n)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	cb, _ := w.cpu.Alloc(n)
+	w.gpu.Upload(engine.View{Buf: gb}, xs)
+	w.cpu.Upload(engine.View{Buf: cb}, xs)
+	return engine.View{Buf: gb}, engine.View{Buf: cb}
+}
+
+// compare commits both, downloads n floats and checks the relative error.
+func (w twin) compare(what string, g, c engine.View, n int, tol float64) {
+	w.t.Helper()
+	if _, err := w.gpu.Commit(); err != nil {
+		w.t.Fatalf("%s: %v", what, err)
+	}
+	got, want := make([]float32, n), make([]float32, n)
+	w.gpu.Download(got, g)
+	w.cpu.Download(want, c)
+	e := numcheck.RelErr(got, want)
+	w.t.Logf("%-28s rel %.2e", what, e)
+	if !(e <= tol) {
+		w.t.Errorf("%s: relative error %.3e against the CPU backend, tolerance %.0e", what, e, tol)
+	}
+}
+
+const opTol = 1e-5
+
+func TestOpsMatchCPU(t *testing.T) {
+	w := newTwin(t)
+	r := rand.New(rand.NewPCG(1, 1))
+	t.Run("layernorm", func(t *testing.T) { opLayerNorm(w, r) })
+	t.Run("matmul", func(t *testing.T) { opMatMul(w, r) })
+	t.Run("rope", func(t *testing.T) { opRope(w, r) })
+	t.Run("attention", func(t *testing.T) { opAttention(w, r) })
+	t.Run("gelu+add", func(t *testing.T) { opGELUAdd(w, r) })
+}
+
+func opLayerNorm(w twin, r *rand.Rand) {
+	const rows, cols = 5, 70
+	x := randn(r, rows*cols, 2)
+	ws := regionOf(w.t, false, false, 256, 0, safetensors.BF16, randn(r, cols, 1), randn(r, cols, 0.5))
+	gx, cx := w.buf(x, rows*cols)
+	gy, cy := w.buf(nil, rows*cols)
+	w.gpu.LayerNorm(gy, gx, ws[0], ws[1], rows, cols, 1e-6)
+	w.cpu.LayerNorm(cy, cx, ws[0], ws[1], rows, cols, 1e-6)
+	w.compare("layernorm bf16", gy, cy, rows*cols, opTol)
+}
+
+func opMatMul(w twin, r *rand.Rand) {
+	const rows, in, out = 37, 45, 50
+	for _, dt := range []safetensors.DType{safetensors.F32, safetensors.BF16, safetensors.F16} {
+		for _, withBias := range []bool{true, false} {
+			x := randn(r, rows*in, 1)
+			ws := regionOf(w.t, true, false, 64, 0, dt, randn(r, out*in, 0.2), randn(r, out, 0.5))
+			bias := ws[1]
+			if !withBias {
+				bias = engine.Weight{}
+			}
+			gx, cx := w.buf(x, rows*in+3)
+			gy, cy := w.buf(nil, rows*out+5)
+			// views at offsets: x from element 3, y from element 5
+			w.gpu.MatMul(gy.At(5), gx.At(3), ws[0], bias, rows, in, out)
+			w.cpu.MatMul(cy.At(5), cx.At(3), ws[0], bias, rows, in, out)
+			w.compare(fmt.Sprintf("matmul %s bias=%v", dt, withBias), gy, cy, rows*out+5, opTol)
+		}
+	}
+}
+
+// qkvSegments is a qkv buffer [seq, 3D] with three segments (one of a single row).
+func qkvSegments(r *rand.Rand, heads, hd int) ([]float32, []engine.Segment) {
+	segs := []engine.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
+	return randn(r, 41*3*heads*hd, 1), segs
+}
+
+func opRope(w twin, r *rand.Rand) {
+	for _, hd := range []int{16, 72} {
+		const heads = 2
+		D := heads * hd
+		qkv, segs := qkvSegments(r, heads, hd)
+		seq := segs[len(segs)-1].End
+		cos, sin := randn(r, seq*hd, 1), randn(r, seq*hd, 1)
+		gq, cq := w.buf(qkv, len(qkv))
+		gc, cc := w.buf(cos, len(cos))
+		gs, cs := w.buf(sin, len(sin))
+		for _, off := range []int{0, D} { // q and k; v stays
+			w.gpu.Rope2D(gq.At(off), 3*D, gc, gs, seq, heads, hd)
+			w.cpu.Rope2D(cq.At(off), 3*D, cc, cs, seq, heads, hd)
+		}
+		w.compare(fmt.Sprintf("rope hd=%d", hd), gq, cq, len(qkv), opTol)
+	}
+}
+
+func opAttention(w twin, r *rand.Rand) {
+	for _, hd := range []int{16, 72} {
+		const heads = 2
+		D := heads * hd
+		qkv, segs := qkvSegments(r, heads, hd)
+		seq := segs[len(segs)-1].End
+		gq, cq := w.buf(qkv, len(qkv))
+		go_, co := w.buf(nil, seq*D)
+		scale := float32(1 / math.Sqrt(float64(hd)))
+		w.gpu.Attention(go_, gq, gq.At(D), gq.At(2*D), 3*D, segs, heads, hd, scale)
+		w.cpu.Attention(co, cq, cq.At(D), cq.At(2*D), 3*D, segs, heads, hd, scale)
+		w.compare(fmt.Sprintf("attention hd=%d", hd), go_, co, seq*D, opTol)
+	}
+}
+
+func opGELUAdd(w twin, r *rand.Rand) {
+	const n = 600
+	for _, form := range []engine.GELUForm{engine.GELUTanh, engine.GELUErf} {
+		gx, cx := w.buf(randn(r, n, 3), n)
+		w.gpu.GELU(gx, n, form)
+		w.cpu.GELU(cx, n, form)
+		w.compare("gelu "+form.String(), gx, cx, n, opTol)
+	}
+	gd, cd := w.buf(randn(r, n, 1), n)
+	gs, cs := w.buf(randn(r, n, 1), n)
+	w.gpu.Add(gd, gs, n)
+	w.cpu.Add(cd, cs, n)
+	w.gpu.Add(gs, gs, n) // in place
+	w.cpu.Add(cs, cs, n)
+	w.compare("add", gd, cd, n, 0)
+	w.compare("add in place", gs, cs, n, 0)
+}
+
+func TestAttentionRow(t *testing.T) {
+	be := newTestBackend(t)
+	r := rand.New(rand.NewPCG(2, 2))
+	const heads, hd = 2, 16
+	D := heads * hd
+	qk := randn(r, 41*2*D, 2) // post-rope q|k rows, stride 2D
+	segs := []engine.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
+	buf, _ := be.Alloc(len(qk))
+	rowBuf, _ := be.Alloc(41)
+	be.Upload(engine.View{Buf: buf}, qk)
+	const query, head = 17, 1
+	scale := float32(1 / math.Sqrt(hd))
+	row := engine.View{Buf: rowBuf}
+	be.AttentionRow(row, engine.View{Buf: buf}, engine.View{Buf: buf}.At(D), 2*D, 41, segs[1], query, head, hd, scale)
+	got := make([]float32, 41)
+	be.Download(got, row) // flushes the pending pass
+	want := make([]float64, 41)
+	m, z := math.Inf(-1), 0.0
+	for j := segs[1].Start; j < segs[1].End; j++ {
+		dot := 0.0
+		for x := 0; x < hd; x++ {
+			dot += float64(qk[query*2*D+head*hd+x]) * float64(qk[j*2*D+D+head*hd+x])
+		}
+		want[j] = dot * float64(scale)
+		m = math.Max(m, want[j])
+	}
+	for j := segs[1].Start; j < segs[1].End; j++ {
+		want[j] = math.Exp(want[j] - m)
+		z += want[j]
+	}
+	for j := range want {
+		want[j] /= z
+	}
+	if e := cpu.RelDiff(got, want); !(e <= 1e-5) {
+		t.Fatalf("attention row: relative error %.3e", e)
+	}
+	for j, p := range got {
+		if (j < segs[1].Start || j >= segs[1].End) && p != 0 {
+			t.Fatalf("row[%d] = %v outside the query's segment, want 0", j, p)
+		}
+	}
+}
+
+// TestWeightPlacement: aligned weights in page-aligned regions are bound in place (one
+// wrapper per region); a misaligned weight of a mapping is copied once; of a slot, copied
+// for each pass; a region in the Go heap is never wrapped. All give the CPU's results.
+func TestWeightPlacement(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	const rows, in, out = 9, 20, 12
+	cases := []struct {
+		name                 string
+		mapped, heap         bool
+		skew                 int
+		wraps, copiesPerPass int // expected after each of two passes: wraps total, copies added
+		copiesSecond         int
+	}{
+		{"slot aligned", false, false, 0, 1, 0, 0},
+		{"mapped aligned", true, false, 0, 1, 0, 0},
+		{"mapped misaligned", true, false, 2, 1, 2, 0}, // f32 at offsets 2 mod 4: copied once
+		{"slot misaligned", false, false, 2, 1, 2, 2},  // copied again for every pass
+		{"heap region", false, true, 0, 0, 2, 2},       // not page-aligned: copies
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newTwin(t)
+			ws := regionOf(t, c.mapped, c.heap, 16, c.skew, safetensors.F32, randn(r, out*in, 0.3), randn(r, out, 1))
+			x := randn(r, rows*in, 1)
+			gx, cx := w.buf(x, rows*in)
+			gy, cy := w.buf(nil, rows*out)
+			w.cpu.MatMul(cy, cx, ws[0], ws[1], rows, in, out)
+			for pass := 0; pass < 2; pass++ {
+				before := w.gpu.weights.copied
+				w.gpu.MatMul(gy, gx, ws[0], ws[1], rows, in, out)
+				w.compare(fmt.Sprintf("%s pass %d", c.name, pass), gy, cy, rows*out, opTol)
+				want := c.copiesPerPass
+				if pass == 1 {
+					want = c.copiesSecond
+				}
+				if got := w.gpu.weights.copied - before; got != want {
+					t.Errorf("pass %d: %d weight copies, want %d", pass, got, want)
+				}
+			}
+			if w.gpu.weights.wraps != c.wraps {
+				t.Errorf("%d regions wrapped, want %d", w.gpu.weights.wraps, c.wraps)
+			}
+		})
+	}
+}
+
+// TestRefilledSlotIsRead: a slot refilled between passes (as the pread ring does after
+// Done) must be read afresh, whether bound in place or copied per pass.
+func TestRefilledSlotIsRead(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	const rows, in, out = 4, 8, 6
+	for _, skew := range []int{0, 2} {
+		w := newTwin(t)
+		first, second := randn(r, out*in, 1), randn(r, out*in, 1)
+		ws := regionOf(t, false, false, 16, skew, safetensors.F32, first)
+		gx, cx := w.buf(randn(r, rows*in, 1), rows*in)
+		gy, cy := w.buf(nil, rows*out)
+		w.gpu.MatMul(gy, gx, ws[0], engine.Weight{}, rows, in, out)
+		w.cpu.MatMul(cy, cx, ws[0], engine.Weight{}, rows, in, out)
+		w.compare(fmt.Sprintf("slot skew %d, first fill", skew), gy, cy, rows*out, opTol)
+		copy(ws[0].Region.Bytes[ws[0].Offset:], safetensors.EncodeF32(nil, second, safetensors.F32)) // refill in place
+		w.gpu.MatMul(gy, gx, ws[0], engine.Weight{}, rows, in, out)
+		w.cpu.MatMul(cy, cx, ws[0], engine.Weight{}, rows, in, out)
+		w.compare(fmt.Sprintf("slot skew %d, refilled", skew), gy, cy, rows*out, opTol)
+	}
+}
+
+// TestHostAccessKeepsCallOrder: Download sees pending work; Upload waits for the ops
+// encoded before it; Free of a buffer a pending op uses waits for the pass.
+func TestHostAccessKeepsCallOrder(t *testing.T) {
+	be := newTestBackend(t)
+	const n = 300
+	a, _ := be.Alloc(n)
+	b, _ := be.Alloc(n)
+	av, bv := engine.View{Buf: a}, engine.View{Buf: b}
+	fill := func(v float32) []float32 {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = v
+		}
+		return xs
+	}
+	expect := func(step string, want float32) {
+		t.Helper()
+		got := make([]float32, n)
+		be.Download(got, av) // no Commit: Download itself must wait for the pending pass
+		if got[0] != want || got[n-1] != want {
+			t.Fatalf("%s: a = %v .. %v, want %v", step, got[0], got[n-1], want)
+		}
+	}
+	be.Upload(av, fill(1))
+	be.Upload(bv, fill(1))
+	be.Add(av, bv, n)
+	expect("Download after a pending Add", 2)
+	be.Add(av, bv, n)      // a = 3 once run, with b = 1
+	be.Upload(bv, fill(2)) // must not overtake the Add above
+	be.Add(av, bv, n)      // a = 5
+	be.Free(b)             // the pending Add still reads b
+	if _, err := be.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	expect("Upload between two Adds, then Free of a pending operand", 5)
+}
+
+// ---- the tower ----
+
+// fixtureDir turns engine/testdata/NAME.safetensors into a checkpoint directory (its
+// vision config from the metadata; the file itself as model.safetensors).
+func fixtureDir(t testing.TB, name string) (string, *safetensors.File) {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "engine", "testdata", name+".safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := safetensors.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vision map[string]any
+	if err := json.Unmarshal([]byte(f.Metadata["cfg"]), &vision); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg, _ := json.Marshal(map[string]any{"model_type": "qwen3_vl", "vision_config": vision})
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(path, filepath.Join(dir, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	return dir, f
+}
+
+func fixtureInput(t testing.TB, f *safetensors.File) *engine.Input {
+	t.Helper()
+	x, err := f.ReadF32("X")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := f.ReadI64("G")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &engine.Input{Pixels: x}
+	for i := 0; i+2 < len(g); i += 3 {
+		in.Grids = append(in.Grids, engine.Grid{T: int(g[i]), H: int(g[i+1]), W: int(g[i+2])})
+	}
+	return in
+}
+
+func runTower(t testing.TB, dir string, be engine.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
+	t.Helper()
+	ck, err := engine.OpenCheckpoint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: mode, KeepOutputs: true, TileRows: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	run, err := eng.Start(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(run.Close)
+	if err := run.RunAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// checkTower runs the tiny tower on be in one residency mode and compares every block
+// output, both deepstack outputs and the merger with the CPU engine and with transformers.
+// It returns the worst relative error against the CPU engine.
+func checkTower(t *testing.T, be *Backend, mode engine.ResidencyMode) float64 {
+	dir, f := fixtureDir(t, "qwen3vl_vision_tiny_f32")
+	in := fixtureInput(t, f)
+	c := cpu.New(0)
+	t.Cleanup(c.Close)
+	want := runTower(t, dir, c, mode, in)
+	got := runTower(t, dir, be, mode, in)
+	type pair struct {
+		name      string
+		got, want []float32
+		ref       string
+	}
+	var pairs []pair
+	for i := range want.Outputs {
+		pairs = append(pairs, pair{fmt.Sprintf("block %d", i), got.Outputs[i], want.Outputs[i], fmt.Sprintf("blk%d", i)})
+	}
+	for k := range want.Deepstack {
+		pairs = append(pairs, pair{fmt.Sprintf("deepstack %d", k), got.Deepstack[k], want.Deepstack[k], fmt.Sprintf("deepstack%d", k)})
+	}
+	pairs = append(pairs, pair{"merger", got.Merger, want.Merger, "pooler_output"})
+	if len(got.Outputs) != 4 || len(got.Deepstack) != 2 {
+		t.Fatalf("%d block outputs and %d deepstack outputs, want 4 and 2", len(got.Outputs), len(got.Deepstack))
+	}
+	worst := 0.0
+	for _, p := range pairs {
+		ref, err := f.ReadF32(p.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eCPU, eHF := numcheck.RelErr(p.got, p.want), numcheck.RelErr(p.got, ref)
+		t.Logf("%s %-12s rel %.2e vs CPU engine, %.2e vs transformers", mode, p.name, eCPU, eHF)
+		if !(eCPU <= 1e-5) || !(eHF <= 1e-5) {
+			t.Errorf("%s %s: relative error %.3e vs CPU engine, %.3e vs transformers; tolerance 1e-5", mode, p.name, eCPU, eHF)
+		}
+		worst = math.Max(worst, eCPU)
+	}
+	for i, tm := range got.Timings {
+		if tm.Attention <= 0 || tm.MLP <= 0 {
+			t.Errorf("block %d: pass times %v / %v, want both > 0", i, tm.Attention, tm.MLP)
+		}
+	}
+	return worst
+}

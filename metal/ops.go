@@ -1,0 +1,125 @@
+package metal
+
+// ops.go: the engine's primitives as dispatches (shaders/dispatch.go holds the kernels'
+// calling convention; this file checks the views and binds the operands).
+//
+// Invariant: each op encodes exactly the kernel its engine contract names — TANH in the
+// block MLP, ERF in the mergers, chosen by the form the graph passes; rope on the views the
+// graph passes (q and k, never v); one attention dispatch per segment, so no query sees a
+// key of another segment. Mutation that would silently break it: dispatching one attention
+// over [0, seq) for all segments — a page of one image passes, a video or a multi-image
+// page attends across frames.
+
+import (
+	"fmt"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/shaders"
+)
+
+// LayerNorm: out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b over cols, biased variance.
+func (b *Backend) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, cols int, eps float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := rows * cols
+	if out.Buf != x.Buf || out.Off != x.Off { // in place is fine: each element is read before it is written
+		noOverlap("LayerNorm", out, n, x, n)
+	}
+	oo, xo := operand(out, n, "LayerNorm out"), operand(x, n, "LayerNorm x")
+	wo, wt, ok1 := b.weights.operand("LayerNorm", w, cols)
+	bo, bt, ok2 := b.weights.operand("LayerNorm", bias, cols)
+	if ok1 && ok2 {
+		b.encode(shaders.LayerNorm(oo, xo, wo, bo, wt, bt, rows, cols, eps))
+	}
+}
+
+// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; the zero Weight means no bias.
+func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, rows, in, out int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	noOverlap("MatMul", y, rows*out, x, rows*in)
+	yo, xo := operand(y, rows*out, "MatMul y"), operand(x, rows*in, "MatMul x")
+	wo, wt, ok := b.weights.operand("MatMul", w, out*in)
+	var bo shaders.Operand
+	bt := shaders.F32
+	if bias.Region != nil {
+		var okb bool
+		bo, bt, okb = b.weights.operand("MatMul bias", bias, out)
+		ok = ok && okb
+	}
+	if ok {
+		b.encode(shaders.MatMul(yo, xo, wo, bo, wt, bt, rows, in, out))
+	}
+}
+
+// Rope2D rotates, in place, heads*headDim columns of seq rows (row stride stride), halves
+// convention. The graph calls it on q and k ONLY, never on v.
+func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	xo := operand(x, strided(seq, stride, heads*headDim), "Rope2D x")
+	co, so := operand(cos, seq*headDim, "Rope2D cos"), operand(sin, seq*headDim, "Rope2D sin")
+	b.encode(shaders.Rope2D(xo, co, so, stride, seq, heads, headDim))
+}
+
+// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment, one
+// dispatch per segment.
+func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := shaders.CheckHeadDim(headDim); err != nil {
+		panic(fmt.Sprintf("metal: Attention: %v", err))
+	}
+	seq := 0
+	for _, sg := range segs {
+		if sg.Start < 0 || sg.End < sg.Start {
+			panic(fmt.Sprintf("metal: Attention: bad segment %+v", sg))
+		}
+		seq = max(seq, sg.End)
+	}
+	D := heads * headDim
+	in := strided(seq, stride, D)
+	for _, src := range []engine.View{q, k, v} {
+		noOverlap("Attention", o, seq*D, src, in)
+	}
+	oo := operand(o, seq*D, "Attention o")
+	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
+	for _, sg := range segs {
+		b.encode(shaders.Attention(oo, qo, ko, vo, stride, sg, seq, heads, headDim, scale))
+	}
+}
+
+// AttentionRow writes row[0:seq] = softmax(q_query . K^T * scale) of one head over the keys
+// of seg (the query's segment), 0 elsewhere; q and k rows have stride stride (post-rope).
+// It is the inspector's attention map for one query patch, computed on the GPU.
+func (b *Backend) AttentionRow(row, q, k engine.View, stride, seq int, seg engine.Segment, query, head, headDim int, scale float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if seg.Start < 0 || seg.End > seq || query < seg.Start || query >= seg.End {
+		panic(fmt.Sprintf("metal: AttentionRow: query %d outside its segment %+v of %d rows", query, seg, seq))
+	}
+	in := strided(seq, stride, (head+1)*headDim)
+	noOverlap("AttentionRow", row, seq, q, in)
+	noOverlap("AttentionRow", row, seq, k, in)
+	ro := operand(row, seq, "AttentionRow row")
+	qo, ko := operand(q, in, "AttentionRow q"), operand(k, in, "AttentionRow k")
+	b.encode(shaders.AttentionRow(ro, qo, ko, stride, seq, seg, query, head, headDim, scale))
+}
+
+// GELU applies the named form to x[0:n] in place: the graph passes TANH in the block MLP
+// and ERF in the mergers; shaders.GELUKernel maps each to its own kernel.
+func (b *Backend) GELU(x engine.View, n int, form engine.GELUForm) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.encode(shaders.GELU(operand(x, n, "GELU x"), n, form))
+}
+
+// Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
+func (b *Backend) Add(dst, src engine.View, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if dst.Buf != src.Buf || dst.Off != src.Off {
+		noOverlap("Add", dst, n, src, n)
+	}
+	b.encode(shaders.Add(operand(dst, n, "Add dst"), operand(src, n, "Add src"), n))
+}

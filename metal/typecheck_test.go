@@ -1,0 +1,262 @@
+//go:build !darwin
+
+package metal
+
+// typecheck_test.go: the macOS build of this package — darwinkit calls, the cgo device
+// shim, metal_darwin_test.go — type-checked from Linux, where it cannot be compiled (no
+// macOS SDK for cgo). `go list` (GOOS=darwin GOARCH=arm64 CGO_ENABLED=1, which never runs
+// cgo without -compiled/-export) gives every package of the build in dependency order;
+// go/types checks their GoFiles+CgoFiles with FakeImportC, an importer that follows each
+// package's ImportMap, arm64 sizes, and function bodies skipped for the standard library.
+//
+// Invariant: any type error in any package of the darwin build (or its test) fails the
+// test. Mutation that would silently break it: checking only the files without a darwin
+// build tag (what a plain Linux build sees) — gpu_darwin.go would never be looked at; the
+// tests below assert it and metal_darwin_test.go are among the files checked, and that a
+// wrong darwinkit call in them is reported.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type listedPackage struct {
+	ImportPath string
+	Name       string
+	Dir        string
+	GoFiles    []string
+	CgoFiles   []string
+	ImportMap  map[string]string
+	Standard   bool
+	Module     *struct{ GoVersion string }
+	Error      *struct{ Err string }
+}
+
+func (p *listedPackage) files() []string { return append(slices.Clone(p.GoFiles), p.CgoFiles...) }
+
+// darwinBuild is the list and the checked packages, made once per test binary.
+type darwinBuild struct {
+	fset     *token.FileSet
+	list     []*listedPackage
+	checked  map[string]*types.Package // by ImportPath (test variants included)
+	files    map[string][]*ast.File    // parsed files of non-standard packages
+	errs     []error
+	listTime time.Duration
+	typeTime time.Duration
+}
+
+var darwin = sync.OnceValues(checkDarwinBuild)
+
+func goTool() string {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p
+	}
+	return filepath.Join(runtime.GOROOT(), "bin", "go")
+}
+
+func listDarwin() ([]*listedPackage, error) {
+	cmd := exec.Command(goTool(), "list", "-e", "-deps", "-test",
+		"-json=ImportPath,Name,Dir,GoFiles,CgoFiles,ImportMap,Standard,Module,Error", ".")
+	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list for darwin/arm64: %v\n%s", err, stderr.String())
+	}
+	var list []*listedPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		p := new(listedPackage)
+		if err := dec.Decode(p); err == io.EOF {
+			return list, nil
+		} else if err != nil {
+			return nil, err
+		}
+		list = append(list, p)
+	}
+}
+
+func checkDarwinBuild() (*darwinBuild, error) {
+	start := time.Now()
+	list, err := listDarwin()
+	if err != nil {
+		return nil, err
+	}
+	b := &darwinBuild{fset: token.NewFileSet(), list: list, checked: map[string]*types.Package{},
+		files: map[string][]*ast.File{}, listTime: time.Since(start)}
+	start = time.Now()
+	for _, p := range list {
+		if p.Name == "main" && strings.HasSuffix(p.ImportPath, ".test") {
+			continue // the generated test main: its source exists only in a build
+		}
+		if p.Error != nil {
+			b.errs = append(b.errs, fmt.Errorf("%s: %s", p.ImportPath, p.Error.Err))
+			continue
+		}
+		files, err := b.parse(p, nil)
+		if err != nil {
+			b.errs = append(b.errs, err)
+			continue
+		}
+		pkg, errs := b.check(p, files)
+		b.checked[p.ImportPath] = pkg
+		b.errs = append(b.errs, errs...)
+		if !p.Standard {
+			b.files[p.ImportPath] = files
+		}
+	}
+	b.typeTime = time.Since(start)
+	return b, nil
+}
+
+// parse reads a package's files; replace maps a file name to a source to use instead.
+func (b *darwinBuild) parse(p *listedPackage, replace map[string]string) ([]*ast.File, error) {
+	var files []*ast.File
+	for _, name := range p.files() {
+		var src any
+		if s, ok := replace[name]; ok {
+			src = s
+		}
+		f, err := parser.ParseFile(b.fset, filepath.Join(p.Dir, name), src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// check type-checks one package against the packages checked before it.
+func (b *darwinBuild) check(p *listedPackage, files []*ast.File) (*types.Package, []error) {
+	var errs []error
+	conf := types.Config{
+		FakeImportC:      true,
+		IgnoreFuncBodies: p.Standard,
+		Sizes:            types.SizesFor("gc", "arm64"),
+		Importer:         importerFor(p, b.checked),
+		Error:            func(err error) { errs = append(errs, err) },
+	}
+	if p.Module != nil && p.Module.GoVersion != "" {
+		conf.GoVersion = "go" + p.Module.GoVersion
+	}
+	pkg, _ := conf.Check(p.ImportPath, b.fset, files, nil)
+	return pkg, errs
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
+
+// importerFor resolves p's imports through its ImportMap (vendoring, test variants).
+func importerFor(p *listedPackage, checked map[string]*types.Package) types.Importer {
+	return importerFunc(func(path string) (*types.Package, error) {
+		if path == "unsafe" {
+			return types.Unsafe, nil
+		}
+		if mapped, ok := p.ImportMap[path]; ok {
+			path = mapped
+		}
+		if pkg := checked[path]; pkg != nil {
+			return pkg, nil
+		}
+		return nil, fmt.Errorf("%s imports %s, which is not checked before it", p.ImportPath, path)
+	})
+}
+
+func darwinOrFatal(t *testing.T) *darwinBuild {
+	t.Helper()
+	b, err := darwin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestDarwinBuildTypeChecks(t *testing.T) {
+	b := darwinOrFatal(t)
+	t.Logf("go list %v, type-check of %d packages %v", b.listTime.Round(time.Millisecond), len(b.checked), b.typeTime.Round(time.Millisecond))
+	for _, err := range b.errs {
+		t.Error(err)
+	}
+	// The files that matter must be among those checked.
+	want := map[string]bool{"gpu_darwin.go": false, "device_darwin.go": false, "new_darwin.go": false, "metal_darwin_test.go": false}
+	for path, files := range b.files {
+		if !strings.HasPrefix(path, "github.com/turbospark/inspector/metal") {
+			continue
+		}
+		for _, f := range files {
+			name := filepath.Base(b.fset.File(f.Pos()).Name())
+			if _, ok := want[name]; ok {
+				want[name] = true
+			}
+		}
+	}
+	for name, seen := range want {
+		if !seen {
+			t.Errorf("%s was not type-checked", name)
+		}
+	}
+}
+
+// metalPackage returns the listed darwin build of this package (not its test variant).
+func (b *darwinBuild) metalPackage() (*listedPackage, error) {
+	for _, p := range b.list {
+		if p.ImportPath == "github.com/turbospark/inspector/metal" {
+			return p, nil
+		}
+	}
+	return nil, errors.New("the metal package is not in the darwin list")
+}
+
+// TestTypeCheckCatchesWrongCalls re-checks the package with one darwinkit call broken at a
+// time; each must be reported.
+func TestTypeCheckCatchesWrongCalls(t *testing.T) {
+	b := darwinOrFatal(t)
+	p, err := b.metalPackage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(p.Dir, "gpu_darwin.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []struct{ name, from, to string }{
+		// setBufferOffset:atIndex: instead of setBuffer:offset:atIndex: (platform.md's trap)
+		{"SetBufferOffsetAtIndex without the underscore", "SetBufferOffsetAtIndex_(", "SetBufferOffsetAtIndex("},
+		{"an int where darwinkit wants uint", "uint(b.Offset), uint(i))", "b.Offset, uint(i))"},
+		{"EndEncoding called on the compute encoder", "mtl.CommandEncoderObject{Object: g.enc.Object}.EndEncoding()", "g.enc.EndEncoding()"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			if !bytes.Contains(src, []byte(m.from)) {
+				t.Fatalf("gpu_darwin.go no longer contains %q: update the mutation", m.from)
+			}
+			broken := strings.Replace(string(src), m.from, m.to, 1)
+			files, err := b.parse(p, map[string]string{"gpu_darwin.go": broken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := b.check(p, files)
+			if len(errs) == 0 {
+				t.Fatalf("%s: the type-check reported nothing", m.name)
+			}
+			t.Logf("reported: %v", errs[0])
+		})
+	}
+}

@@ -1,0 +1,274 @@
+package shaders
+
+// dispatch.go: the calling convention of every kernel — kernel name, buffer bindings, the
+// packed parameter struct and the grid — shared by the Metal backend and the C++ harness.
+//
+// Invariant: each params packing lists the fields in the order of the kernel's struct, all
+// 4-byte scalars (so Go and MSL agree on the layout without padding), and every grid covers
+// its whole op (ceil-divided; the kernels check bounds). Mutation that would silently break
+// it: swapping two uint fields of the same struct (say rows and cols of LayerNorm) — still
+// the right size, so nothing but the numbers notices; the harness compares the numbers.
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+// DType is a weight dtype code as the prelude's DTYPE_* constants.
+type DType uint32
+
+const (
+	F32  DType = 0
+	BF16 DType = 1
+	F16  DType = 2
+)
+
+// DTypeOf maps a safetensors dtype to its kernel code.
+func DTypeOf(d safetensors.DType) (DType, error) {
+	switch d {
+	case safetensors.F32:
+		return F32, nil
+	case safetensors.BF16:
+		return BF16, nil
+	case safetensors.F16:
+		return F16, nil
+	}
+	return 0, fmt.Errorf("shaders: no kernel reads weights of dtype %q", d)
+}
+
+// Size is the bytes of one element, and so the alignment a binding of it needs.
+func (d DType) Size() int {
+	if d == F32 {
+		return 4
+	}
+	return 2
+}
+
+// Operand is a buffer argument: a backend's buffer handle and a byte offset into it.
+type Operand struct {
+	Handle any
+	Offset int
+}
+
+// Binding is an operand bound at argument index i of Dispatch.Buffers, with the alignment
+// its offset must have (the size of the element the kernel reads through it).
+type Binding struct {
+	Operand
+	Align int
+}
+
+// Dispatch is one kernel launch: buffers at indices 0..n-1, Params (setBytes) at index n,
+// Groups threadgroups of Threads threads.
+type Dispatch struct {
+	Kernel  string
+	Buffers []Binding
+	Params  []byte
+	Groups  [3]int
+	Threads [3]int
+}
+
+// Empty says whether the dispatch has no threads (a zero-sized op): skip it.
+func (d Dispatch) Empty() bool { return d.Groups[0]*d.Groups[1]*d.Groups[2] == 0 }
+
+// Threadgroup sizes; the kernels are written for exactly these.
+const (
+	layerNormThreads   = 32  // one simdgroup per row
+	matmulTile         = 64  // 64x64 outputs per threadgroup of 16x16 threads
+	elementwiseThreads = 256 // also rope2d
+	attentionQueries   = 4   // one simdgroup per query
+	attentionMaxDim    = 128 // 32 lanes x 4 output dims
+	attentionRowThread = 256
+)
+
+// ThreadgroupSize is the number of threads per threadgroup a kernel is dispatched with
+// (a GPU pipeline must allow at least this many).
+func ThreadgroupSize(kernel string) int {
+	switch kernel {
+	case "layer_norm":
+		return layerNormThreads
+	case "attention":
+		return 32 * attentionQueries
+	case "attention_row":
+		return attentionRowThread
+	case "matmul_f32", "matmul_bf16", "matmul_f16":
+		return 16 * 16
+	}
+	return elementwiseThreads
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+// u32 checks that a size fits the kernels' uint arithmetic.
+func u32(n int) uint32 {
+	if n < 0 || n > math.MaxUint32 {
+		panic(fmt.Sprintf("shaders: %d does not fit a kernel's uint", n))
+	}
+	return uint32(n)
+}
+
+// pack lays out a params struct: uint32 and float32 fields, little endian, in order.
+func pack(fields ...any) []byte {
+	out := make([]byte, 0, 4*len(fields))
+	for _, f := range fields {
+		switch v := f.(type) {
+		case uint32:
+			out = binary.LittleEndian.AppendUint32(out, v)
+		case float32:
+			out = binary.LittleEndian.AppendUint32(out, math.Float32bits(v))
+		default:
+			panic(fmt.Sprintf("shaders: params field of type %T", f))
+		}
+	}
+	return out
+}
+
+// bind checks an operand's alignment and returns its binding.
+func bind(kernel string, o Operand, align int) Binding {
+	if o.Handle == nil {
+		panic(fmt.Sprintf("shaders: %s: operand without a buffer", kernel))
+	}
+	if o.Offset < 0 || o.Offset%align != 0 {
+		panic(fmt.Sprintf("shaders: %s: offset %d is not a multiple of %d", kernel, o.Offset, align))
+	}
+	return Binding{o, align}
+}
+
+func floats(kernel string, ops ...Operand) []Binding {
+	bs := make([]Binding, len(ops))
+	for i, o := range ops {
+		bs[i] = bind(kernel, o, 4)
+	}
+	return bs
+}
+
+// LayerNorm: out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b, biased variance; w and b are
+// weights of dtypes wt and bt.
+func LayerNorm(out, x, w, b Operand, wt, bt DType, rows, cols int, eps float32) Dispatch {
+	const k = "layer_norm"
+	return Dispatch{
+		Kernel:  k,
+		Buffers: append(floats(k, out, x), bind(k, w, wt.Size()), bind(k, b, bt.Size())),
+		Params:  pack(u32(rows), u32(cols), eps, uint32(wt), uint32(bt)),
+		Groups:  [3]int{rows, 1, 1},
+		Threads: [3]int{layerNormThreads, 1, 1},
+	}
+}
+
+// MatMulKernel names the matmul kernel for a weight dtype.
+func MatMulKernel(wt DType) string {
+	switch wt {
+	case BF16:
+		return "matmul_bf16"
+	case F16:
+		return "matmul_f16"
+	}
+	return "matmul_f32"
+}
+
+// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]. Without a bias (bias.Handle nil), y is
+// bound in its place and never read.
+func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int) Dispatch {
+	k := MatMulKernel(wt)
+	hasBias := uint32(1)
+	if bias.Handle == nil {
+		bias, bt, hasBias = y, F32, 0
+	}
+	return Dispatch{
+		Kernel:  k,
+		Buffers: append(floats(k, y, x), bind(k, w, wt.Size()), bind(k, bias, bt.Size())),
+		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt)),
+		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, matmulTile), 1},
+		Threads: [3]int{16, 16, 1},
+	}
+}
+
+// Rope2D rotates, in place, heads*headDim columns of seq rows of x (row stride stride) by
+// the halves convention; cos and sin are [seq, headDim]. For q and k ONLY, never v.
+func Rope2D(x, cos, sin Operand, stride, seq, heads, headDim int) Dispatch {
+	const k = "rope2d"
+	if headDim%2 != 0 {
+		panic(fmt.Sprintf("shaders: rope2d: head dim %d is odd", headDim))
+	}
+	n := seq * heads * headDim / 2
+	return Dispatch{
+		Kernel:  k,
+		Buffers: floats(k, x, cos, sin),
+		Params:  pack(u32(seq), u32(heads), u32(headDim), u32(stride)),
+		Groups:  [3]int{ceilDiv(n, elementwiseThreads), 1, 1},
+		Threads: [3]int{elementwiseThreads, 1, 1},
+	}
+}
+
+// CheckHeadDim reports a head dim the attention kernels cannot take.
+func CheckHeadDim(headDim int) error {
+	if headDim < 1 || headDim > attentionMaxDim {
+		return fmt.Errorf("shaders: attention takes head dims 1..%d, not %d", attentionMaxDim, headDim)
+	}
+	return nil
+}
+
+// Attention runs the queries of one segment: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V
+// over the keys of seg. q, k, v rows have stride stride; o is [seq, heads*headDim].
+func Attention(o, q, k, v Operand, stride int, seg engine.Segment, seq, heads, headDim int, scale float32) Dispatch {
+	const kn = "attention"
+	if err := CheckHeadDim(headDim); err != nil {
+		panic(err)
+	}
+	return Dispatch{
+		Kernel:  kn,
+		Buffers: floats(kn, o, q, k, v),
+		Params:  pack(u32(seg.Start), u32(seg.End), u32(seq), u32(heads), u32(headDim), u32(stride), scale),
+		Groups:  [3]int{ceilDiv(seg.End-seg.Start, attentionQueries), heads, 1},
+		Threads: [3]int{32 * attentionQueries, 1, 1},
+	}
+}
+
+// AttentionRow writes row[0:seq]: softmax(q_query . K^T * scale) of one head over the keys
+// of seg (the query's segment), 0 outside it.
+func AttentionRow(row, q, k Operand, stride, seq int, seg engine.Segment, query, head, headDim int, scale float32) Dispatch {
+	const kn = "attention_row"
+	return Dispatch{
+		Kernel:  kn,
+		Buffers: floats(kn, row, q, k),
+		Params:  pack(u32(seq), u32(seg.Start), u32(seg.End), u32(query), u32(head), u32(headDim), u32(stride), scale),
+		Groups:  [3]int{1, 1, 1},
+		Threads: [3]int{attentionRowThread, 1, 1},
+	}
+}
+
+// GELUKernel names the kernel of a GELU form: TANH in the block MLP, ERF in the mergers.
+func GELUKernel(form engine.GELUForm) string {
+	switch form {
+	case engine.GELUTanh:
+		return "gelu_tanh"
+	case engine.GELUErf:
+		return "gelu_erf"
+	}
+	panic(fmt.Sprintf("shaders: unknown GELU form %d", form))
+}
+
+// GELU applies the named GELU to x[0:n] in place.
+func GELU(x Operand, n int, form engine.GELUForm) Dispatch {
+	k := GELUKernel(form)
+	return elementwise(k, floats(k, x), n)
+}
+
+// Add: dst[0:n] += src[0:n].
+func Add(dst, src Operand, n int) Dispatch {
+	const k = "add_into"
+	return elementwise(k, floats(k, dst, src), n)
+}
+
+func elementwise(k string, bufs []Binding, n int) Dispatch {
+	return Dispatch{
+		Kernel:  k,
+		Buffers: bufs,
+		Params:  pack(u32(n)),
+		Groups:  [3]int{ceilDiv(n, elementwiseThreads), 1, 1},
+		Threads: [3]int{elementwiseThreads, 1, 1},
+	}
+}

@@ -1,0 +1,55 @@
+// elementwise.metal: GELU (two forms) in place, and the residual add.
+//
+// Invariant: gelu_tanh computes 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) (the block MLP,
+// "gelu_pytorch_tanh"); gelu_erf computes 0.5x(1+erf(x/sqrt(2))) (the mergers, nn.GELU()).
+// Mutation that would silently break it: swapping the two (GELU_FORMS_SWAPPED) — the curves
+// differ by at most ~1e-3, so the model stays fluent and wrong.
+
+struct ElementwiseParams {
+    uint n;
+};
+
+inline float gelu_tanh_of(float x) {
+    const float k = 0.7978845608028654f;  // sqrt(2/pi)
+    return 0.5f * x * (1.0f + precise::tanh(k * (x + 0.044715f * x * x * x)));
+}
+
+// erfc_nonneg(a) = 1 - erf(a) for a >= 0, Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7).
+// MSL has no erf. Written as erfc so 1 + erf(z) for z < 0 does not cancel.
+inline float erfc_nonneg(float a) {
+    const float t = 1.0f / (1.0f + 0.3275911f * a);
+    const float poly =
+        t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    return poly * precise::exp(-a * a);
+}
+
+inline float gelu_erf_of(float x) {
+    const float z = x * 0.70710678118654752f;  // x / sqrt(2)
+    const float c = erfc_nonneg(fabs(z));
+    const float one_plus_erf = z >= 0.0f ? 2.0f - c : c;
+    return 0.5f * x * one_plus_erf;
+}
+
+kernel void gelu_tanh(device float* x [[buffer(0)]], constant ElementwiseParams& p [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        // TANH here: the block MLP. (ERF in the mergers, below.)
+        x[i] = MUTANT(GELU_FORMS_SWAPPED) ? gelu_erf_of(x[i]) : gelu_tanh_of(x[i]);
+    }
+}
+
+kernel void gelu_erf(device float* x [[buffer(0)]], constant ElementwiseParams& p [[buffer(1)]],
+                     uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        // ERF here: the mergers. (TANH in the block MLP, above.)
+        x[i] = MUTANT(GELU_FORMS_SWAPPED) ? gelu_tanh_of(x[i]) : gelu_erf_of(x[i]);
+    }
+}
+
+// add_into: dst += src, element by element (dst may be src itself): the residual adds.
+kernel void add_into(device float* dst [[buffer(0)]], device const float* src [[buffer(1)]],
+                constant ElementwiseParams& p [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        dst[i] = dst[i] + src[i];
+    }
+}

@@ -1,0 +1,235 @@
+// fibers.h: the threads of one threadgroup, run as fibers (own stacks, cooperative switches) on one OS thread.
+//
+// Invariant: a thread that reaches threadgroup_barrier (or a simd operation) does not go on
+// until every thread of its threadgroup (or of its simdgroup) has reached it; a thread that
+// exits while others wait there is reported as divergence, never silently released.
+// Mutation that would silently break it: releasing a barrier when the threads that have not
+// reached it are merely "not runnable" (e.g. counting exited threads as arrived) — a kernel
+// that returns early before a barrier would then pass here and hang or race on a GPU.
+#pragma once
+
+// Fibers start through ucontext (makecontext gives each its own stack) and then switch
+// with _setjmp/_longjmp, which, unlike swapcontext, make no system call per switch. A
+// fortified _longjmp refuses to jump between stacks, so the harness builds without it.
+#if defined(_FORTIFY_SOURCE) && _FORTIFY_SOURCE > 0
+#error "build the harness with -U_FORTIFY_SOURCE: fibers switch stacks with _longjmp"
+#endif
+
+#include <setjmp.h>
+#include <ucontext.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace harness {
+
+constexpr unsigned kSimdWidth = 32;          // Apple GPUs: 32 threads per simdgroup
+constexpr size_t kStackBytes = 128 * 1024;   // per fiber; kernels keep small locals
+
+enum class State { runnable, at_group_barrier, at_simd_barrier, done };
+
+struct Thread {
+  ucontext_t ctx;        // the entry context, used once
+  jmp_buf resume_point;  // where the fiber parked
+  bool started = false;
+  State state = State::runnable;
+  unsigned index = 0;      // thread_index_in_threadgroup
+  unsigned lane = 0;       // thread_index_in_simdgroup
+  unsigned simdgroup = 0;  // simdgroup_index_in_threadgroup
+};
+
+// One slot per lane for the value a simd operation exchanges, twice: operation k uses
+// side k % 2, so a lane that has read its result may go on and write the next operation's
+// value while slower lanes still read this one. (No lane can get two operations ahead: the
+// next wait needs every lane.)
+struct SimdExchange {
+  alignas(16) unsigned char slot[2][kSimdWidth][16];
+  unsigned side[kSimdWidth];  // per lane: the side its next operation uses
+};
+
+class Threadgroup {
+ public:
+  // run executes body on n threads and returns "" or what went wrong.
+  std::string run(unsigned n, const std::function<void(const Thread&)>& body);
+
+  Thread& current() { return *cur_; }
+  unsigned simd_size(unsigned sg) const {
+    unsigned rest = unsigned(threads_.size()) - sg * kSimdWidth;
+    return rest < kSimdWidth ? rest : kSimdWidth;
+  }
+  SimdExchange& exchange(unsigned sg) { return exchange_[sg]; }
+
+  // wait parks the current thread in state s and returns when the scheduler releases it.
+  void wait(State s) {
+    cur_->state = s;
+    if (_setjmp(cur_->resume_point) == 0) _longjmp(scheduler_, 1);
+  }
+
+ private:
+  static void entry();
+  void resume(Thread& t);
+  void start(unsigned n);
+  bool release_simdgroups(std::string& err);
+  bool release_group(std::string& err);
+
+  std::vector<Thread> threads_;
+  std::unique_ptr<char[]> stacks_;  // not zeroed: fibers write their stacks before reading
+  size_t stack_threads_ = 0;
+  std::vector<SimdExchange> exchange_;
+  jmp_buf scheduler_;
+  Thread* cur_ = nullptr;
+  const std::function<void(const Thread&)>* body_ = nullptr;
+};
+
+inline Threadgroup* g_group = nullptr;  // the threadgroup being run
+inline std::string g_mutant;            // the deliberately broken variant selected, or ""
+
+inline void Threadgroup::entry() {
+  Threadgroup* g = g_group;
+  (*g->body_)(*g->cur_);
+  g->cur_->state = State::done;
+  _longjmp(g->scheduler_, 1);  // never returns: the fiber's stack is abandoned
+}
+
+// resume runs t until it parks or exits. Its frame stays live while t runs on its own
+// stack, so the fiber can _longjmp back into it.
+__attribute__((noinline)) inline void Threadgroup::resume(Thread& t) {
+  cur_ = &t;
+  if (_setjmp(scheduler_) == 0) {
+    if (!t.started) {
+      t.started = true;
+      setcontext(&t.ctx);
+    }
+    _longjmp(t.resume_point, 1);
+  }
+}
+
+inline void Threadgroup::start(unsigned n) {
+  threads_.assign(n, Thread{});
+  if (stack_threads_ < n) {
+    stacks_.reset(new char[n * kStackBytes]);
+    stack_threads_ = n;
+  }
+  exchange_.assign((n + kSimdWidth - 1) / kSimdWidth, SimdExchange{});
+  for (unsigned i = 0; i < n; ++i) {
+    Thread& t = threads_[i];
+    t.index = i;
+    t.lane = i % kSimdWidth;
+    t.simdgroup = i / kSimdWidth;
+    getcontext(&t.ctx);
+    t.ctx.uc_stack.ss_sp = stacks_.get() + i * kStackBytes;
+    t.ctx.uc_stack.ss_size = kStackBytes;
+    t.ctx.uc_link = nullptr;  // entry never returns
+    makecontext(&t.ctx, &Threadgroup::entry, 0);
+  }
+}
+
+// release_simdgroups lets go every simdgroup whose lanes all wait at a simd operation.
+inline bool Threadgroup::release_simdgroups(std::string& err) {
+  bool released = false;
+  for (unsigned sg = 0; sg * kSimdWidth < threads_.size(); ++sg) {
+    unsigned waiting = 0, done = 0, n = simd_size(sg);
+    for (unsigned l = 0; l < n; ++l) {
+      State s = threads_[sg * kSimdWidth + l].state;
+      waiting += s == State::at_simd_barrier;
+      done += s == State::done;
+    }
+    if (waiting == n) {
+      for (unsigned l = 0; l < n; ++l) threads_[sg * kSimdWidth + l].state = State::runnable;
+      released = true;
+    } else if (waiting > 0 && done > 0) {
+      err = "simd divergence: in simdgroup " + std::to_string(sg) + ", " + std::to_string(done) +
+            " lanes exited while " + std::to_string(waiting) + " wait at a simd operation";
+    }
+  }
+  return released;
+}
+
+// release_group lets go the threadgroup barrier when every thread waits at it.
+inline bool Threadgroup::release_group(std::string& err) {
+  unsigned waiting = 0, done = 0;
+  for (Thread& t : threads_) {
+    waiting += t.state == State::at_group_barrier;
+    done += t.state == State::done;
+  }
+  if (waiting == threads_.size()) {
+    for (Thread& t : threads_) t.state = State::runnable;
+    return true;
+  }
+  if (waiting > 0 && err.empty()) {
+    err = "barrier divergence: " + std::to_string(waiting) + " of " + std::to_string(threads_.size()) +
+          " threads wait at threadgroup_barrier, " + std::to_string(done) + " exited, the rest wait at a simd operation";
+  }
+  return false;
+}
+
+inline std::string Threadgroup::run(unsigned n, const std::function<void(const Thread&)>& body) {
+  Threadgroup* outer = g_group;
+  g_group = this;
+  body_ = &body;
+  start(n);
+  std::string err;
+  for (;;) {
+    for (Thread& t : threads_) {
+      if (t.state != State::runnable) continue;
+      resume(t);
+    }
+    bool all_done = true;
+    for (Thread& t : threads_) all_done = all_done && t.state == State::done;
+    if (all_done) break;
+    if (release_simdgroups(err)) continue;
+    if (!err.empty()) break;
+    if (release_group(err)) continue;
+    if (err.empty()) err = "deadlock: threads wait at different kinds of barrier";
+    break;
+  }
+  g_group = outer;
+  return err;
+}
+
+// exchange_values deposits this lane's v, waits for the whole simdgroup, and returns the
+// side of slots that now holds every lane's value for this operation.
+template <typename T>
+unsigned char (*exchange_values(T v))[16] {
+  static_assert(sizeof(T) <= 16, "simd exchange slot");
+  Threadgroup& g = *g_group;
+  Thread& t = g.current();
+  SimdExchange& ex = g.exchange(t.simdgroup);
+  const unsigned side = ex.side[t.lane];
+  ex.side[t.lane] = side ^ 1;
+  std::memcpy(ex.slot[side][t.lane], &v, sizeof(T));
+  g.wait(State::at_simd_barrier);
+  return ex.slot[side];
+}
+
+// simd_reduce combines every lane's value in lane order.
+template <typename T, typename F>
+T simd_reduce(T v, F combine) {
+  unsigned char(*slots)[16] = exchange_values(v);
+  T r;
+  std::memcpy(&r, slots[0], sizeof(T));
+  for (unsigned l = 1; l < g_group->simd_size(g_group->current().simdgroup); ++l) {
+    T x;
+    std::memcpy(&x, slots[l], sizeof(T));
+    r = combine(r, x);
+  }
+  return r;
+}
+
+// simd_read_lane returns lane's value.
+template <typename T>
+T simd_read_lane(T v, unsigned lane) {
+  unsigned char(*slots)[16] = exchange_values(v);
+  T r;
+  std::memcpy(&r, slots[lane % g_group->simd_size(g_group->current().simdgroup)], sizeof(T));
+  return r;
+}
+
+inline bool mutant_is(const char* name) { return g_mutant == name; }
+
+}  // namespace harness
