@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,19 @@ func TestHugeImageRefused(t *testing.T) {
 	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", path)
 	if !strings.Contains(msg, "huge.png") || !strings.Contains(msg, "100000x100000") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// --backend metal says plainly, off macOS, that Metal needs macOS.
+func TestMetalBackendOffMacOS(t *testing.T) {
+	if runtime.GOOS == "darwin" {
+		t.Skip("on macOS the Metal backend runs (metal/metal_darwin_test.go)")
+	}
+	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "metal")
+	if !strings.Contains(msg, "Metal backend needs macOS") {
+		t.Errorf("message %q", msg)
+	}
+	if backendAvailable("metal") || !backendAvailable("cpu") {
+		t.Error("backendAvailable disagrees with the platform")
 	}
 }

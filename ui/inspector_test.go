@@ -224,6 +224,12 @@ func TestApplySettingsReruns(t *testing.T) {
 	if !strings.Contains(h.in.toolbar.status.Text, "MLP tile rows") {
 		t.Errorf("bad tile entry: status %q", h.in.toolbar.status.Text)
 	}
+	h.in.settings.form.tile.SetText("512")
+	h.in.settings.form.backend.SetSelected("metal") // BackendAvailable is cpu-only in tests, as off macOS
+	h.in.settings.apply()
+	if !strings.Contains(h.in.toolbar.status.Text, "Metal needs macOS") {
+		t.Errorf("metal off macOS: status %q", h.in.toolbar.status.Text)
+	}
 }
 
 // A bad image keeps the app running with the error in the status line.
