@@ -33,8 +33,9 @@ type attentionPanel struct {
 	note    *widget.Label
 	statGen int
 	statKey string
-	dist    [][]float64
+	dist    [][]float64 // [block][head], for the blocks computed so far
 	entropy [][]float64
+	pending bool // a computation is in flight
 }
 
 func newAttentionPanel(in *Inspector) *attentionPanel {
@@ -129,31 +130,42 @@ func (a *attentionPanel) drawTopK() {
 	a.topk.SetText(strings.TrimRight(b.String(), "\n"))
 }
 
-// refreshStats computes distance and entropy for every run block off the UI goroutine,
-// once per run and block count.
+// refreshStats computes distance and entropy off the UI goroutine for the blocks that ran
+// since the last call (each block once per run), then redraws the chart.
 func (a *attentionPanel) refreshStats() {
 	s := a.in.Snap
-	key := fmt.Sprintf("%d/%d", s.Gen, s.Next)
-	if key == a.statKey {
-		a.drawMatrix()
+	if a.statKey != fmt.Sprint(s.Gen) {
+		a.statKey, a.dist, a.entropy = fmt.Sprint(s.Gen), nil, nil
+		a.statGen++
+		a.pending = false
+	}
+	a.drawMatrix()
+	from := len(a.dist)
+	if a.pending || from >= s.Next {
 		return
 	}
-	a.statKey = key
-	a.statGen++
-	gen, run := a.statGen, s.Run
-	a.note.SetText("computing mean attention distance and entropy…")
+	a.pending = true
+	gen, run, to := a.statGen, s.Run, s.Next
+	a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
 	go func() {
-		dist, ent, err := run.HeadStatsAll(context.Background(), headStatQueries)
+		var dist, ent [][]float64
+		var err error
+		for b := from; b < to && err == nil; b++ {
+			var d, e []float64
+			d, e, err = run.HeadStats(context.Background(), b, headStatQueries)
+			dist, ent = append(dist, d), append(ent, e)
+		}
 		a.in.Ctl.do(func() {
 			if gen != a.statGen {
 				return
 			}
+			a.pending = false
 			if err != nil {
 				a.note.SetText(err.Error())
 				return
 			}
-			a.dist, a.entropy = dist, ent
-			a.drawMatrix()
+			a.dist, a.entropy = append(a.dist, dist...), append(a.entropy, ent...)
+			a.refreshStats() // more blocks may have arrived meanwhile
 		})
 	}()
 }

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/test"
 
 	"github.com/turbospark/inspector/engine"
@@ -305,5 +308,59 @@ func TestDemoHeatmapsMeanSomething(t *testing.T) {
 	h.in.attention.head.SetSelected("head 2")
 	if d := dist(argmax(h.in.image.values), click); d < 15 {
 		t.Errorf("far head: brightest patch only %.1f patches from the click", d)
+	}
+}
+
+// The block x head chart holds every block's mean attention distance, computed once per
+// block as blocks arrive; the demo's far head sits above its near head in every block.
+func TestHeadStatsChart(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	a := h.in.attention
+	depth := h.in.Snap.Config.Depth
+	h.pump("head statistics", func() bool { return len(a.dist) == depth && !a.pending })
+	dist, ent, err := h.in.Snap.Run.HeadStatsAll(context.Background(), headStatQueries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := 0; b < depth; b++ {
+		for hd := range dist[b] {
+			if a.dist[b][hd] != dist[b][hd] || a.entropy[b][hd] != ent[b][hd] {
+				t.Fatalf("block %d head %d: chart %v/%v, engine %v/%v", b, hd, a.dist[b][hd], a.entropy[b][hd], dist[b][hd], ent[b][hd])
+			}
+		}
+		if a.dist[b][2] < 5*a.dist[b][1] {
+			t.Errorf("block %d: far head distance %.1f, near head %.1f", b, a.dist[b][2], a.dist[b][1])
+		}
+	}
+}
+
+// Dropping a folder and an image opens them; recent files remember both, newest first.
+func TestDropAndRecent(t *testing.T) {
+	h := newHarness(t)
+	dir, _ := filepath.Abs(demoDir)
+	photo, _ := filepath.Abs(demoPhoto)
+	h.in.dropped(fyne.NewPos(10, 10), []fyne.URI{storage.NewFileURI(dir), storage.NewFileURI(photo)})
+	h.pump("the dropped run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	if h.in.Snap.CheckpointDir != dir || h.in.Snap.ImagePath != photo {
+		t.Errorf("opened %s + %s", h.in.Snap.CheckpointDir, h.in.Snap.ImagePath)
+	}
+	if got := recentList(h.in.prefs, recentCheckpoints); len(got) != 1 || got[0] != dir {
+		t.Errorf("recent checkpoints %v", got)
+	}
+	for i := 0; i < recentMax+3; i++ {
+		rememberRecent(h.in.prefs, recentImages, fmt.Sprintf("/img/%d.png", i))
+	}
+	rememberRecent(h.in.prefs, recentImages, "/img/3.png")
+	got := recentList(h.in.prefs, recentImages)
+	if len(got) != recentMax || got[0] != "/img/3.png" || got[1] != fmt.Sprintf("/img/%d.png", recentMax+2) {
+		t.Errorf("recent images %v", got)
+	}
+	for i, x := range got {
+		for _, y := range got[i+1:] {
+			if x == y {
+				t.Errorf("duplicate %s in %v", x, got)
+			}
+		}
 	}
 }
