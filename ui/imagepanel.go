@@ -8,6 +8,7 @@ package ui
 // position of the hovered patch.
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -19,20 +20,21 @@ import (
 )
 
 type imagePanel struct {
-	in      *Inspector
-	view    *widgets.ImageView
-	legend  *widgets.Legend
-	source  *widget.Select
-	colors  *widget.Select
-	opacity *widget.Slider
-	grid    *widget.Check
-	channel *widget.Entry
-	caption *widget.Label
-	values  []float32 // what the overlay shows now, by sequence index
-	rollGen int       // drops stale rollout results
-	rollKey string
-	rollout []float32
-	syncing bool
+	in       *Inspector
+	view     *widgets.ImageView
+	legend   *widgets.Legend
+	source   *widget.Select
+	colors   *widget.Select
+	opacity  *widget.Slider
+	grid     *widget.Check
+	channel  *widget.Entry
+	caption  *widget.Label
+	values   []float32 // what the overlay shows now, by sequence index
+	rollGen  int       // drops stale rollout results
+	rollKey  string
+	rollout  []float32
+	rollStop context.CancelFunc // cancels the rollout in flight when another one is asked for
+	syncing  bool
 }
 
 func newImagePanel(in *Inspector) *imagePanel {
@@ -194,12 +196,17 @@ func (p *imagePanel) rolloutValues() ([]float32, string) {
 		return p.rollout, caption
 	}
 	p.rollGen++
+	if p.rollStop != nil {
+		p.rollStop()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	p.rollStop = stop
 	gen, run, q, upTo := p.rollGen, in.Snap.Run, in.Sel.Query, in.Sel.Block
 	go func() {
-		vals, err := rollout(run, q, upTo)
+		vals, err := run.Rollout(ctx, q, upTo)
 		in.Ctl.do(func() {
 			if gen != p.rollGen {
-				return
+				return // superseded (and cancelled)
 			}
 			if err != nil {
 				p.caption.SetText("rollout: " + err.Error())

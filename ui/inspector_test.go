@@ -364,3 +364,25 @@ func TestDropAndRecent(t *testing.T) {
 		}
 	}
 }
+
+// The rollout overlay is computed off the UI goroutine and then drawn: it equals the
+// engine's rollout for the selected query and block.
+func TestRolloutOverlay(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.in.SelectBlock(2)
+	h.in.SetOverlay(OverlayRollout)
+	if !strings.Contains(h.in.image.caption.Text, "computing") {
+		t.Errorf("caption while computing: %q", h.in.image.caption.Text)
+	}
+	h.pump("the rollout", func() bool { return h.in.image.rollout != nil })
+	want, err := h.in.Snap.Run.Rollout(context.Background(), h.in.Sel.Query, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if h.in.image.values[i] != want[i] {
+			t.Fatalf("overlay[%d] = %v, rollout %v", i, h.in.image.values[i], want[i])
+		}
+	}
+}

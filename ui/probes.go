@@ -4,7 +4,6 @@ package ui
 // (analysis.go); these only pick, convert and name.
 
 import (
-	"context"
 	"image"
 
 	"github.com/turbospark/inspector/engine"
@@ -17,10 +16,6 @@ func attentionRow(s *Snapshot, block, head, query int) ([]float32, error) {
 		return s.Run.AttentionRowMean(block, query)
 	}
 	return s.Run.AttentionRow(block, head, query)
-}
-
-func rollout(run *engine.Run, query, upTo int) ([]float32, error) {
-	return run.Rollout(context.Background(), query, upTo)
 }
 
 func topK(row []float32, k int) []int { return engine.TopK(row, k) }

@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -35,16 +34,13 @@ type Series struct {
 // Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
 type Bars struct {
 	widget.BaseWidget
+	chartTap[int] // the block under the pointer and the selected one; -1: none
 
-	parts    []string
-	colors   []color.Color
-	unit     string
-	onSelect func(block int)
+	parts  []string
+	colors []color.Color
+	unit   string
 
-	series   []Series
-	selected int
-	hovered  int
-	hoverAt  fyne.Position
+	series []Series
 }
 
 var (
@@ -60,13 +56,12 @@ const barsTint = 0.45
 // their colours (missing ones are taken from Viridis), unit labels the axis ("ms").
 func NewBars(parts []string, colors []color.Color, unit string, onSelect func(block int)) *Bars {
 	b := &Bars{
-		parts:    append([]string(nil), parts...),
-		colors:   append([]color.Color(nil), colors...),
-		unit:     unit,
-		onSelect: onSelect,
-		selected: -1,
-		hovered:  -1,
+		parts:  append([]string(nil), parts...),
+		colors: append([]color.Color(nil), colors...),
+		unit:   unit,
 	}
+	hit := func(p fyne.Position) int { return b.geom(b.Size(), b.Theme()).blockAt(p.X) }
+	b.chartTap = newChartTap(newChartHover(-1, hit, b.Refresh), b.Refresh, onSelect)
 	b.ExtendBaseWidget(b)
 	return b
 }
@@ -355,41 +350,6 @@ func (g barsGeom) blockAt(x float32) int {
 	return min(int((x-g.x0)/g.pitch), g.n-1)
 }
 
-// Tapped selects the block whose group is under the pointer.
-func (b *Bars) Tapped(ev *fyne.PointEvent) {
-	i := b.geom(b.Size(), b.Theme()).blockAt(ev.Position.X)
-	if i < 0 {
-		return
-	}
-	b.selected = i
-	b.Refresh()
-	if b.onSelect != nil {
-		b.onSelect(i)
-	}
-}
-
-// MouseIn shows the tooltip of the group under the pointer.
-func (b *Bars) MouseIn(ev *desktop.MouseEvent) { b.MouseMoved(ev) }
-
-// MouseMoved follows the pointer with the tooltip.
-func (b *Bars) MouseMoved(ev *desktop.MouseEvent) {
-	i := b.geom(b.Size(), b.Theme()).blockAt(ev.Position.X)
-	if i < 0 && b.hovered < 0 {
-		return
-	}
-	b.hovered, b.hoverAt = i, ev.Position
-	b.Refresh()
-}
-
-// MouseOut hides the tooltip.
-func (b *Bars) MouseOut() {
-	b.hovered = -1
-	b.Refresh()
-}
-
-// Cursor is the pointing hand: groups are clickable.
-func (b *Bars) Cursor() desktop.Cursor { return desktop.PointerCursor }
-
 // MinSize leaves a few units per bar and room for the axis, legend and labels.
 func (b *Bars) MinSize() fyne.Size {
 	n := max(b.blocks(), 1)
@@ -399,104 +359,23 @@ func (b *Bars) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (b *Bars) CreateRenderer() fyne.WidgetRenderer {
 	b.ExtendBaseWidget(b)
-	r := &barsRenderer{b: b, tip: &stripTooltip{}}
+	r := &barsRenderer{b: b}
+	r.chartRenderer = newChartRenderer(b, r.draw)
 	r.Refresh()
 	return r
 }
 
-// barsScene hands out canvas objects in drawing order, reusing those of the previous frame,
-// so a redraw (every pointer move) allocates nothing once warm. Shared by the charts here.
-type barsScene struct {
-	rects   []*canvas.Rectangle
-	texts   []*canvas.Text
-	nr, nt  int
-	objects []fyne.CanvasObject
-}
-
-func (sc *barsScene) begin() {
-	sc.nr, sc.nt = 0, 0
-	sc.objects = sc.objects[:0]
-}
-
-// rect adds a rectangle at (x, y) of size w x h filled with fill.
-func (sc *barsScene) rect(x, y, w, h float32, fill color.Color) *canvas.Rectangle {
-	if sc.nr == len(sc.rects) {
-		sc.rects = append(sc.rects, canvas.NewRectangle(color.Transparent))
-	}
-	r := sc.rects[sc.nr]
-	sc.nr++
-	r.FillColor, r.StrokeColor, r.StrokeWidth, r.CornerRadius = fill, nil, 0, 0
-	r.Move(fyne.NewPos(x, y))
-	r.Resize(fyne.NewSize(w, h))
-	r.Show()
-	sc.objects = append(sc.objects, r)
-	return r
-}
-
-// outline adds an unfilled rectangle with a stroke centred on its edge.
-func (sc *barsScene) outline(x, y, w, h float32, stroke color.Color, width float32) *canvas.Rectangle {
-	r := sc.rect(x, y, w, h, color.Transparent)
-	r.StrokeColor, r.StrokeWidth = stroke, width
-	return r
-}
-
-// text adds a label of the given size in box (x, y, w, h), aligned within it.
-func (sc *barsScene) text(s string, x, y, w, h, size float32, c color.Color, align fyne.TextAlign, bold bool) *canvas.Text {
-	if sc.nt == len(sc.texts) {
-		sc.texts = append(sc.texts, canvas.NewText("", c))
-	}
-	t := sc.texts[sc.nt]
-	sc.nt++
-	t.Text, t.Color, t.TextSize, t.Alignment = s, c, size, align
-	t.TextStyle = fyne.TextStyle{Bold: bold}
-	t.Move(fyne.NewPos(x, y))
-	t.Resize(fyne.NewSize(w, h))
-	t.Show()
-	sc.objects = append(sc.objects, t)
-	return t
-}
-
-// ring outlines the box (x, y, w, h) twice: a 2-unit ring in outer just outside it and a
-// 1-unit ring in inner just inside, so the mark shows on a cell of any colour.
-func (sc *barsScene) ring(x, y, w, h float32, outer, inner color.Color) {
-	sc.outline(x-1, y-1, w+2, h+2, outer, 2)
-	if w > 4 && h > 4 {
-		sc.outline(x+0.5, y+0.5, w-1, h-1, inner, 1)
-	}
-}
-
-func (sc *barsScene) add(objs ...fyne.CanvasObject) { sc.objects = append(sc.objects, objs...) }
-
 type barsRenderer struct {
-	b     *Bars
-	scene barsScene
-	tip   *stripTooltip
+	chartRenderer
+	b *Bars
 }
 
-func (r *barsRenderer) Destroy() {}
-
-func (r *barsRenderer) MinSize() fyne.Size { return r.b.MinSize() }
-
-func (r *barsRenderer) Objects() []fyne.CanvasObject { return r.scene.objects }
-
-func (r *barsRenderer) Refresh() {
-	r.Layout(r.b.Size())
-	canvas.Refresh(r.b)
-}
-
-func (r *barsRenderer) Layout(size fyne.Size) {
-	b := r.b
-	th := b.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	col := func(n fyne.ThemeColorName) color.Color { return stripThemeColor(th, n, v) }
-	fg, bg := col(theme.ColorNameForeground), col(theme.ColorNameBackground)
-	muted := col(theme.ColorNamePlaceHolder)
-	cs := th.Size(theme.SizeNameCaptionText)
+func (r *barsRenderer) draw(f *chartFrame) bool {
+	b, size, th, sc, cs := r.b, f.size, f.th, f.sc, f.cs
+	fg, bg, muted := f.fg, f.col(theme.ColorNameBackground), f.muted
 	g := b.geom(size, th)
-	sc := &r.scene
-	sc.begin()
 	if size.Width <= g.axisW || g.y1 <= g.y0 {
-		return
+		return false
 	}
 
 	// Selection and hover bands, behind everything.
@@ -506,9 +385,9 @@ func (r *barsRenderer) Layout(size fyne.Size) {
 			sc.rect(x, g.y0-g.textH-2, w, g.y1-g.y0+g.textH+2, c)
 		}
 	}
-	band(b.selected, col(theme.ColorNameSelection))
+	band(b.selected, f.col(theme.ColorNameSelection))
 	if b.hovered != b.selected {
-		band(b.hovered, col(theme.ColorNameHover))
+		band(b.hovered, f.col(theme.ColorNameHover))
 	}
 
 	// Grid lines and tick labels.
@@ -522,7 +401,7 @@ func (r *barsRenderer) Layout(size fyne.Size) {
 
 	// Unit (top left) and legend (top right).
 	sc.text(b.unit, 0, 0, g.axisW-6, g.textH, cs, muted, fyne.TextAlignTrailing, false)
-	r.legend(g, size, th, v)
+	r.legend(f, g)
 
 	// Bars, segments stacked from rounded cumulative sums so they abut exactly.
 	for s := range b.series {
@@ -610,24 +489,18 @@ func (r *barsRenderer) Layout(size fyne.Size) {
 		sc.text("no timings yet", g.x0, g.y0, g.x1-g.x0, g.y1-g.y0, th.Size(theme.SizeNameText), muted, fyne.TextAlignCenter, false)
 	}
 
-	// Tooltip last, on top.
+	// The tooltip, which the renderer adds last, on top.
 	if b.hovered >= 0 && b.hovered < g.n {
-		r.tip.style(th, v)
-		r.tip.show(th, b.HoverText(b.hovered), b.hoverAt, size)
-	} else {
-		r.tip.hide()
+		f.tip, f.tipAt = b.HoverText(b.hovered), b.hoverAt
 	}
-	sc.add(r.tip.objects()...)
+	return true
 }
 
 // legend draws, right-aligned in the top row, a swatch per part and, with two or more series,
 // a small stacked swatch per series (B in its tints).
-func (r *barsRenderer) legend(g barsGeom, size fyne.Size, th fyne.Theme, v fyne.ThemeVariant) {
-	b := r.b
-	sc := &r.scene
-	cs := th.Size(theme.SizeNameCaptionText)
-	fg := stripThemeColor(th, theme.ColorNameForeground, v)
-	bg := stripThemeColor(th, theme.ColorNameBackground, v)
+func (r *barsRenderer) legend(f *chartFrame, g barsGeom) {
+	b, size, sc, cs := r.b, f.size, f.sc, f.cs
+	fg, bg := f.fg, f.col(theme.ColorNameBackground)
 	const sw, gap = 10, 12
 	type item struct {
 		label string

@@ -30,17 +30,14 @@ import (
 // Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
 type BlockStrip struct {
 	widget.BaseWidget
+	chartTap[int] // the block under the pointer and the outlined one; -1: none
 
-	onSelect func(block int)
-	tooltip  func(block int) string
+	tooltip func(block int) string
 
-	vals     []float64
-	cm       Colormap
-	lo, hi   float64 // range of the finite values, for the colormap
-	selected int
-	current  int
-	hovered  int
-	hoverAt  fyne.Position
+	vals    []float64
+	cm      Colormap
+	lo, hi  float64 // range of the finite values, for the colormap
+	current int
 }
 
 var (
@@ -60,7 +57,9 @@ const (
 
 // NewBlockStrip returns an empty strip; onSelect (may be nil) is called with the tapped block.
 func NewBlockStrip(onSelect func(block int)) *BlockStrip {
-	s := &BlockStrip{onSelect: onSelect, selected: -1, current: -1, hovered: -1}
+	s := &BlockStrip{current: -1}
+	hit := func(p fyne.Position) int { return stripCellAt(p.X, len(s.vals), s.Size().Width) }
+	s.chartTap = newChartTap(newChartHover(-1, hit, s.Refresh), s.Refresh, onSelect)
 	s.ExtendBaseWidget(s)
 	return s
 }
@@ -175,41 +174,6 @@ func stripCellAt(x float32, n int, w float32) int {
 func stripCellHeight(h float32) float32 {
 	return max(h-stripTop-stripMarkerH-stripMarkerGap, 1)
 }
-
-// Tapped selects the block under the pointer and reports it.
-func (s *BlockStrip) Tapped(ev *fyne.PointEvent) {
-	i := stripCellAt(ev.Position.X, len(s.vals), s.Size().Width)
-	if i < 0 {
-		return
-	}
-	s.selected = i
-	s.Refresh()
-	if s.onSelect != nil {
-		s.onSelect(i)
-	}
-}
-
-// MouseIn shows the tooltip of the block under the pointer.
-func (s *BlockStrip) MouseIn(ev *desktop.MouseEvent) { s.MouseMoved(ev) }
-
-// MouseMoved follows the pointer with the tooltip.
-func (s *BlockStrip) MouseMoved(ev *desktop.MouseEvent) {
-	i := stripCellAt(ev.Position.X, len(s.vals), s.Size().Width)
-	if i < 0 && s.hovered < 0 {
-		return
-	}
-	s.hovered, s.hoverAt = i, ev.Position
-	s.Refresh()
-}
-
-// MouseOut hides the tooltip.
-func (s *BlockStrip) MouseOut() {
-	s.hovered = -1
-	s.Refresh()
-}
-
-// Cursor is the pointing hand: cells are clickable.
-func (s *BlockStrip) Cursor() desktop.Cursor { return desktop.PointerCursor }
 
 // MinSize fits a narrow cell per block and a label's height.
 func (s *BlockStrip) MinSize() fyne.Size {

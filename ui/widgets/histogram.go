@@ -7,13 +7,11 @@ package widgets
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -26,19 +24,20 @@ import (
 // Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
 type Histogram struct {
 	widget.BaseWidget
+	chartHover[int] // the bin under the pointer, -1: none
 
 	counts  []int
 	lo, hi  float32
 	caption string
-	hovered int
-	hoverAt fyne.Position
 }
 
 var _ desktop.Hoverable = (*Histogram)(nil)
 
 // NewHistogram returns an empty histogram.
 func NewHistogram() *Histogram {
-	h := &Histogram{hovered: -1}
+	h := &Histogram{}
+	hit := func(p fyne.Position) int { return h.geom(h.Size(), h.Theme()).binAt(p.X) }
+	h.chartHover = newChartHover(-1, hit, h.Refresh)
 	h.ExtendBaseWidget(h)
 	return h
 }
@@ -127,25 +126,6 @@ func histThousands(n int) string {
 	return s
 }
 
-// MouseIn shows the tooltip of the bin under the pointer.
-func (h *Histogram) MouseIn(ev *desktop.MouseEvent) { h.MouseMoved(ev) }
-
-// MouseMoved follows the pointer with the tooltip.
-func (h *Histogram) MouseMoved(ev *desktop.MouseEvent) {
-	i := h.geom(h.Size(), h.Theme()).binAt(ev.Position.X)
-	if i < 0 && h.hovered < 0 {
-		return
-	}
-	h.hovered, h.hoverAt = i, ev.Position
-	h.Refresh()
-}
-
-// MouseOut hides the tooltip.
-func (h *Histogram) MouseOut() {
-	h.hovered = -1
-	h.Refresh()
-}
-
 // MinSize is small: histograms sit in side panels.
 func (h *Histogram) MinSize() fyne.Size {
 	return fyne.NewSize(120, 80)
@@ -154,40 +134,22 @@ func (h *Histogram) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (h *Histogram) CreateRenderer() fyne.WidgetRenderer {
 	h.ExtendBaseWidget(h)
-	r := &histRenderer{h: h, tip: &stripTooltip{}}
+	r := &histRenderer{h: h}
+	r.chartRenderer = newChartRenderer(h, r.draw)
 	r.Refresh()
 	return r
 }
 
 type histRenderer struct {
-	h     *Histogram
-	scene barsScene
-	tip   *stripTooltip
+	chartRenderer
+	h *Histogram
 }
 
-func (r *histRenderer) Destroy() {}
-
-func (r *histRenderer) MinSize() fyne.Size { return r.h.MinSize() }
-
-func (r *histRenderer) Objects() []fyne.CanvasObject { return r.scene.objects }
-
-func (r *histRenderer) Refresh() {
-	r.Layout(r.h.Size())
-	canvas.Refresh(r.h)
-}
-
-func (r *histRenderer) Layout(size fyne.Size) {
-	h := r.h
-	th := h.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	col := func(n fyne.ThemeColorName) color.Color { return stripThemeColor(th, n, v) }
-	fg, muted := col(theme.ColorNameForeground), col(theme.ColorNamePlaceHolder)
-	cs := th.Size(theme.SizeNameCaptionText)
-	g := h.geom(size, th)
-	sc := &r.scene
-	sc.begin()
+func (r *histRenderer) draw(f *chartFrame) bool {
+	h, size, sc, cs, fg, muted := r.h, f.size, f.sc, f.cs, f.fg, f.muted
+	g := h.geom(size, f.th)
 	if g.x1 <= g.x0 || g.y1 <= g.y0 {
-		return
+		return false
 	}
 
 	top, total := 0, 0
@@ -210,7 +172,7 @@ func (r *histRenderer) Layout(size fyne.Size) {
 	if g.n == 0 || top == 0 {
 		sc.text("no data", g.x0, g.y0, g.x1-g.x0, g.y1-g.y0, cs, muted, fyne.TextAlignCenter, false)
 	}
-	bar := col(theme.ColorNamePrimary)
+	bar := f.col(theme.ColorNamePrimary)
 	hot := stripMix(bar, fg, 0.35)
 	for i, c := range h.counts {
 		bh := histBarHeight(c, top, g.y1-g.y0)
@@ -242,10 +204,7 @@ func (r *histRenderer) Layout(size fyne.Size) {
 	}
 
 	if h.hovered >= 0 && h.hovered < g.n {
-		r.tip.style(th, v)
-		r.tip.show(th, h.HoverText(h.hovered), h.hoverAt, size)
-	} else {
-		r.tip.hide()
+		f.tip, f.tipAt = h.HoverText(h.hovered), h.hoverAt
 	}
-	sc.add(r.tip.objects()...)
+	return true
 }

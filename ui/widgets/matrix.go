@@ -27,8 +27,7 @@ import (
 // Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
 type Matrix struct {
 	widget.BaseWidget
-
-	onSelect func(row, col int)
+	chartTap[matrixCell] // the cell under the pointer and the outlined one; matrixNone: none
 
 	rows, cols         int
 	vals               []float64
@@ -36,10 +35,6 @@ type Matrix struct {
 	rowLabel, colLabel string
 	format             func(float64) string
 	lo, hi             float64 // range of the finite values
-
-	selRow, selCol int
-	hovRow, hovCol int
-	hoverAt        fyne.Position
 
 	r *matrixRenderer // for pointer moves, which redraw the overlays only
 }
@@ -50,9 +45,25 @@ var (
 	_ desktop.Cursorable = (*Matrix)(nil)
 )
 
+// matrixCell is a cell (row, col) of a Matrix.
+type matrixCell struct{ row, col int }
+
+// matrixNone is no cell.
+var matrixNone = matrixCell{-1, -1}
+
 // NewMatrix returns an empty matrix; onSelect (may be nil) is called with the tapped cell.
 func NewMatrix(onSelect func(row, col int)) *Matrix {
-	m := &Matrix{onSelect: onSelect, selRow: -1, selCol: -1, hovRow: -1, hovCol: -1}
+	m := &Matrix{}
+	hit := func(p fyne.Position) matrixCell {
+		r, c := m.geom(m.Size(), m.Theme()).cellAt(p, m.rows, m.cols)
+		return matrixCell{r, c}
+	}
+	var report func(matrixCell)
+	if onSelect != nil {
+		report = func(c matrixCell) { onSelect(c.row, c.col) }
+	}
+	// A pointer move redraws the overlays only; a tap everything (the indices go bold).
+	m.chartTap = newChartTap(newChartHover(matrixNone, hit, m.refreshOverlays), m.Refresh, report)
 	m.ExtendBaseWidget(m)
 	return m
 }
@@ -70,24 +81,25 @@ func (m *Matrix) SetData(rows, cols int, vals []float64, cm Colormap, rowLabel, 
 			m.lo, m.hi = math.Min(m.lo, v), math.Max(m.hi, v)
 		}
 	}
-	if m.hovRow >= m.rows || m.hovCol >= m.cols {
-		m.hovRow, m.hovCol = -1, -1
+	if m.hovered.row >= m.rows || m.hovered.col >= m.cols {
+		m.hovered = matrixNone
 	}
 	m.Refresh()
 }
 
 // SetSelected outlines cell (row, col); -1 for either clears it. It does not call onSelect.
 func (m *Matrix) SetSelected(row, col int) {
-	m.selRow, m.selCol = row, col
+	m.selected = matrixCell{row, col}
 	m.Refresh()
 }
 
 // Selected returns the outlined cell, (-1, -1) if none.
 func (m *Matrix) Selected() (row, col int) {
-	if m.selRow < 0 || m.selCol < 0 || m.selRow >= m.rows || m.selCol >= m.cols {
+	s := m.selected
+	if s.row < 0 || s.col < 0 || s.row >= m.rows || s.col >= m.cols {
 		return -1, -1
 	}
-	return m.selRow, m.selCol
+	return s.row, s.col
 }
 
 // Value is the value of cell (row, col): NaN where there is none.
@@ -213,38 +225,6 @@ func (g matrixGeom) cellAt(pos fyne.Position, rows, cols int) (int, int) {
 	return r, c
 }
 
-// Tapped selects the cell under the pointer and reports it.
-func (m *Matrix) Tapped(ev *fyne.PointEvent) {
-	r, c := m.geom(m.Size(), m.Theme()).cellAt(ev.Position, m.rows, m.cols)
-	if r < 0 {
-		return
-	}
-	m.selRow, m.selCol = r, c
-	m.Refresh()
-	if m.onSelect != nil {
-		m.onSelect(r, c)
-	}
-}
-
-// MouseIn shows the tooltip of the cell under the pointer.
-func (m *Matrix) MouseIn(ev *desktop.MouseEvent) { m.MouseMoved(ev) }
-
-// MouseMoved follows the pointer with the tooltip; only the overlays are redrawn.
-func (m *Matrix) MouseMoved(ev *desktop.MouseEvent) {
-	r, c := m.geom(m.Size(), m.Theme()).cellAt(ev.Position, m.rows, m.cols)
-	if r < 0 && m.hovRow < 0 {
-		return
-	}
-	m.hovRow, m.hovCol, m.hoverAt = r, c, ev.Position
-	m.refreshOverlays()
-}
-
-// MouseOut hides the tooltip.
-func (m *Matrix) MouseOut() {
-	m.hovRow, m.hovCol = -1, -1
-	m.refreshOverlays()
-}
-
 func (m *Matrix) refreshOverlays() {
 	if m.r == nil {
 		m.Refresh()
@@ -258,9 +238,6 @@ func (m *Matrix) refreshOverlays() {
 	}
 }
 
-// Cursor is the pointing hand: cells are clickable.
-func (m *Matrix) Cursor() desktop.Cursor { return desktop.PointerCursor }
-
 // MinSize gives each cell a few units and room for the labels and scale.
 func (m *Matrix) MinSize() fyne.Size {
 	return fyne.NewSize(80+float32(max(m.cols, 1))*4, 40+float32(max(m.rows, 1))*4)
@@ -269,7 +246,8 @@ func (m *Matrix) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (m *Matrix) CreateRenderer() fyne.WidgetRenderer {
 	m.ExtendBaseWidget(m)
-	r := &matrixRenderer{m: m, tip: &stripTooltip{}}
+	r := &matrixRenderer{m: m}
+	r.chartRenderer = newChartRenderer(m, r.draw)
 	r.cells = canvas.NewRaster(r.paintCells)
 	r.scale = canvas.NewRaster(r.paintScale)
 	m.r = r
@@ -278,13 +256,12 @@ func (m *Matrix) CreateRenderer() fyne.WidgetRenderer {
 }
 
 type matrixRenderer struct {
+	chartRenderer
 	m     *Matrix
 	cells *canvas.Raster // every cell, in one image
 	scale *canvas.Raster // the colour scale, top = largest
-	scene barsScene
-	tip   *stripTooltip
-	grey  color.Color // no-data colour, from the theme at the last Refresh
-	hatch color.Color // its diagonal hatching
+	grey  color.Color    // no-data colour, from the theme at the last Refresh
+	hatch color.Color    // its diagonal hatching
 }
 
 // matrixHatch is the colour of the diagonal lines over no-data cells: the grey moved a
@@ -301,18 +278,13 @@ func (r *matrixRenderer) Destroy() {
 	}
 }
 
-func (r *matrixRenderer) MinSize() fyne.Size { return r.m.MinSize() }
-
-func (r *matrixRenderer) Objects() []fyne.CanvasObject { return r.scene.objects }
-
 // Refresh redraws everything, the cell raster included (data or theme changed).
 func (r *matrixRenderer) Refresh() {
 	th := r.m.Theme()
 	v := fyne.CurrentApp().Settings().ThemeVariant()
 	r.grey = stripNeutral(th, v)
 	r.hatch = matrixHatch(r.grey, stripThemeColor(th, theme.ColorNameForeground, v))
-	r.Layout(r.m.Size())
-	canvas.Refresh(r.m)
+	r.chartRenderer.Refresh()
 }
 
 // paintCells draws the grid into a w x h pixel image covering the cell area; the cell edges
@@ -368,22 +340,15 @@ func (r *matrixRenderer) paintScale(w, h int) image.Image {
 	return img
 }
 
-func (r *matrixRenderer) Layout(size fyne.Size) {
-	m := r.m
-	th := m.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
-	col := func(n fyne.ThemeColorName) color.Color { return stripThemeColor(th, n, v) }
-	fg, muted := col(theme.ColorNameForeground), col(theme.ColorNamePlaceHolder)
-	cs := th.Size(theme.SizeNameCaptionText)
-	g := m.geom(size, th)
-	sc := &r.scene
-	sc.begin()
+func (r *matrixRenderer) draw(f *chartFrame) bool {
+	m, size, sc, cs, fg, muted := r.m, f.size, f.sc, f.cs, f.fg, f.muted
+	g := m.geom(size, f.th)
 	if g.x1 <= g.x0 || g.y1 <= g.y0 {
-		return
+		return false
 	}
 	if m.rows == 0 || m.cols == 0 {
 		sc.text("no data", 0, 0, size.Width, size.Height, cs, muted, fyne.TextAlignCenter, false)
-		return
+		return false
 	}
 
 	// Cells.
@@ -452,20 +417,17 @@ func (r *matrixRenderer) Layout(size fyne.Size) {
 		y0, y1 := matrixEdges(row, m.rows, g.y0, g.y1)
 		return x0, y0, x1 - x0, y1 - y0
 	}
-	if m.hovRow >= 0 && (m.hovRow != selR || m.hovCol != selC) {
-		x, y, w, h := cellBox(m.hovRow, m.hovCol)
+	if hov := m.hovered; hov.row >= 0 && (hov.row != selR || hov.col != selC) {
+		x, y, w, h := cellBox(hov.row, hov.col)
 		sc.outline(x-0.5, y-0.5, w+1, h+1, stripWithAlpha(fg, 0xa0), 1)
 	}
 	if selR >= 0 {
 		x, y, w, h := cellBox(selR, selC)
-		sc.ring(x, y, w, h, fg, col(theme.ColorNameBackground))
+		sc.ring(x, y, w, h, fg, f.col(theme.ColorNameBackground))
 	}
 
-	if m.hovRow >= 0 {
-		r.tip.style(th, v)
-		r.tip.show(th, m.HoverText(m.hovRow, m.hovCol), m.hoverAt, size)
-	} else {
-		r.tip.hide()
+	if m.hovered.row >= 0 {
+		f.tip, f.tipAt = m.HoverText(m.hovered.row, m.hovered.col), m.hoverAt
 	}
-	sc.add(r.tip.objects()...)
+	return true
 }
