@@ -29,10 +29,25 @@ const (
 // goroutine runs them (pump), so every widget change happens on one goroutine, as fyne.Do
 // guarantees in the app.
 type harness struct {
-	t   *testing.T
-	ui  chan func()
-	in  *Inspector
-	win fyne.Window
+	t        *testing.T
+	ui       chan func()
+	in       *Inspector
+	win      fyne.Window
+	statuses []string // every status line shown, in order
+}
+
+// said reports whether a status line containing every one of want was shown.
+func (h *harness) said(want ...string) bool {
+	for _, st := range h.statuses {
+		all := true
+		for _, w := range want {
+			all = all && strings.Contains(st, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 func newHarness(t *testing.T) *harness {
@@ -45,6 +60,8 @@ func newHarness(t *testing.T) *harness {
 	h.win = a.NewWindow(Title)
 	h.win.Resize(fyne.NewSize(1400, 900))
 	h.in = NewInspector(h.win, ctl, a.Preferences())
+	show := ctl.OnStatus
+	ctl.OnStatus = func(s Status) { h.statuses = append(h.statuses, s.Text); show(s) }
 	t.Cleanup(ctl.Close)
 	return h
 }
@@ -217,10 +234,17 @@ func TestApplySettingsReruns(t *testing.T) {
 	h.openDemo()
 	gen := h.in.Snap.Gen
 	h.in.settings.form.tile.SetText("64")
+	h.in.settings.form.residency.SetSelected("pread")
 	h.in.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
-	if h.in.Snap.Settings.TileRows != 64 {
-		t.Errorf("tile %d after applying 64", h.in.Snap.Settings.TileRows)
+	if !h.said("tile 512 → 64", "residency mapped → pread", "re-running from block 0", "outputs do not") {
+		t.Errorf("no status line explained the re-run: %q", h.statuses)
+	}
+	if h.in.Snap.Settings.TileRows != 64 || h.in.Snap.Settings.Residency != engine.Pread {
+		t.Errorf("settings %s after applying tile 64, pread", h.in.Snap.Settings.Describe())
+	}
+	if st := h.in.settings.state.Text; !strings.Contains(st, "read by pread") || strings.Contains(st, " 0 B read") {
+		t.Errorf("settings state after a pread run: %q", st)
 	}
 	h.in.settings.form.tile.SetText("zero")
 	h.in.settings.apply()

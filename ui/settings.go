@@ -110,9 +110,10 @@ func (f *settingsForm) showTileMemory() {
 }
 
 type settingsPanel struct {
-	in   *Inspector
-	form *settingsForm
-	note *widget.Label
+	in    *Inspector
+	form  *settingsForm
+	note  *widget.Label
+	state *widget.Label // what the current run's settings cost: bytes read, stall, memory kept
 }
 
 func newSettingsPanel(in *Inspector) *settingsPanel {
@@ -120,14 +121,34 @@ func newSettingsPanel(in *Inspector) *settingsPanel {
 	p.note = widget.NewLabel("Tile size, residency and threads change timings, never outputs (bit-identical by design); " +
 		"the backend changes the arithmetic; max pixels changes the page. Apply re-runs from block 0.")
 	p.note.Wrapping = fyne.TextWrapWord
+	p.state = widget.NewLabel("")
+	p.state.Wrapping = fyne.TextWrapWord
 	p.form.load(DefaultSettings())
 	return p
+}
+
+// refresh says what the current run's residency read and waited, and what the probes keep.
+func (p *settingsPanel) refresh() {
+	s := p.in.Snap
+	var read int64
+	var wait float64
+	for _, t := range s.Timings {
+		read += t.BytesRead
+		wait += ms(t.Wait)
+	}
+	c := s.Config
+	kept := int64(s.Layout.Rows()) * int64(c.Hidden) * 4 * int64(s.Next) * 3 // q, k and the output per block
+	p.state.SetText(fmt.Sprintf("This run (%s), %d of %d blocks: %s of vision weights, %s read by pread, %.1f ms waiting for weights; "+
+		"%d patches; MLP tile buffer %s; kept for the probes so far %s.",
+		s.Settings.Describe(), s.Next, c.Depth, engine.FormatBytes(s.WeightBytes), engine.FormatBytes(read), wait,
+		s.Layout.Rows(), engine.FormatBytes(int64(min(s.Settings.TileRows, s.Layout.Rows()))*int64(c.Intermediate)*4),
+		engine.FormatBytes(kept)))
 }
 
 func (p *settingsPanel) content() fyne.CanvasObject {
 	apply := widget.NewButton("Apply and re-run", p.apply)
 	apply.Importance = widget.HighImportance
-	return container.NewVBox(p.form.form(), apply, p.note)
+	return container.NewVBox(p.form.form(), apply, p.note, widget.NewSeparator(), p.state)
 }
 
 func (p *settingsPanel) load(s Settings) { p.form.load(s) }

@@ -172,6 +172,7 @@ func (in *Inspector) refresh() {
 	in.attention.refresh()
 	in.activation.refresh()
 	in.timings.refresh()
+	in.settings.refresh()
 }
 
 func (in *Inspector) refreshStrip() {
