@@ -359,19 +359,12 @@ func (b *Bars) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (b *Bars) CreateRenderer() fyne.WidgetRenderer {
 	b.ExtendBaseWidget(b)
-	r := &barsRenderer{b: b}
-	r.chartRenderer = newChartRenderer(b, r.draw)
-	r.Refresh()
-	return r
+	return newChartRenderer(b, b.draw, nil)
 }
 
-type barsRenderer struct {
-	chartRenderer
-	b *Bars
-}
-
-func (r *barsRenderer) draw(f *chartFrame) bool {
-	b, size, th, sc, cs := r.b, f.size, f.th, f.sc, f.cs
+// draw draws one frame of the chart.
+func (b *Bars) draw(f *chartFrame) bool {
+	size, th, sc, cs := f.size, f.th, f.sc, f.cs
 	fg, bg, muted := f.fg, f.col(theme.ColorNameBackground), f.muted
 	g := b.geom(size, th)
 	if size.Width <= g.axisW || g.y1 <= g.y0 {
@@ -401,7 +394,7 @@ func (r *barsRenderer) draw(f *chartFrame) bool {
 
 	// Unit (top left) and legend (top right).
 	sc.text(b.unit, 0, 0, g.axisW-6, g.textH, cs, muted, fyne.TextAlignTrailing, false)
-	r.legend(f, g)
+	b.legend(f, g)
 
 	// Bars, segments stacked from rounded cumulative sums so they abut exactly.
 	for s := range b.series {
@@ -498,8 +491,8 @@ func (r *barsRenderer) draw(f *chartFrame) bool {
 
 // legend draws, right-aligned in the top row, a swatch per part and, with two or more series,
 // a small stacked swatch per series (B in its tints).
-func (r *barsRenderer) legend(f *chartFrame, g barsGeom) {
-	b, size, sc, cs := r.b, f.size, f.sc, f.cs
+func (b *Bars) legend(f *chartFrame, g barsGeom) {
+	size, sc, cs := f.size, f.sc, f.cs
 	fg, bg := f.fg, f.col(theme.ColorNameBackground)
 	const sw, gap = 10, 12
 	type item struct {

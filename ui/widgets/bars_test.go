@@ -6,7 +6,6 @@
 package widgets
 
 import (
-	"image"
 	"image/color"
 	"math"
 	"testing"
@@ -20,56 +19,6 @@ var barsTestColors = []color.Color{
 	color.NRGBA{0xf5, 0x9e, 0x0b, 0xff}, // wait: amber
 	color.NRGBA{0x3b, 0x82, 0xf6, 0xff}, // attention: blue
 	color.NRGBA{0x10, 0xb9, 0x81, 0xff}, // MLP: green
-}
-
-// barsRun is one bar as found in a capture: a run of columns holding bar colours.
-type barsRun struct {
-	x0, x1 int // columns [x0, x1)
-	top    int // highest bar pixel
-	height int // most bar pixels in one column
-}
-
-// barsFindRuns scans img below row ymin for columns holding pixels that match, and groups
-// them into runs.
-func barsFindRuns(img image.Image, ymin int, match func(color.NRGBA) bool) []barsRun {
-	var runs []barsRun
-	b := img.Bounds()
-	in := false
-	for x := b.Min.X; x < b.Max.X; x++ {
-		count, top := 0, -1
-		for y := max(b.Min.Y, ymin); y < b.Max.Y; y++ {
-			if match(stripNRGBA(img.At(x, y))) {
-				count++
-				if top < 0 {
-					top = y
-				}
-			}
-		}
-		switch {
-		case count > 0 && !in:
-			runs = append(runs, barsRun{x0: x, x1: x + 1, top: top, height: count})
-			in = true
-		case count > 0:
-			r := &runs[len(runs)-1]
-			r.x1 = x + 1
-			r.top = min(r.top, top)
-			r.height = max(r.height, count)
-		default:
-			in = false
-		}
-	}
-	return runs
-}
-
-func barsMatchAny(cs ...color.Color) func(color.NRGBA) bool {
-	return func(p color.NRGBA) bool {
-		for _, c := range cs {
-			if stripClose(p, c, 2) {
-				return true
-			}
-		}
-		return false
-	}
 }
 
 func barsRows(parts ...[3]float64) [][]float64 {
@@ -135,7 +84,7 @@ func TestBarsHoverText(t *testing.T) {
 	g := b.geom(b.Size(), b.Theme())
 	x, w := g.groupX(7)
 	test.MoveMouse(win.Canvas(), fyne.NewPos(x+w/2, 150))
-	r := test.WidgetRenderer(b).(*barsRenderer)
+	r := test.WidgetRenderer(b).(*chartRenderer)
 	if got := r.tip.text(); got != want {
 		t.Errorf("tooltip=%q", got)
 	}
@@ -270,9 +219,7 @@ func barsDemo() (Series, Series) {
 
 // TestBarsPNG renders 27 blocks, alone and compared, in both themes, for a person to look at.
 func TestBarsPNG(t *testing.T) {
-	for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
-		stripTestApp(t, v)
-		name := map[fyne.ThemeVariant]string{theme.VariantDark: "dark", theme.VariantLight: "light"}[v]
+	stripTestThemes(t, func(name string) {
 		sa, sb := barsDemo()
 		one := NewBars([]string{"weight wait", "attention", "MLP"}, barsTestColors, "ms", nil)
 		one.SetSeries(sa)
@@ -288,5 +235,5 @@ func TestBarsPNG(t *testing.T) {
 		x, w := g.groupX(12)
 		test.MoveMouse(win2.Canvas(), fyne.NewPos(x+w/2, 170))
 		stripSavePNG(t, "/tmp/bars_compare_"+name+".png", win2.Canvas().Capture())
-	}
+	})
 }

@@ -356,18 +356,21 @@ func stripMix(a, b color.Color, t float64) color.NRGBA {
 	return color.NRGBA{m(x.R, y.R), m(x.G, y.G), m(x.B, y.B), 255}
 }
 
-// stripInkOn picks black or white text, whichever reads better on fill.
-func stripInkOn(fill color.Color) color.Color {
-	n := stripNRGBA(fill)
-	lin := func(c uint8) float64 {
-		f := float64(c) / 255
+// stripLuminance is the relative luminance Y of an sRGB colour (D65): 0 black, 1 white.
+func stripLuminance(c color.NRGBA) float64 {
+	lin := func(u uint8) float64 {
+		f := float64(u) / 255
 		if f <= 0.04045 {
 			return f / 12.92
 		}
 		return math.Pow((f+0.055)/1.055, 2.4)
 	}
-	y := 0.2126*lin(n.R) + 0.7152*lin(n.G) + 0.0722*lin(n.B)
-	if y > 0.22 {
+	return 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
+}
+
+// stripInkOn picks black or white text, whichever reads better on fill.
+func stripInkOn(fill color.Color) color.Color {
+	if stripLuminance(stripNRGBA(fill)) > 0.22 {
 		return color.NRGBA{0x10, 0x10, 0x10, 0xff}
 	}
 	return color.NRGBA{0xf8, 0xf8, 0xf8, 0xff}

@@ -2,16 +2,12 @@
 // pointer is the block a tap reports, NaN cells are neutral grey and finite cells take the
 // colormap over the finite range. The mutation these tests catch: hit-testing with x/cellWidth
 // (ignoring rounding and gaps), or colouring NaN through the colormap (transparent).
-//
-// The helpers at the top (themes, capture, pixels, PNG) are shared by the other chart tests.
 package widgets
 
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -19,60 +15,6 @@ import (
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 )
-
-// stripTestTheme pins the default theme to one variant (the test app reports neither).
-type stripTestTheme struct {
-	fyne.Theme
-	v fyne.ThemeVariant
-}
-
-func (t stripTestTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
-	return t.Theme.Color(n, t.v)
-}
-
-// stripTestApp starts a headless app with the real default theme in variant v.
-func stripTestApp(t *testing.T, v fyne.ThemeVariant) fyne.Theme {
-	t.Helper()
-	a := test.NewTempApp(t)
-	th := stripTestTheme{theme.DefaultTheme(), v}
-	a.Settings().SetTheme(th)
-	return th
-}
-
-// stripTestWindow shows o alone, unpadded, at size w x h (so canvas = widget coordinates).
-func stripTestWindow(t *testing.T, o fyne.CanvasObject, w, h float32) fyne.Window {
-	t.Helper()
-	win := test.NewWindow(o)
-	win.SetPadded(false)
-	win.Resize(fyne.NewSize(w, h))
-	t.Cleanup(win.Close)
-	return win
-}
-
-func stripPixel(img image.Image, x, y float32) color.NRGBA {
-	return color.NRGBAModel.Convert(img.At(int(x), int(y))).(color.NRGBA)
-}
-
-// stripClose reports whether two colours differ by at most tol in each channel.
-func stripClose(a, b color.Color, tol int) bool {
-	x, y := stripNRGBA(a), stripNRGBA(b)
-	d := func(p, q uint8) bool { return int(p)-int(q) <= tol && int(q)-int(p) <= tol }
-	return d(x.R, y.R) && d(x.G, y.G) && d(x.B, y.B) && d(x.A, y.A)
-}
-
-// stripSavePNG writes img to path for a person to look at.
-func stripSavePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s", path)
-}
 
 func TestBlockStripTapSelectsBlockUnderPointer(t *testing.T) {
 	stripTestApp(t, theme.VariantDark)
@@ -242,8 +184,7 @@ func stripSameImage(a, b image.Image) bool {
 
 // TestBlockStripPNG renders a 27-block strip in both themes for a person to look at.
 func TestBlockStripPNG(t *testing.T) {
-	for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
-		stripTestApp(t, v)
+	stripTestThemes(t, func(name string) {
 		s := NewBlockStrip(nil)
 		vals := make([]float64, 27)
 		for i := range vals {
@@ -257,11 +198,10 @@ func TestBlockStripPNG(t *testing.T) {
 		s.SetCurrent(20)
 		win := stripTestWindow(t, s, 820, 34)
 		test.MoveMouse(win.Canvas(), fyne.NewPos(12.5*820/27, 12))
-		name := map[fyne.ThemeVariant]string{theme.VariantDark: "dark", theme.VariantLight: "light"}[v]
 		stripSavePNG(t, "/tmp/blockstrip_"+name+".png", win.Canvas().Capture())
 		// Narrow: no labels rather than labels spilling over neighbours.
 		win.Resize(fyne.NewSize(300, 34))
 		s.MouseOut()
 		stripSavePNG(t, "/tmp/blockstrip_narrow_"+name+".png", win.Canvas().Capture())
-	}
+	})
 }

@@ -110,13 +110,18 @@ func (f *chartFrame) col(n fyne.ThemeColorName) color.Color { return stripThemeC
 type chartRenderer struct {
 	w     chartWidget
 	draw  func(f *chartFrame) bool
+	style func() // what Refresh takes from the theme before drawing; may be nil
 	scene chartScene
 	tip   *stripTooltip
 	frame chartFrame // reused, like the scene's objects
 }
 
-func newChartRenderer(w chartWidget, draw func(f *chartFrame) bool) chartRenderer {
-	return chartRenderer{w: w, draw: draw, tip: &stripTooltip{}}
+// newChartRenderer returns w's renderer with its first frame drawn. draw (and style) must
+// reach the renderer through the frame only: it is not returned yet.
+func newChartRenderer(w chartWidget, draw func(f *chartFrame) bool, style func()) *chartRenderer {
+	r := &chartRenderer{w: w, draw: draw, style: style, tip: &stripTooltip{}}
+	r.Refresh()
+	return r
 }
 
 func (r *chartRenderer) Destroy() {}
@@ -125,7 +130,11 @@ func (r *chartRenderer) MinSize() fyne.Size { return r.w.MinSize() }
 
 func (r *chartRenderer) Objects() []fyne.CanvasObject { return r.scene.objects }
 
+// Refresh redraws the chart (data or theme changed).
 func (r *chartRenderer) Refresh() {
+	if r.style != nil {
+		r.style()
+	}
 	r.Layout(r.w.Size())
 	canvas.Refresh(r.w)
 }

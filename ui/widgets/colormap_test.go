@@ -10,22 +10,6 @@ import (
 	"testing"
 )
 
-// colormapTestLightness is CIE L* of an sRGB colour (D65).
-func colormapTestLightness(c color.NRGBA) float64 {
-	lin := func(u uint8) float64 {
-		v := float64(u) / 255
-		if v <= 0.04045 {
-			return v / 12.92
-		}
-		return math.Pow((v+0.055)/1.055, 2.4)
-	}
-	y := 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
-	if y > 216.0/24389 {
-		return 116*math.Cbrt(y) - 16
-	}
-	return y * 24389 / 27
-}
-
 func TestColormapEndpoints(t *testing.T) {
 	for _, tc := range []struct {
 		cm        Colormap

@@ -60,35 +60,27 @@ func (g *HeadGrid) SetMaps(maps [][]float32, grid PatchGrid, cm Colormap) {
 		fyne.LogError("HeadGrid.SetMaps", err)
 		maps, grid = nil, PatchGrid{}
 	}
-	g.mu.Lock()
-	g.maps, g.grid, g.cm = maps, grid, cm
-	if g.selected >= len(maps) {
-		g.selected = -1
-	}
-	g.hovered = -1
-	g.headGridComposeLocked()
-	g.mu.Unlock()
-	g.Refresh()
+	ivLocked(&g.mu, g, func() {
+		g.maps, g.grid, g.cm = maps, grid, cm
+		if g.selected >= len(maps) {
+			g.selected = -1
+		}
+		g.hovered = -1
+		g.headGridComposeLocked()
+	})
 }
 
 // SetBackground sets an optional faint photo under each map; nil removes it.
 func (g *HeadGrid) SetBackground(img image.Image) {
-	g.mu.Lock()
-	g.bg, g.bgThumb = img, nil
-	g.headGridComposeLocked()
-	g.mu.Unlock()
-	g.Refresh()
+	ivLocked(&g.mu, g, func() {
+		g.bg, g.bgThumb = img, nil
+		g.headGridComposeLocked()
+	})
 }
 
 // SetSelected outlines one head; -1 clears the outline.
 func (g *HeadGrid) SetSelected(head int) {
-	g.mu.Lock()
-	if head < 0 || head >= len(g.maps) {
-		head = -1
-	}
-	g.selected = head
-	g.mu.Unlock()
-	g.Refresh()
+	ivLocked(&g.mu, g, func() { g.selected = ivValid(head, len(g.maps)) })
 }
 
 // Selected returns the selected head, -1 for none.

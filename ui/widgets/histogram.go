@@ -134,19 +134,12 @@ func (h *Histogram) MinSize() fyne.Size {
 // CreateRenderer implements fyne.Widget.
 func (h *Histogram) CreateRenderer() fyne.WidgetRenderer {
 	h.ExtendBaseWidget(h)
-	r := &histRenderer{h: h}
-	r.chartRenderer = newChartRenderer(h, r.draw)
-	r.Refresh()
-	return r
+	return newChartRenderer(h, h.draw, nil)
 }
 
-type histRenderer struct {
-	chartRenderer
-	h *Histogram
-}
-
-func (r *histRenderer) draw(f *chartFrame) bool {
-	h, size, sc, cs, fg, muted := r.h, f.size, f.sc, f.cs, f.fg, f.muted
+// draw draws one frame of the histogram.
+func (h *Histogram) draw(f *chartFrame) bool {
+	size, sc, cs, fg, muted := f.size, f.sc, f.cs, f.fg, f.muted
 	g := h.geom(size, f.th)
 	if g.x1 <= g.x0 || g.y1 <= g.y0 {
 		return false

@@ -67,7 +67,7 @@ func TestHistogramLabelsAndHover(t *testing.T) {
 	h := NewHistogram()
 	h.SetData([]int{5, 7, 9, 2}, -1, 1, "block 0 · mlp out")
 	win := stripTestWindow(t, h, 300, 120)
-	r := test.WidgetRenderer(h).(*histRenderer)
+	r := test.WidgetRenderer(h).(*chartRenderer)
 	var texts []string // the labels drawn this frame
 	for i := 0; i < r.scene.nt; i++ {
 		texts = append(texts, r.scene.texts[i].Text)
@@ -96,9 +96,7 @@ func TestHistogramLabelsAndHover(t *testing.T) {
 
 // TestHistogramPNG renders an activation-like histogram in both themes for a person to look at.
 func TestHistogramPNG(t *testing.T) {
-	for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
-		stripTestApp(t, v)
-		name := map[fyne.ThemeVariant]string{theme.VariantDark: "dark", theme.VariantLight: "light"}[v]
+	stripTestThemes(t, func(name string) {
 		counts := make([]int, 64)
 		lo, hi := float32(-4.2), float32(6.8)
 		for i := range counts {
@@ -111,5 +109,5 @@ func TestHistogramPNG(t *testing.T) {
 		win := stripTestWindow(t, h, 340, 150)
 		test.MoveMouse(win.Canvas(), fyne.NewPos(150, 100))
 		stripSavePNG(t, "/tmp/histogram_"+name+".png", win.Canvas().Capture())
-	}
+	})
 }

@@ -163,32 +163,30 @@ func (v *ImageView) SetImage(img image.Image, grid PatchGrid) {
 		fyne.LogError("ImageView.SetImage", err)
 		grid, inv = PatchGrid{}, nil
 	}
-	v.mu.Lock()
-	if grid.Len() != v.grid.Len() {
-		v.values, v.selected, v.marked = nil, -1, nil
-	}
-	v.photo, v.grid, v.rasterOf = photo, grid, inv
-	v.hovered = -1
-	v.ivComposeLocked()
-	v.tip = ""
-	v.dirty |= ivDirtyImage | ivDirtyDeco | ivDirtyHover
-	v.mu.Unlock()
-	v.Refresh()
+	ivLocked(&v.mu, v, func() {
+		if grid.Len() != v.grid.Len() {
+			v.values, v.selected, v.marked = nil, -1, nil
+		}
+		v.photo, v.grid, v.rasterOf = photo, grid, inv
+		v.hovered = -1
+		v.ivComposeLocked()
+		v.tip = ""
+		v.dirty |= ivDirtyImage | ivDirtyDeco | ivDirtyHover
+	})
 }
 
 // SetOverlay sets one value per sequence index, coloured by cm over [lo, hi]; nil clears
 // the overlay. NaN values and missing entries leave their patch uncoloured.
 func (v *ImageView) SetOverlay(values []float32, cm Colormap, lo, hi float32) {
-	v.mu.Lock()
-	v.values = append(v.values[:0:0], values...)
-	if values == nil {
-		v.values = nil
-	}
-	v.cm, v.lo, v.hi = cm, lo, hi
-	v.ivComposeLocked()
-	v.dirty |= ivDirtyImage
-	v.mu.Unlock()
-	v.Refresh()
+	ivLocked(&v.mu, v, func() {
+		v.values = append(v.values[:0:0], values...)
+		if values == nil {
+			v.values = nil
+		}
+		v.cm, v.lo, v.hi = cm, lo, hi
+		v.ivComposeLocked()
+		v.dirty |= ivDirtyImage
+	})
 	v.ivUpdateTip()
 }
 
@@ -210,6 +208,24 @@ func (v *ImageView) SetOpacity(a float64) {
 	v.Refresh()
 }
 
+// ivLocked runs change with mu held, then refreshes w once mu is released: the renderers of
+// the widgets whose state sits behind a mutex (ImageView, HeadGrid) take it too, so a setter
+// must never Refresh under it.
+func ivLocked(mu *sync.Mutex, w fyne.Widget, change func()) {
+	mu.Lock()
+	change()
+	mu.Unlock()
+	w.Refresh()
+}
+
+// ivValid is i when it indexes n items, else -1 (none).
+func ivValid(i, n int) int {
+	if i < 0 || i >= n {
+		return -1
+	}
+	return i
+}
+
 // Opacity returns the overlay opacity.
 func (v *ImageView) Opacity() float64 {
 	v.mu.Lock()
@@ -219,23 +235,18 @@ func (v *ImageView) Opacity() float64 {
 
 // SetShowGrid shows or hides thin patch grid lines.
 func (v *ImageView) SetShowGrid(on bool) {
-	v.mu.Lock()
-	v.showGrid = on
-	v.dirty |= ivDirtyDeco
-	v.mu.Unlock()
-	v.Refresh()
+	ivLocked(&v.mu, v, func() {
+		v.showGrid = on
+		v.dirty |= ivDirtyDeco
+	})
 }
 
 // SetSelected outlines one patch (sequence index); -1 (or any index outside the grid) clears it.
 func (v *ImageView) SetSelected(patch int) {
-	v.mu.Lock()
-	if patch < 0 || patch >= len(v.rasterOf) {
-		patch = -1
-	}
-	v.selected = patch
-	v.dirty |= ivDirtyDeco
-	v.mu.Unlock()
-	v.Refresh()
+	ivLocked(&v.mu, v, func() {
+		v.selected = ivValid(patch, len(v.rasterOf))
+		v.dirty |= ivDirtyDeco
+	})
 }
 
 // Selected returns the selected sequence index, -1 for none.
@@ -247,11 +258,10 @@ func (v *ImageView) Selected() int {
 
 // SetMarked outlines patches (sequence indices) with small numbered frames, 1 for the first.
 func (v *ImageView) SetMarked(patches []int) {
-	v.mu.Lock()
-	v.marked = append([]int(nil), patches...)
-	v.dirty |= ivDirtyDeco
-	v.mu.Unlock()
-	v.Refresh()
+	ivLocked(&v.mu, v, func() {
+		v.marked = append([]int(nil), patches...)
+		v.dirty |= ivDirtyDeco
+	})
 }
 
 // SetHoverText sets the text shown near the pointer while it is over a patch; nil gives the

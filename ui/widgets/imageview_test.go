@@ -16,17 +16,6 @@ import (
 	"fyne.io/fyne/v2/test"
 )
 
-// ivTestMergeIndex is the engine's 2x2 merge-window order, written out independently of
-// MergeWindowGrid: windows row-major, then TL, TR, BL, BR inside a window.
-func ivTestMergeIndex(cols int) func(r, c int) int {
-	return func(r, c int) int {
-		window := (r/2)*(cols/2) + c/2
-		return window*4 + (r%2)*2 + c%2
-	}
-}
-
-func ivTestGrid() PatchGrid { return PatchGrid{Rows: 4, Cols: 8, Index: ivTestMergeIndex(8)} }
-
 // ivTestPhoto is a W x H image with a smooth, non-constant content.
 func ivTestPhoto(W, H int) *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, W, H))
@@ -36,30 +25,6 @@ func ivTestPhoto(W, H int) *image.RGBA {
 		}
 	}
 	return img
-}
-
-func ivTestGray(W, H int, v uint8) *image.RGBA {
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	for i := range img.Pix {
-		img.Pix[i] = v
-		if i%4 == 3 {
-			img.Pix[i] = 255
-		}
-	}
-	return img
-}
-
-// ivTestWindow shows w alone, unpadded, at size; the widget then fills the canvas.
-func ivTestWindow(t testing.TB, w fyne.CanvasObject, size fyne.Size) fyne.Window {
-	t.Helper()
-	win := test.NewWindow(w)
-	win.SetPadded(false)
-	win.Resize(size)
-	t.Cleanup(win.Close)
-	if got := w.Size(); got != size {
-		t.Fatalf("widget size %v, want %v", got, size)
-	}
-	return win
 }
 
 // ivTestCentre is the widget-local centre of patch (r,c) of a W x H image on a grid, computed
@@ -92,9 +57,7 @@ func TestMergeWindowGridMatchesSpecOrder(t *testing.T) {
 }
 
 func TestImageViewTapSelectsMergeIndexWithLetterbox(t *testing.T) {
-	test.NewTempApp(t)
 	const W, H = 256, 128
-	g := ivTestGrid()
 	for _, tc := range []struct {
 		name      string
 		size      fyne.Size
@@ -105,11 +68,9 @@ func TestImageViewTapSelectsMergeIndexWithLetterbox(t *testing.T) {
 		{"bars left and right", fyne.NewSize(700, 220), fyne.NewPos(40, 110)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := NewImageView()
+			v, _, g := ivTestView(t, ivTestPhoto(W, H), tc.size)
 			var got []int
 			v.OnSelect = func(p int) { got = append(got, p) }
-			v.SetImage(ivTestPhoto(W, H), g)
-			ivTestWindow(t, v, tc.size)
 
 			want := ivTestMergeIndex(8)(2, 5)
 			if want == 2*8+5 {
@@ -139,13 +100,9 @@ func TestImageViewTapSelectsMergeIndexWithLetterbox(t *testing.T) {
 }
 
 func TestImageViewPatchAtEveryPatchAndEdges(t *testing.T) {
-	test.NewTempApp(t)
 	const W, H = 256, 128
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestPhoto(W, H), g)
 	size := fyne.NewSize(330, 400) // scale 330/256, image rows 317.5.. : boundaries fall between pixels
-	ivTestWindow(t, v, size)
+	v, _, g := ivTestView(t, ivTestPhoto(W, H), size)
 	sc := float32(330.0 / 256.0)
 	oy := (400 - float32(H)*sc) / 2
 	for r := range g.Rows {
@@ -173,11 +130,8 @@ func TestImageViewPatchAtEveryPatchAndEdges(t *testing.T) {
 }
 
 func TestImageViewOverlayBrightestWhereLargestValue(t *testing.T) {
-	test.NewTempApp(t)
 	const W, H = 256, 128
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestGray(W, H, 128), g)
+	v, win, g := ivTestView(t, ivTestGray(W, H, 128), fyne.NewSize(600, 220))
 	vals := make([]float32, g.Rows*g.Cols)
 	for i := range vals {
 		vals[i] = 0.1 * float32(i%3)
@@ -189,8 +143,6 @@ func TestImageViewOverlayBrightestWhereLargestValue(t *testing.T) {
 	vals[hot] = 1
 	v.SetOverlay(vals, Viridis, 0, 1)
 	v.SetOpacity(0.8)
-	size := fyne.NewSize(600, 220)
-	win := ivTestWindow(t, v, size)
 
 	capImg := win.Canvas().Capture()
 	luma := func(c color.Color) float64 {
@@ -245,18 +197,14 @@ func TestImageViewOverlayBrightestWhereLargestValue(t *testing.T) {
 }
 
 func TestImageViewOpacityZeroShowsPhotoUnchanged(t *testing.T) {
-	test.NewTempApp(t)
 	const W, H = 640, 320
-	g := ivTestGrid()
 	photo := ivTestPhoto(W, H)
-	v := NewImageView()
-	v.SetImage(photo, g)
+	v, win, g := ivTestView(t, photo, fyne.NewSize(W, H)) // 1:1, so the captured pixels are the image's
 	vals := make([]float32, g.Rows*g.Cols)
 	for i := range vals {
 		vals[i] = float32(i) / 31
 	}
 	v.SetOverlay(vals, Magma, 0, 1)
-	win := ivTestWindow(t, v, fyne.NewSize(W, H)) // 1:1, so the captured pixels are the image's
 
 	v.SetOpacity(0)
 	if v.Opacity() != 0 {
@@ -291,13 +239,7 @@ func TestImageViewOpacityZeroShowsPhotoUnchanged(t *testing.T) {
 }
 
 func TestImageViewSelectionBoxInSnapshotAndOnScreen(t *testing.T) {
-	test.NewTempApp(t)
-	const W, H = 256, 128
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestGray(W, H, 90), g)
-	size := fyne.NewSize(512, 256)
-	win := ivTestWindow(t, v, size)
+	v, win, g := ivTestView(t, ivTestGray(256, 128, 90), fyne.NewSize(512, 256))
 	seq := g.Index(1, 3) // 7; raster 7 would be (0,7)
 	v.SetSelected(seq)
 	if v.Selected() != seq {
@@ -360,13 +302,7 @@ func TestImageViewSelectionBoxInSnapshotAndOnScreen(t *testing.T) {
 }
 
 func TestImageViewMarksAreNumberedOutlines(t *testing.T) {
-	test.NewTempApp(t)
-	const W, H = 256, 128
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestGray(W, H, 90), g)
-	size := fyne.NewSize(512, 256)
-	ivTestWindow(t, v, size)
+	v, _, g := ivTestView(t, ivTestGray(256, 128, 90), fyne.NewSize(512, 256))
 	first, second := g.Index(0, 0), g.Index(3, 5) // (3,5) = 31 in merge order, 29 in raster order
 	v.SetMarked([]int{first, second})
 
@@ -423,11 +359,7 @@ func TestImageViewMarksAreNumberedOutlines(t *testing.T) {
 }
 
 func TestImageViewGridLines(t *testing.T) {
-	test.NewTempApp(t)
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestGray(256, 128, 40), g)
-	ivTestWindow(t, v, fyne.NewSize(512, 256))
+	v, _, _ := ivTestView(t, ivTestGray(256, 128, 40), fyne.NewSize(512, 256))
 	gray := color.RGBA{40, 40, 40, 255}
 	at := func(x, y int) color.RGBA { return color.RGBAModel.Convert(v.Snapshot().At(x, y)).(color.RGBA) }
 	if at(32, 10) != gray {
@@ -455,13 +387,9 @@ func TestImageViewGridLines(t *testing.T) {
 }
 
 func TestImageViewHoverTextAppearsAndDisappears(t *testing.T) {
-	test.NewTempApp(t)
 	const W, H = 256, 128
-	g := ivTestGrid()
-	v := NewImageView()
-	v.SetImage(ivTestGray(W, H, 200), g)
 	size := fyne.NewSize(700, 220) // bars left and right
-	win := ivTestWindow(t, v, size)
+	v, win, g := ivTestView(t, ivTestGray(W, H, 200), size)
 	var hovers []int
 	v.OnHover = func(p int) { hovers = append(hovers, p) }
 	v.SetHoverText(func(p int) string { return fmt.Sprintf("patch %d", p) })
@@ -533,11 +461,7 @@ func TestImageViewHoverTextAppearsAndDisappears(t *testing.T) {
 }
 
 func TestImageViewSetImageResetsForNewGrid(t *testing.T) {
-	test.NewTempApp(t)
-	v := NewImageView()
-	g := ivTestGrid()
-	v.SetImage(ivTestGray(256, 128, 50), g)
-	ivTestWindow(t, v, fyne.NewSize(512, 256))
+	v, _, g := ivTestView(t, ivTestGray(256, 128, 50), fyne.NewSize(512, 256))
 	v.SetOverlay(make([]float32, 32), Viridis, 0, 1)
 	v.SetSelected(5)
 	v.SetImage(ivTestGray(256, 128, 60), g) // same grid: kept

@@ -5,19 +5,12 @@
 package widgets
 
 import (
-	"image/color"
 	"math"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
-
-func legendTestClose(a color.Color, b color.NRGBA, tol int) bool {
-	c := color.NRGBAModel.Convert(a).(color.NRGBA)
-	d := func(x, y uint8) int { return int(math.Abs(float64(x) - float64(y))) }
-	return d(c.R, b.R) <= tol && d(c.G, b.G) <= tol && d(c.B, b.B) <= tol
-}
 
 func TestLegendRendersColormapEnds(t *testing.T) {
 	test.NewTempApp(t)

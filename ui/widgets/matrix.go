@@ -247,16 +247,17 @@ func (m *Matrix) MinSize() fyne.Size {
 func (m *Matrix) CreateRenderer() fyne.WidgetRenderer {
 	m.ExtendBaseWidget(m)
 	r := &matrixRenderer{m: m}
-	r.chartRenderer = newChartRenderer(m, r.draw)
 	r.cells = canvas.NewRaster(r.paintCells)
 	r.scale = canvas.NewRaster(r.paintScale)
+	r.chartRenderer = newChartRenderer(m, r.draw, r.style)
 	m.r = r
-	r.Refresh()
 	return r
 }
 
+// matrixRenderer is the chart renderer with the two rasters that paint the cells and the colour
+// scale, and the theme's no-data colours they use.
 type matrixRenderer struct {
-	chartRenderer
+	*chartRenderer
 	m     *Matrix
 	cells *canvas.Raster // every cell, in one image
 	scale *canvas.Raster // the colour scale, top = largest
@@ -278,13 +279,12 @@ func (r *matrixRenderer) Destroy() {
 	}
 }
 
-// Refresh redraws everything, the cell raster included (data or theme changed).
-func (r *matrixRenderer) Refresh() {
+// style takes the no-data colours from the theme, at every Refresh (data or theme changed).
+func (r *matrixRenderer) style() {
 	th := r.m.Theme()
 	v := fyne.CurrentApp().Settings().ThemeVariant()
 	r.grey = stripNeutral(th, v)
 	r.hatch = matrixHatch(r.grey, stripThemeColor(th, theme.ColorNameForeground, v))
-	r.chartRenderer.Refresh()
 }
 
 // paintCells draws the grid into a w x h pixel image covering the cell area; the cell edges
@@ -340,6 +340,8 @@ func (r *matrixRenderer) paintScale(w, h int) image.Image {
 	return img
 }
 
+// draw draws one frame: the cell raster, the indices and axis names, the colour scale and the
+// hovered and selected cells' outlines.
 func (r *matrixRenderer) draw(f *chartFrame) bool {
 	m, size, sc, cs, fg, muted := r.m, f.size, f.sc, f.cs, f.fg, f.muted
 	g := m.geom(size, f.th)

@@ -142,9 +142,7 @@ func TestMatrixSelectionOutlineAndTooltip(t *testing.T) {
 
 // TestMatrixPNG renders a 27-block x 16-head matrix in both themes for a person to look at.
 func TestMatrixPNG(t *testing.T) {
-	for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
-		stripTestApp(t, v)
-		name := map[fyne.ThemeVariant]string{theme.VariantDark: "dark", theme.VariantLight: "light"}[v]
+	stripTestThemes(t, func(name string) {
 		m := NewMatrix(nil)
 		m.SetData(27, 16, matrixDemo(), Viridis, "block", "head", func(x float64) string { return fmt.Sprintf("%.1f px", x) })
 		m.SetSelected(12, 7)
@@ -152,5 +150,5 @@ func TestMatrixPNG(t *testing.T) {
 		g := m.geom(m.Size(), m.Theme())
 		test.MoveMouse(win.Canvas(), fyne.NewPos(g.x0+(3.5)*(g.x1-g.x0)/16, g.y0+(20.5)*(g.y1-g.y0)/27))
 		stripSavePNG(t, "/tmp/matrix_"+name+".png", win.Canvas().Capture())
-	}
+	})
 }
