@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -240,18 +241,7 @@ func changeMessage(old, s Settings) string {
 	if old.MaxPixels != s.MaxPixels || old.Backend != s.Backend {
 		why = "the page or the arithmetic changes"
 	}
-	return fmt.Sprintf("%s: re-running from block 0 (%s)", joinComma(what), why)
-}
-
-func joinComma(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
+	return fmt.Sprintf("%s: re-running from block 0 (%s)", strings.Join(what, ", "), why)
 }
 
 // Restart starts the same page again from block 0 without running.
@@ -514,12 +504,12 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b Settings) 
 			res.ReportB = rep
 		}
 	}
-	for i := range runs[0].Outputs {
-		res.BlockDiff = append(res.BlockDiff, maxAbsDiff(runs[0].Outputs[i], runs[1].Outputs[i]))
+	var err error
+	if res.BlockDiff, res.MergerDiff, err = engine.CompareRuns(runs[0], runs[1]); err != nil {
+		return nil, err
 	}
-	res.MergerDiff = maxAbsDiff(runs[0].Merger, runs[1].Merger)
 	for k := range runs[0].Deepstack {
-		res.DeepstackDiffs = append(res.DeepstackDiffs, maxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
+		res.DeepstackDiffs = append(res.DeepstackDiffs, engine.MaxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
 	}
 	return res, nil
 }
@@ -553,18 +543,6 @@ func (c *Controller) runWith(ctx context.Context, sess *session, s Settings) (*e
 	}
 	rep.Finish(run, time.Since(start))
 	return run, rep, closeRun, nil
-}
-
-func maxAbsDiff(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return -1
-	}
-	m := 0.0
-	for i := range a {
-		d := float64(a[i]) - float64(b[i])
-		m = max(m, max(d, -d))
-	}
-	return m
 }
 
 // Close stops the worker after the job in flight.

@@ -161,8 +161,6 @@ func (t *toolbar) openRecent(dir, image string) {
 	t.in.OpenFiles(dir, image)
 }
 
-func (t *toolbar) refreshRecent() {}
-
 func (t *toolbar) showExport() {
 	menu := fyne.NewMenu("",
 		fyne.NewMenuItem("View as PNG…", func() { t.in.saveDialog("inspector-view.png", t.in.ExportPNG) }),

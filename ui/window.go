@@ -10,7 +10,6 @@ package ui
 
 import (
 	"fmt"
-	"image/color"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -253,7 +252,6 @@ func (in *Inspector) setCompare(r *CompareResult) {
 func (in *Inspector) OpenFiles(dir, image string) {
 	rememberRecent(in.prefs, recentCheckpoints, dir)
 	rememberRecent(in.prefs, recentImages, image)
-	in.toolbar.refreshRecent()
 	in.Ctl.Open(dir, image, in.Ctl.Settings())
 }
 
@@ -275,9 +273,6 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 	}
 	in.OpenFiles(dir, image)
 }
-
-// subtle is a muted text colour for captions.
-func subtle() color.Color { return theme.Color(theme.ColorNamePlaceHolder) }
 
 // ImageViewBounds is the image view's position in the window and its size.
 func (in *Inspector) ImageViewBounds() (fyne.Position, fyne.Size) {
