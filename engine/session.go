@@ -442,3 +442,10 @@ func (r *Run) AttentionRow(block, head, query int) ([]float32, error) {
 	}
 	return row, nil
 }
+
+// ProbeBytes is what a run keeps on the host for the probes of a page of S patches: every
+// block's output [S, D] (KeepOutputs) and post-rope q|k [S, 2D] (KeepAttention), float32.
+func (c Config) ProbeBytes(patches int) (outputs, attention int64) {
+	per := int64(patches) * int64(c.Hidden) * 4 * int64(c.Depth)
+	return per, 2 * per
+}

@@ -81,6 +81,13 @@ func (p *activationPanel) refresh() {
 		return
 	}
 	p.drawn = key
+	if b >= len(s.Outputs) {
+		p.summary.SetText(notKept)
+		p.hist.SetData(nil, 0, 0, "")
+		p.top = nil
+		p.channels.Refresh()
+		return
+	}
 	out := s.Outputs[b]
 	counts, lo, hi := engine.Histogram(out, 64)
 	p.hist.SetData(counts, lo, hi, fmt.Sprintf("block %d output: %d values", b, len(out)))

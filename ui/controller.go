@@ -346,6 +346,7 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 		eng.Close()
 		return err
 	}
+	c.fitProbes(eng, in)
 	sess := &session{dir: dir, image: image, settings: s, ck: ck, eng: eng, input: in}
 	if err := c.restart(sess); err != nil {
 		eng.Close()
@@ -360,6 +361,36 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 		old.eng.Close()
 	}
 	return nil
+}
+
+// ProbeBudget bounds what a run keeps on the host for the probes; 0: half the machine's RAM.
+var ProbeBudget int64
+
+// fitProbes turns off what the page's probes would keep beyond the budget (attention first,
+// it is twice the outputs) and says so.
+func (c *Controller) fitProbes(eng *engine.Engine, in *engine.Input) {
+	budget := ProbeBudget
+	if budget <= 0 {
+		if budget = engine.PhysicalMemory() / 2; budget <= 0 {
+			budget = 8 << 30
+		}
+	}
+	patches := 0
+	for _, g := range in.Grids {
+		patches += g.Patches()
+	}
+	outputs, attention := eng.Checkpoint.Config.ProbeBytes(patches)
+	if outputs+attention <= budget {
+		return
+	}
+	eng.Opts.KeepAttention = false
+	what := "attention probes are off"
+	if outputs > budget {
+		eng.Opts.KeepOutputs = false
+		what = "attention and activation probes are off"
+	}
+	c.status(Status{Text: fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: %s (lower max pixels in Settings)",
+		patches, engine.FormatBytes(outputs+attention), engine.FormatBytes(budget), what), Busy: true})
 }
 
 // restart makes a new run of sess's page and posts it.

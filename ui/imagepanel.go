@@ -153,6 +153,9 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 		if ch < 0 || ch >= s.Config.Hidden {
 			return nil, fmt.Sprintf("channel %d is outside 0..%d", ch, s.Config.Hidden-1)
 		}
+		if b >= len(s.Outputs) {
+			return nil, notKept
+		}
 		return channelMap(s.Outputs[b], s.Config.Hidden, ch), fmt.Sprintf("block %d output, channel %d", b, ch)
 	}
 	st := s.Stats[b]
@@ -168,6 +171,9 @@ func (p *imagePanel) attentionValues() ([]float32, string) {
 	}
 	return row, fmt.Sprintf("block %d, %s: attention of the query patch (outlined) over the image", in.Sel.Block, headName(in.Sel.Head))
 }
+
+// notKept explains a missing full output: the page was over the probe budget.
+const notKept = "block outputs are not kept for this page (over the probe memory budget): lower max pixels to see channels"
 
 // legendCaption names the legend's unit.
 func legendCaption(overlay string) string {

@@ -410,3 +410,30 @@ func TestRolloutOverlay(t *testing.T) {
 		}
 	}
 }
+
+// A page whose probes would not fit the memory budget runs without them, says so, and the
+// panels that need them explain instead of failing.
+func TestProbeBudget(t *testing.T) {
+	ProbeBudget = 1 << 10
+	defer func() { ProbeBudget = 0 }()
+	h := newHarness(t)
+	h.openDemo()
+	if !h.said("probes are off", "lower max pixels") {
+		t.Errorf("no status line about the budget: %q", h.statuses)
+	}
+	h.in.SetOverlay(OverlayChannel)
+	if !strings.Contains(h.in.image.caption.Text, "not kept") {
+		t.Errorf("channel overlay caption %q", h.in.image.caption.Text)
+	}
+	if !strings.Contains(h.in.activation.summary.Text, "not kept") {
+		t.Errorf("activations summary %q", h.in.activation.summary.Text)
+	}
+	h.in.SetOverlay(OverlayAttention)
+	if h.in.image.values != nil || !strings.Contains(h.in.image.caption.Text, "not kept") {
+		t.Errorf("attention overlay without kept attention: caption %q", h.in.image.caption.Text)
+	}
+	h.in.SetOverlay(OverlayNorm) // per-patch statistics are always there
+	if len(h.in.image.values) != h.in.Snap.Layout.Rows() {
+		t.Error("no L2 norm map")
+	}
+}
