@@ -35,7 +35,8 @@ type attentionPanel struct {
 	statKey string
 	dist    [][]float64 // [block][head], for the blocks computed so far
 	entropy [][]float64
-	pending bool // a computation is in flight
+	pending bool  // a computation is in flight
+	failed  error // the last computation's error: not retried until the next run
 }
 
 func newAttentionPanel(in *Inspector) *attentionPanel {
@@ -137,11 +138,11 @@ func (a *attentionPanel) refreshStats() {
 	if a.statKey != fmt.Sprint(s.Gen) {
 		a.statKey, a.dist, a.entropy = fmt.Sprint(s.Gen), nil, nil
 		a.statGen++
-		a.pending = false
+		a.pending, a.failed = false, nil
 	}
 	a.drawMatrix()
 	from := len(a.dist)
-	if a.pending || from >= s.Next {
+	if a.pending || a.failed != nil || from >= s.Next {
 		return
 	}
 	a.pending = true
@@ -161,6 +162,7 @@ func (a *attentionPanel) refreshStats() {
 			}
 			a.pending = false
 			if err != nil {
+				a.failed = err
 				a.note.SetText(err.Error())
 				return
 			}
