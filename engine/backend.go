@@ -103,3 +103,22 @@ type Backend interface {
 	// Commit ends a pass and returns the time the backend spent on it.
 	Commit() (time.Duration, error)
 }
+
+// Strided is the extent of rows rows of width cols at row stride stride: how many elements
+// from a view's offset an op may touch. Backends check views against it.
+func Strided(rows, stride, cols int) int {
+	if rows <= 0 {
+		return 0
+	}
+	return (rows-1)*stride + cols
+}
+
+// Overlaps says whether out's first nOut elements and in's first nIn share memory. Ops read
+// inputs while writing outputs, so backends refuse such an alias rather than mix old and
+// new values.
+func Overlaps(out View, nOut int, in View, nIn int) bool {
+	if out.Buf != in.Buf || nOut == 0 || nIn == 0 {
+		return false
+	}
+	return out.Off < in.Off+nIn && in.Off < out.Off+nOut
+}

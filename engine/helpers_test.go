@@ -2,8 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,58 +9,26 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
-// fixture is a transformers reference file: weights, inputs and outputs in one safetensors.
+// fixture is a transformers reference file in testdata/ opened as a checkpoint directory.
 type fixture struct {
+	*testfixture.Fixture
 	path string
 	f    *safetensors.File
-	dir  string // a checkpoint directory made from it
+	dir  string
 }
 
-// openFixture turns testdata/NAME.safetensors into a checkpoint directory: config.json from
-// the vision config in its metadata, the file itself as model.safetensors (its non-vision
-// tensors — inputs and outputs — are ignored by the loader, as a language model would be).
 func openFixture(t testing.TB, name string) *fixture {
 	t.Helper()
-	path := filepath.Join("testdata", name+".safetensors")
-	f, err := safetensors.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vision map[string]any
-	if err := json.Unmarshal([]byte(f.Metadata["cfg"]), &vision); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, _ := json.Marshal(map[string]any{"model_type": "qwen3_vl", "vision_config": vision})
-	must(t, os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644))
-	abs, _ := filepath.Abs(path)
-	must(t, os.Symlink(abs, filepath.Join(dir, "model.safetensors")))
-	return &fixture{path: path, f: f, dir: dir}
+	fx := testfixture.Open(t, filepath.Join("testdata", name+".safetensors"))
+	return &fixture{Fixture: fx, path: fx.Path, f: fx.File, dir: fx.Dir}
 }
 
-func (fx *fixture) f32(t testing.TB, name string) []float32 {
-	t.Helper()
-	v, err := fx.f.ReadF32(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
+func (fx *fixture) f32(t testing.TB, name string) []float32 { return fx.F32(t, name) }
 
-// input reads X (pixel_values) and G (grid_thw rows).
-func (fx *fixture) input(t testing.TB) *engine.Input {
-	g, err := fx.f.ReadI64("G")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &engine.Input{Pixels: fx.f32(t, "X")}
-	for i := 0; i+2 < len(g); i += 3 {
-		in.Grids = append(in.Grids, engine.Grid{T: int(g[i]), H: int(g[i+1]), W: int(g[i+2])})
-	}
-	return in
-}
+func (fx *fixture) input(t testing.TB) *engine.Input { return fx.Input(t) }
 
 func must(t testing.TB, err error) {
 	t.Helper()

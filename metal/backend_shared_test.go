@@ -11,7 +11,6 @@ package metal
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,6 +22,7 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 	"golang.org/x/sys/unix"
 )
 
@@ -367,50 +367,6 @@ func TestHostAccessKeepsCallOrder(t *testing.T) {
 
 // ---- the tower ----
 
-// fixtureDir turns engine/testdata/NAME.safetensors into a checkpoint directory (its
-// vision config from the metadata; the file itself as model.safetensors).
-func fixtureDir(t testing.TB, name string) (string, *safetensors.File) {
-	t.Helper()
-	path, err := filepath.Abs(filepath.Join("..", "engine", "testdata", name+".safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := safetensors.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vision map[string]any
-	if err := json.Unmarshal([]byte(f.Metadata["cfg"]), &vision); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	cfg, _ := json.Marshal(map[string]any{"model_type": "qwen3_vl", "vision_config": vision})
-	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(path, filepath.Join(dir, "model.safetensors")); err != nil {
-		t.Fatal(err)
-	}
-	return dir, f
-}
-
-func fixtureInput(t testing.TB, f *safetensors.File) *engine.Input {
-	t.Helper()
-	x, err := f.ReadF32("X")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := f.ReadI64("G")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := &engine.Input{Pixels: x}
-	for i := 0; i+2 < len(g); i += 3 {
-		in.Grids = append(in.Grids, engine.Grid{T: int(g[i]), H: int(g[i+1]), W: int(g[i+2])})
-	}
-	return in
-}
-
 func runTower(t testing.TB, dir string, be engine.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
 	t.Helper()
 	ck, err := engine.OpenCheckpoint(dir)
@@ -437,8 +393,8 @@ func runTower(t testing.TB, dir string, be engine.Backend, mode engine.Residency
 // output, both deepstack outputs and the merger with the CPU engine and with transformers.
 // It returns the worst relative error against the CPU engine.
 func checkTower(t *testing.T, be *Backend, mode engine.ResidencyMode) float64 {
-	dir, f := fixtureDir(t, "qwen3vl_vision_tiny_f32")
-	in := fixtureInput(t, f)
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
+	dir, f, in := fx.Dir, fx.File, fx.Input(t)
 	c := cpu.New(0)
 	t.Cleanup(c.Close)
 	want := runTower(t, dir, c, mode, in)

@@ -45,21 +45,6 @@ func TestAvailable(t *testing.T) {
 	}
 }
 
-func TestTowerOnMetal(t *testing.T) {
-	for _, c := range []struct {
-		mode  engine.ResidencyMode
-		wraps int // mapped: the shard's vision span; pread: globals + 2 slots
-	}{{engine.Mapped, 1}, {engine.Pread, 3}} {
-		t.Run(string(c.mode), func(t *testing.T) {
-			be := newTestBackend(t)
-			checkTower(t, be, c.mode)
-			if be.weights.wraps != c.wraps || be.weights.copied != 0 {
-				t.Errorf("%s: %d regions wrapped and %d weights copied, want %d and 0", c.mode, be.weights.wraps, be.weights.copied, c.wraps)
-			}
-		})
-	}
-}
-
 // A pass's time is the GPU's: positive, and not more than the wall time around Commit.
 func TestPassTimeIsGPUTime(t *testing.T) {
 	be := newTestBackend(t)

@@ -57,7 +57,7 @@ func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, 
 func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	xo := operand(x, strided(seq, stride, heads*headDim), "Rope2D x")
+	xo := operand(x, engine.Strided(seq, stride, heads*headDim), "Rope2D x")
 	co, so := operand(cos, seq*headDim, "Rope2D cos"), operand(sin, seq*headDim, "Rope2D sin")
 	b.encode(shaders.Rope2D(xo, co, so, stride, seq, heads, headDim))
 }
@@ -78,7 +78,7 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 		seq = max(seq, sg.End)
 	}
 	D := heads * headDim
-	in := strided(seq, stride, D)
+	in := engine.Strided(seq, stride, D)
 	for _, src := range []engine.View{q, k, v} {
 		noOverlap("Attention", o, seq*D, src, in)
 	}
@@ -98,7 +98,7 @@ func (b *Backend) AttentionRow(row, q, k engine.View, stride, seq int, seg engin
 	if seg.Start < 0 || seg.End > seq || query < seg.Start || query >= seg.End {
 		panic(fmt.Sprintf("metal: AttentionRow: query %d outside its segment %+v of %d rows", query, seg, seq))
 	}
-	in := strided(seq, stride, (head+1)*headDim)
+	in := engine.Strided(seq, stride, (head+1)*headDim)
 	noOverlap("AttentionRow", row, seq, q, in)
 	noOverlap("AttentionRow", row, seq, k, in)
 	ro := operand(row, seq, "AttentionRow row")

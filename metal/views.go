@@ -56,20 +56,9 @@ func operand(v engine.View, n int, what string) shaders.Operand {
 	return shaders.Operand{Handle: mb.dev, Offset: 4 * v.Off}
 }
 
-// strided is the extent of rows rows of width cols at row stride stride.
-func strided(rows, stride, cols int) int {
-	if rows <= 0 {
-		return 0
-	}
-	return (rows-1)*stride + cols
-}
-
-// noOverlap panics when an op's output shares memory with an input it reads while writing.
+// noOverlap panics when an op's output shares memory with an input it reads (engine.Overlaps).
 func noOverlap(op string, out engine.View, nOut int, in engine.View, nIn int) {
-	if out.Buf != in.Buf || nOut == 0 || nIn == 0 {
-		return
-	}
-	if out.Off < in.Off+nIn && in.Off < out.Off+nOut {
+	if engine.Overlaps(out, nOut, in, nIn) {
 		panic(fmt.Sprintf("metal: %s: output [%d,%d) overlaps input [%d,%d)", op, out.Off, out.Off+nOut, in.Off, in.Off+nIn))
 	}
 }

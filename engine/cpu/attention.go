@@ -45,7 +45,7 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 	}
 	end, longest := checkSegments(segs)
 	D := heads * headDim
-	n := strided(end, stride, D)
+	n := engine.Strided(end, stride, D)
 	job := attJob{
 		q: span(q, n, "Attention q"), k: span(k, n, "Attention k"), v: span(v, n, "Attention v"),
 		o: span(o, end*D, "Attention o"), stride: stride, heads: heads, hd: headDim, scale: scale,

@@ -132,22 +132,9 @@ func span(v engine.View, n int, what string) []float32 {
 	return buf.f[v.Off : v.Off+n : v.Off+n]
 }
 
-// strided is the extent of rows rows of width cols at row stride stride: the elements an op
-// may touch, from the view's offset.
-func strided(rows, stride, cols int) int {
-	if rows <= 0 {
-		return 0
-	}
-	return (rows-1)*stride + cols
-}
-
-// noOverlap panics when an op's output and an input share memory: the ops here read inputs
-// while writing outputs, so an alias would silently mix old and new values.
+// noOverlap panics when an op's output shares memory with an input it reads (engine.Overlaps).
 func noOverlap(op string, out engine.View, nOut int, in engine.View, nIn int) {
-	if out.Buf != in.Buf || nOut == 0 || nIn == 0 {
-		return
-	}
-	if out.Off < in.Off+nIn && in.Off < out.Off+nOut {
+	if engine.Overlaps(out, nOut, in, nIn) {
 		panic(fmt.Sprintf("cpu: %s: output [%d,%d) overlaps input [%d,%d)", op, out.Off, out.Off+nOut, in.Off, in.Off+nIn))
 	}
 }

@@ -23,7 +23,7 @@ func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, h
 	if seq < 0 || heads <= 0 || headDim <= 0 || headDim%2 != 0 || stride < heads*headDim {
 		panic(fmt.Sprintf("cpu: Rope2D: bad shape seq %d heads %d headDim %d stride %d", seq, heads, headDim, stride))
 	}
-	n := strided(seq, stride, heads*headDim)
+	n := engine.Strided(seq, stride, heads*headDim)
 	xs := span(x, n, "Rope2D x")
 	cs := span(cos, seq*headDim, "Rope2D cos")
 	ss := span(sin, seq*headDim, "Rope2D sin")

@@ -1,10 +1,10 @@
-//go:build linux
+//go:build linux || darwin
 
 package metal
 
-// tower_linux_test.go: the whole tower through Backend on the C++ kernel harness, both
-// residency arms, against the CPU engine and transformers (the same check a Mac runs on
-// the GPU in metal_darwin_test.go).
+// tower_test.go: the whole tiny tower through Backend, both residency arms, against the CPU
+// engine and transformers — on Linux through the C++ kernel harness, on a Mac on the GPU
+// (newTestBackend differs per platform).
 //
 // Invariant: each residency region is wrapped exactly once and no weight of the fixture
 // is copied (its tensors are aligned). Mutation that would silently break it: keying
@@ -17,7 +17,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-func TestTowerOnHarness(t *testing.T) {
+func TestTower(t *testing.T) {
 	for _, c := range []struct {
 		mode  engine.ResidencyMode
 		wraps int // mapped: the shard's vision span; pread: globals + 2 slots
