@@ -103,6 +103,9 @@ type Controller struct {
 	delay    time.Duration
 	snapshot *Snapshot
 
+	jobMu  sync.RWMutex // guards closing jobs against late senders
+	closed bool
+
 	OnSnapshot func(*Snapshot)      // on the UI goroutine
 	OnStatus   func(Status)         // on the UI goroutine
 	OnCompare  func(*CompareResult) // on the UI goroutine
@@ -148,7 +151,15 @@ func (c *Controller) Settings() Settings {
 	return c.sess.settings
 }
 
-func (c *Controller) enqueue(j func()) { c.jobs <- j }
+// enqueue hands a job to the worker; after Close it is dropped (a Play timer may fire late).
+// It holds jobMu, never mu: the worker takes mu, so a full queue must not block it.
+func (c *Controller) enqueue(j func()) {
+	c.jobMu.RLock()
+	defer c.jobMu.RUnlock()
+	if !c.closed {
+		c.jobs <- j
+	}
+}
 
 func (c *Controller) status(s Status) {
 	if c.OnStatus != nil {
@@ -578,6 +589,12 @@ func (c *Controller) runWith(ctx context.Context, sess *session, s Settings) (*e
 
 // Close stops the worker after the job in flight.
 func (c *Controller) Close() {
+	c.jobMu.RLock()
+	closed := c.closed
+	c.jobMu.RUnlock()
+	if closed {
+		return
+	}
 	c.Cancel()
 	done := make(chan struct{})
 	c.enqueue(func() {
@@ -588,5 +605,8 @@ func (c *Controller) Close() {
 		close(done)
 	})
 	<-done
+	c.jobMu.Lock()
+	c.closed = true
 	close(c.jobs)
+	c.jobMu.Unlock()
 }

@@ -437,3 +437,29 @@ func TestProbeBudget(t *testing.T) {
 		t.Error("no L2 norm map")
 	}
 }
+
+// Play steps with a pause between blocks; Pause stops it; closing while a Play timer is
+// pending neither panics nor hangs.
+func TestPlayPauseClose(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.in.Ctl.delay = 20 * time.Millisecond
+	h.in.Ctl.Restart()
+	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })
+	h.in.toolbar.togglePlay()
+	if h.in.toolbar.play.Text != "Pause" {
+		t.Errorf("play button says %q while playing", h.in.toolbar.play.Text)
+	}
+	h.pump("two blocks", func() bool { return h.in.Snap.Next >= 2 })
+	h.in.toolbar.togglePlay()
+	next := h.in.Snap.Next
+	time.Sleep(100 * time.Millisecond)
+	h.pump("the block in flight", func() bool { return true })
+	if h.in.Snap.Next > next+1 {
+		t.Errorf("kept stepping after Pause: %d -> %d", next, h.in.Snap.Next)
+	}
+	h.in.Ctl.Play()
+	h.in.Ctl.Close()
+	time.Sleep(60 * time.Millisecond) // a Play timer fires after Close
+	h.in.Ctl.Close()                  // twice is fine
+}
