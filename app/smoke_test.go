@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // The real window under Xvfb: start the app on the demo, wait for its first finished run,
