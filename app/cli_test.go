@@ -94,3 +94,15 @@ func TestMetalBackendOffMacOS(t *testing.T) {
 		t.Error("backendAvailable disagrees with the platform")
 	}
 }
+
+// Without a display the window refuses with a message, not GLFW's panic.
+func TestGUIWithoutDisplay(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("display detection is for X11/Wayland")
+	}
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	if msg := cliFails(t); !strings.Contains(msg, "no display") {
+		t.Errorf("message %q", msg)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -21,6 +22,9 @@ func cmdGUI(args []string, stdout io.Writer) error {
 	dir := fs.String("checkpoint", "", "checkpoint directory (default: the embedded demo)")
 	image := fs.String("image", "", "image file (default: the embedded demo photo)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := haveDisplay(); err != nil {
 		return err
 	}
 	if *dir == "" || *image == "" {
@@ -45,6 +49,17 @@ func cmdGUI(args []string, stdout io.Writer) error {
 	ctl.Open(*dir, *image, ui.DefaultSettings())
 	w.ShowAndRun()
 	ctl.Close()
+	return nil
+}
+
+// haveDisplay refuses early, with a message instead of GLFW's panic, where no window can open.
+func haveDisplay() error {
+	if runtime.GOOS != "linux" && runtime.GOOS != "freebsd" {
+		return nil
+	}
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return fmt.Errorf("no display (DISPLAY and WAYLAND_DISPLAY are unset): run it in a desktop session or under Xvfb, or use 'inspector run' for the CLI")
+	}
 	return nil
 }
 
