@@ -3,14 +3,13 @@ module github.com/turbospark/inspector
 go 1.26.0
 
 require (
+	fyne.io/fyne/v2 v2.7.1
+	github.com/progrium/darwinkit v0.5.0
 	golang.org/x/image v0.48.0
 	golang.org/x/sys v0.50.0
 )
 
-require github.com/progrium/darwinkit v0.5.0
-
 require (
-	fyne.io/fyne/v2 v2.7.1
 	fyne.io/systray v1.11.1-0.20250603113521-ca66a66d8b58 // indirect
 	github.com/BurntSushi/toml v1.5.0 // indirect
 	github.com/davecgh/go-spew v1.1.1 // indirect
