@@ -6,6 +6,9 @@
 // the sum at the end. Memory per worker: V^T of one (segment, head) plus three score rows.
 // Mutation that would silently break it: attending over [0, seq) instead of [Start, End) (no
 // segment mask); every shape is kept and a single-image test cannot see it.
+// With useFMA (AVX2+FMA, fixed at start-up) the same algorithm runs through the FMA kernel
+// (attention_fma.go: K and V packed per (segment, head), six queries per tile); the generic
+// path below rounds products and sums separately, so the two differ in the last bits only.
 package cpu
 
 import (
@@ -59,6 +62,13 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 				job.tasks = append(job.tasks, attTask{sg, h, q0, min(q0+attQueries, sg.End)})
 			}
 		}
+	}
+	if useFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
+		b.growScratch(attFMAScratch(longest, headDim))
+		b.pool.parallel(len(job.tasks), func(wk, t int) {
+			job.runFMA(b.scratch[wk], job.tasks[t])
+		})
+		return
 	}
 	b.growScratch(longest * (headDim + 3))
 	b.pool.parallel(len(job.tasks), func(wk, t int) {

@@ -2,6 +2,7 @@
 //
 // Invariant: for every op, New(1), New(2) and New(7) produce bit-identical outputs, and a
 // weight at byte offset 1, 2 or 3 inside its region gives the bits of the aligned weight.
+// Both tests run once per MatMul kernel (generic, and AVX2+FMA where the CPU has it).
 // Mutation that would silently break it: a reduction whose chunking follows the worker count,
 // or a decode fast path taken on a misaligned address (checkptr / wrong bytes).
 package cpu
@@ -44,47 +45,51 @@ func sameBits(a, b []float32) (int, bool) {
 }
 
 func TestThreadCountDeterminism(t *testing.T) {
-	var backends []*Backend
-	for _, n := range []int{1, 2, 7} {
-		be := New(n)
-		defer be.Close()
-		if be.Threads() != n {
-			t.Fatalf("New(%d).Threads() = %d", n, be.Threads())
+	forEachKernel(t, func(t *testing.T) {
+		var backends []*Backend
+		for _, n := range []int{1, 2, 7} {
+			be := New(n)
+			defer be.Close()
+			if be.Threads() != n {
+				t.Fatalf("New(%d).Threads() = %d", n, be.Threads())
+			}
+			backends = append(backends, be)
 		}
-		backends = append(backends, be)
-	}
-	for _, c := range bigCases() {
-		base, _ := c.run(backends[0])
-		for _, be := range backends[1:] {
-			got, _ := c.run(be)
-			if i, ok := sameBits(base, got); !ok {
-				t.Errorf("%s: threads %d differ from threads 1 at element %d", c.name, be.Threads(), i)
+		for _, c := range bigCases() {
+			base, _ := c.run(backends[0])
+			for _, be := range backends[1:] {
+				got, _ := c.run(be)
+				if i, ok := sameBits(base, got); !ok {
+					t.Errorf("%s: threads %d differ from threads 1 at element %d", c.name, be.Threads(), i)
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestMisalignedWeights(t *testing.T) {
-	be := New(2)
-	defer be.Close()
-	for _, d := range weightDTypes {
-		mm, _ := matMulCase(d, 7, 300, 33, true, 0).run(be)
-		ln, _ := layerNormCase(d, 7, 100, 0).run(be)
-		for _, skew := range []int{1, 2, 3} {
-			name := fmt.Sprintf("%s/skew%d", d, skew)
-			got, want := matMulCase(d, 7, 300, 33, true, skew).run(be)
-			if _, ok := sameBits(mm, got); !ok {
-				t.Errorf("MatMul %s: differs from the aligned weight", name)
-			}
-			if _, ok := parityOK(got, want, tolMatMul); !ok {
-				t.Errorf("MatMul %s: fails parity", name)
-			}
-			got, _ = layerNormCase(d, 7, 100, skew).run(be)
-			if _, ok := sameBits(ln, got); !ok {
-				t.Errorf("LayerNorm %s: differs from the aligned weight", name)
+	forEachKernel(t, func(t *testing.T) {
+		be := New(2)
+		defer be.Close()
+		for _, d := range weightDTypes {
+			mm, _ := matMulCase(d, 7, 300, 33, true, 0).run(be)
+			ln, _ := layerNormCase(d, 7, 100, 0).run(be)
+			for _, skew := range []int{1, 2, 3} {
+				name := fmt.Sprintf("%s/skew%d", d, skew)
+				got, want := matMulCase(d, 7, 300, 33, true, skew).run(be)
+				if _, ok := sameBits(mm, got); !ok {
+					t.Errorf("MatMul %s: differs from the aligned weight", name)
+				}
+				if _, ok := parityOK(got, want, tolMatMul); !ok {
+					t.Errorf("MatMul %s: fails parity", name)
+				}
+				got, _ = layerNormCase(d, 7, 100, skew).run(be)
+				if _, ok := sameBits(ln, got); !ok {
+					t.Errorf("LayerNorm %s: differs from the aligned weight", name)
+				}
 			}
 		}
-	}
+	})
 }
 
 func TestDecodeMatchesSafetensors(t *testing.T) {

@@ -7,6 +7,9 @@
 // Mutation that would silently break it: splitting an accumulator into partial sums
 // (e.g. even/odd lanes "for ILP") in one kernel but not in another: rows computed by different
 // code paths would then differ in the last bits, depending on the partition.
+// This is the generic (pure Go) kernel: each step rounds the product, then the sum. On amd64
+// with AVX2+FMA, MatMul and Attention use fmaKernel6x16 (kernel_amd64.s) instead, which rounds
+// once per step; results differ between the two in the last bits, never within one.
 package cpu
 
 import "unsafe"

@@ -6,6 +6,11 @@
 // in/kc times) or initializing the accumulators of a later k-block from zero instead of y;
 // both keep every shape and give plausible numbers on a single k-block test, hence the parity
 // test uses in > kc.
+// Two paths: where the CPU has AVX2+FMA (useFMA, fixed at start-up) MatMul takes the packed
+// path of matmul_fma.go (one FMA rounding per step); otherwise the generic dot3x2 path below
+// (product and sum rounded separately). The paths differ in the last bits, never within one.
+// Mutation that would silently break it: choosing the path per call (by rows or by shape that
+// includes rows): the engine's row tiles would then mix the two roundings.
 package cpu
 
 import (
@@ -50,6 +55,16 @@ func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, 
 		decodeWeight(bs, bias, 0)
 	}
 	job := mmJob{x: xs, y: ys, w: w, bias: bs, rows: rows, in: in, out: out}
+	if useFMA { // fixed at start-up: every call of the process takes the same path
+		job.rowBlocks = chunks(rows, fmaRows)
+		job.panels = chunks(out, fmaCols)
+		n := fmaScratch(in)
+		b.growScratch(n)
+		b.pool.parallel(job.rowBlocks*job.panels, func(wk, t int) {
+			job.taskFMA(b.scratch[wk][:n], t)
+		})
+		return
+	}
 	job.rowBlocks = chunks(rows, mmRows)
 	job.panels = chunks(out, mmCols)
 	b.growScratch(mmCols * min(in, mmDepth))

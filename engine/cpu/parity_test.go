@@ -5,6 +5,7 @@
 // and compares with RelDiff = max|got-ref|/max|ref| against a stated tolerance. Sizes are not
 // multiples of the blockings (micro-kernel 3x2, k-block 2048, row block 192, column panel 64,
 // attention chunk 192, elementwise chunk 16384) and segments are uneven, length 1 included.
+// TestOpParity runs the table once per MatMul kernel (generic, and AVX2+FMA where the CPU has it).
 // Mutation that would silently break it: sizes that are multiples of every block, which never
 // run the edge code (clipped rows, odd columns, k-tails, carried k-blocks).
 package cpu
@@ -80,14 +81,16 @@ func opCases() []opCase {
 }
 
 func TestOpParity(t *testing.T) {
-	be := New(3)
-	defer be.Close()
-	for _, c := range opCases() {
-		got, want := c.run(be)
-		if d, ok := parityOK(got, want, c.tol); !ok {
-			t.Errorf("%s: RelDiff %.3g > tol %.0g", c.name, d, c.tol)
+	forEachKernel(t, func(t *testing.T) {
+		be := New(3)
+		defer be.Close()
+		for _, c := range opCases() {
+			got, want := c.run(be)
+			if d, ok := parityOK(got, want, c.tol); !ok {
+				t.Errorf("%s: RelDiff %.3g > tol %.0g", c.name, d, c.tol)
+			}
 		}
-	}
+	})
 }
 
 // matMulCase: y = x W^T + b, W of dtype d at byte offset skew.

@@ -1,0 +1,121 @@
+// matmul_fma.go: the packed MatMul path that drives the AVX2+FMA micro-kernel (amd64 only).
+//
+// Invariant: each y[r,o] is ONE float32 chain acc = fma(x[r,i], W[o,i], acc) for i = 0..in-1
+// in order, from +0, carried through y (exactly: a float32 store and load) between k-blocks,
+// then + bias[o] exactly once. The chain depends only on x row r, W row o and in, so the bits
+// do not depend on rows, on the row's slot in a 6-row tile (short tiles repeat their last row
+// and drop the copy), on the output's lane in a 16-wide strip (short strips compute zero-padded
+// lanes into a side buffer and drop them), on the thread count or on the task partition.
+// The k-block split (fmaDepth) cannot change the bits either, since the carry is exact.
+// Numerics: FMA here, one rounding per step; the generic path (matmul.go, dot3x2) rounds
+// twice (product, then sum). The two paths differ in the last bits, never within one path;
+// useFMA is fixed at start-up, so one process only ever uses one of them.
+// Mutation that would silently break it: falling back to the generic kernel for the rows or
+// columns left over by the tiling (e.g. a 1-row remainder through dot3x2): the engine's
+// row tiles would then see a row computed by either path depending on the tile size.
+package cpu
+
+import "unsafe"
+
+// Blocking of the FMA path (measured with BenchmarkMatMul on a 2-core Zen 3, sweeping the three
+// numbers: 384/64/512, 384/128/256, 384/128/512, 192/64/512, 384/32/1024, 384/256/256,
+// 516/64/768, 516/128/512, 342/64/1024 were all 5-25% slower or noisier than 516/64/1024):
+// a task is a block of fmaRows x rows times a panel of fmaCols W rows. Per k-block of fmaDepth
+// the task widens its W panel into k-major strips of 16 (fmaCols x fmaDepth float32, 256 KiB,
+// L2) once, then runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip.
+// 516 rows make a 1024-row call two row blocks, so W is widened only twice per call.
+const (
+	fmaRows  = 516  // multiple of 6, the kernel's row count
+	fmaCols  = 64   // multiple of 16, the kernel's lane count
+	fmaDepth = 1024 // k-block; depends on nothing but in (and cannot change the bits anyway)
+	fmaMR    = 6
+	fmaNR    = 16
+)
+
+// fmaScratch is the per-worker scratch the FMA path needs for an in-wide MatMul.
+func fmaScratch(in int) int {
+	kn := min(in, fmaDepth)
+	return fmaCols*kn + kn + fmaMR*fmaNR
+}
+
+// taskFMA computes the block of y named by t (row block t/panels, column panel t%panels).
+func (m *mmJob) taskFMA(ws []float32, t int) {
+	r0 := t / m.panels * fmaRows
+	r1 := min(r0+fmaRows, m.rows)
+	c0 := t % m.panels * fmaCols
+	c1 := min(c0+fmaCols, m.out)
+	strips := chunks(c1-c0, fmaNR)
+	tmp := ws[len(ws)-fmaMR*fmaNR:]
+	for k0 := 0; k0 < m.in; k0 += fmaDepth {
+		kn := min(fmaDepth, m.in-k0)
+		panel := ws[:strips*fmaNR*kn]
+		packPanel(panel, ws[fmaCols*kn:fmaCols*kn+kn], m, c0, c1, k0)
+		carry := 0
+		if k0 > 0 {
+			carry = 1
+		}
+		for r := r0; r < r1; r += fmaMR {
+			nr := min(fmaMR, r1-r)
+			var xp [fmaMR]unsafe.Pointer
+			for a := range fmaMR {
+				xp[a] = rowPtr(m.x, (r+min(a, nr-1))*m.in+k0, kn)
+			}
+			for s := range strips {
+				wp := rowPtr(panel, s*fmaNR*kn, fmaNR*kn)
+				c := c0 + s*fmaNR
+				if nc := min(fmaNR, c1-c); nc < fmaNR {
+					m.shortStrip(&xp, wp, kn, tmp, r, nr, c, nc, carry)
+					continue
+				}
+				var yp [fmaMR]unsafe.Pointer
+				for a := range fmaMR {
+					yp[a] = rowPtr(m.y, (r+min(a, nr-1))*m.out+c, fmaNR)
+				}
+				fmaKernel6x16(&xp, wp, kn, &yp, carry)
+			}
+		}
+	}
+	if m.bias != nil {
+		m.addBias(r0, r1, c0, c1)
+	}
+}
+
+// shortStrip runs the kernel on a strip of nc < 16 outputs through tmp (6 x 16 lanes): the
+// valid lanes carry y in and out, the padded lanes (W = 0) are computed and dropped.
+func (m *mmJob) shortStrip(xp *[fmaMR]unsafe.Pointer, wp unsafe.Pointer, kn int, tmp []float32, r, nr, c, nc, carry int) {
+	var yp [fmaMR]unsafe.Pointer
+	for a := range fmaMR {
+		yp[a] = rowPtr(tmp, min(a, nr-1)*fmaNR, fmaNR)
+	}
+	if carry != 0 {
+		for a := range nr {
+			copy(tmp[a*fmaNR:a*fmaNR+nc], m.y[(r+a)*m.out+c:])
+		}
+	}
+	fmaKernel6x16(xp, wp, kn, &yp, carry)
+	for a := range nr {
+		copy(m.y[(r+a)*m.out+c:(r+a)*m.out+c+nc], tmp[a*fmaNR:])
+	}
+}
+
+// packPanel widens W rows [c0, c1), columns [k0, k0+kn) into p, k-major in strips of 16 W rows:
+// p[s*16*kn + k*16 + j] = W[c0+16s+j, k0+k], and 0 for the padded rows c0+16s+j >= c1.
+// row is kn floats of scratch.
+func packPanel(p, row []float32, m *mmJob, c0, c1, k0 int) {
+	kn := len(row)
+	strips := len(p) / (fmaNR * kn)
+	for j := range strips * fmaNR {
+		base := j/fmaNR*fmaNR*kn + j%fmaNR
+		dst := p[base : base+fmaNR*(kn-1)+1]
+		if c0+j >= c1 {
+			for k := range kn {
+				dst[fmaNR*k] = 0
+			}
+			continue
+		}
+		decodeWeight(row, m.w, (c0+j)*m.in+k0)
+		for k, v := range row {
+			dst[fmaNR*k] = v
+		}
+	}
+}
