@@ -70,7 +70,9 @@ func (a *attentionPanel) content() fyne.CanvasObject {
 	heads := container.NewBorder(widget.NewLabelWithStyle("All heads, this block and query", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, a.grid)
 	chart := container.NewBorder(container.NewVBox(
 		widget.NewLabelWithStyle("Every block x head", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.metric), a.note, nil, nil, a.matrix)
-	topk := container.NewVBox(widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.topk)
+	scroll := container.NewVScroll(a.topk)
+	scroll.SetMinSize(fyne.NewSize(0, 96)) // the list scrolls rather than push the chart off a laptop screen
+	topk := container.NewBorder(widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, scroll)
 	split := container.NewVSplit(container.NewBorder(nil, topk, nil, nil, heads), chart)
 	split.SetOffset(0.55)
 	return container.NewBorder(top, nil, nil, nil, split)

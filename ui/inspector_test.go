@@ -18,6 +18,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/synth"
 )
 
 const (
@@ -462,4 +463,26 @@ func TestPlayPauseClose(t *testing.T) {
 	h.in.Ctl.Close()
 	time.Sleep(60 * time.Millisecond) // a Play timer fires after Close
 	h.in.Ctl.Close()                  // twice is fine
+}
+
+// With the largest layouts the models have (27 blocks, 16 heads), the window still fits a
+// 1440x900 laptop screen: panels scroll or wrap rather than grow it.
+func TestWindowFitsALaptop(t *testing.T) {
+	cfg := engine.Config{ModelType: "qwen3_vl", Depth: 27, Hidden: 64, Heads: 16, Intermediate: 64, OutHidden: 32,
+		InChannels: 3, PatchSize: 16, TemporalPatchSize: 2, MergeSize: 2, NumPositionEmbedding: 2304,
+		Deepstack: []int{8, 16, 24}, HiddenAct: "gelu_pytorch_tanh", RopeTheta: 10000}
+	dir := t.TempDir()
+	if err := synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.in.OpenFiles(dir, demoPhoto)
+	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	h.pump("head statistics", func() bool { return len(h.in.attention.dist) == cfg.Depth })
+	for _, tab := range h.in.tabs.Items {
+		h.in.tabs.Select(tab)
+		if m := h.win.Content().MinSize(); m.Width > 1440 || m.Height > 900 {
+			t.Errorf("%s tab: the window needs at least %v", tab.Text, m)
+		}
+	}
 }

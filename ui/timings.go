@@ -52,6 +52,7 @@ func newTimingsPanel(in *Inspector) *timingsPanel {
 	p.summary.Wrapping = fyne.TextWrapWord
 	p.ops = widget.NewLabel("")
 	p.ops.TextStyle = fyne.TextStyle{Monospace: true}
+	p.ops.Wrapping = fyne.TextWrapWord
 	return p
 }
 
