@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
@@ -40,17 +39,8 @@ func must(t testing.TB, err error) {
 // runTower runs a whole page and returns the run (outputs kept).
 func runTower(t testing.TB, dir string, be engine.Backend, opts engine.Options, in *engine.Input) *engine.Run {
 	t.Helper()
-	ck, err := engine.OpenCheckpoint(dir)
-	must(t, err)
 	opts.KeepOutputs = true
-	eng, err := engine.NewEngine(ck, be, opts)
-	must(t, err)
-	t.Cleanup(func() { eng.Close() })
-	run, err := eng.Start(in)
-	must(t, err)
-	t.Cleanup(run.Close)
-	must(t, run.RunAll(context.Background()))
-	return run
+	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
 }
 
 func cpuBackend() engine.Backend { return cpu.New(0) }

@@ -10,7 +10,6 @@ package metal
 // side — a wrong kernel would agree with itself.
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -369,24 +368,8 @@ func TestHostAccessKeepsCallOrder(t *testing.T) {
 
 func runTower(t testing.TB, dir string, be engine.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
 	t.Helper()
-	ck, err := engine.OpenCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: mode, KeepOutputs: true, TileRows: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	run, err := eng.Start(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(run.Close)
-	if err := run.RunAll(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return run
+	e := testfixture.Engine(t, dir, be, engine.Options{Residency: mode, KeepOutputs: true, TileRows: 50})
+	return testfixture.RunAll(t, e, in)
 }
 
 // checkTower runs the tiny tower on be in one residency mode and compares every block

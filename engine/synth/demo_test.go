@@ -12,7 +12,6 @@ package synth
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -25,6 +24,7 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 const (
@@ -45,27 +45,13 @@ type demoRun struct {
 
 func runDemo(t testing.TB, dir string) *demoRun {
 	t.Helper()
-	ck, err := engine.OpenCheckpoint(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := engine.NewEngine(ck, cpu.New(0), engine.Options{KeepAttention: true, KeepOutputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e := testfixture.Engine(t, dir, cpu.New(0), engine.Options{KeepAttention: true, KeepOutputs: true})
+	ck := e.Checkpoint
 	in, err := e.LoadImage(demoPhoto, imageproc.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := e.Start(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(run.Close)
-	if err := run.RunAll(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	run := testfixture.RunAll(t, e, in)
 	img, p := in.Image.Resized, ck.Config.PatchSize
 	d := &demoRun{run: run, pos: run.Layout.Pos, at: map[engine.PatchPos]int{}, gh: in.Grids[0].H, gw: in.Grids[0].W}
 	for i, pp := range d.pos {

@@ -4,6 +4,7 @@
 package testfixture
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -63,4 +64,25 @@ func must(t testing.TB, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Engine opens the checkpoint in dir on be; it is closed when the test ends.
+func Engine(t testing.TB, dir string, be engine.Backend, opts engine.Options) *engine.Engine {
+	t.Helper()
+	ck, err := engine.OpenCheckpoint(dir)
+	must(t, err)
+	e, err := engine.NewEngine(ck, be, opts)
+	must(t, err)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// RunAll runs every block of in and the merger on e; the run is closed when the test ends.
+func RunAll(t testing.TB, e *engine.Engine, in *engine.Input) *engine.Run {
+	t.Helper()
+	run, err := e.Start(in)
+	must(t, err)
+	t.Cleanup(run.Close)
+	must(t, run.RunAll(context.Background()))
+	return run
 }
