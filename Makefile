@@ -3,7 +3,7 @@
 GO      ?= go
 BIN     := bin/inspector
 
-.PHONY: build run demo-cli test bench vet fmt clean
+.PHONY: build run demo-cli test bench fuzz vet fmt clean
 
 build:
 	$(GO) build -o $(BIN) ./app
@@ -24,6 +24,12 @@ vet:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./engine/...
+
+# Bad input never panics: fuzz the parsers a while (their seeds run in `make test`).
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 30s ./engine/safetensors
+	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 30s ./engine
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./engine/imageproc
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

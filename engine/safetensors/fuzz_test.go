@@ -1,0 +1,40 @@
+package safetensors
+
+import (
+	"bytes"
+	"encoding/binary"
+	"testing"
+)
+
+// Parse never panics, and a File it accepts has every tensor inside the data section,
+// sized by its shape, and no two tensors overlapping.
+func FuzzParse(f *testing.F) {
+	hdr := func(js string) []byte {
+		return append(binary.LittleEndian.AppendUint64(nil, uint64(len(js))), js...)
+	}
+	f.Add(hdr(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}`+"\x00\x00\x00\x00\x00\x00\x00\x00"), int64(0))
+	f.Add(hdr(`{"__metadata__":{"k":"v"},"b":{"dtype":"BF16","shape":[1,3],"data_offsets":[0,6]}}`+"123456"), int64(0))
+	f.Add(hdr(`{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`), int64(16))
+	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255}, int64(0))
+	f.Fuzz(func(t *testing.T, data []byte, extra int64) {
+		size := int64(len(data)) + extra%1024
+		if size < int64(len(data)) {
+			size = int64(len(data))
+		}
+		file, err := Parse(bytes.NewReader(append(data, make([]byte, size-int64(len(data)))...)), size, "fuzz.safetensors")
+		if err != nil {
+			return
+		}
+		for _, ti := range file.Tensors {
+			if ti.Begin < file.DataStart || ti.End > file.Size || ti.End-ti.Begin != ti.Elems()*int64(ti.DType.Size()) {
+				t.Fatalf("accepted %q at [%d,%d) in a %d-byte file (data from %d)", ti.Name, ti.Begin, ti.End, file.Size, file.DataStart)
+			}
+		}
+		ts := file.Sorted()
+		for i := 1; i < len(ts); i++ {
+			if ts[i].Begin < ts[i-1].End {
+				t.Fatalf("accepted overlapping %q and %q", ts[i-1].Name, ts[i].Name)
+			}
+		}
+	})
+}
