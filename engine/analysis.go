@@ -4,15 +4,18 @@ package engine
 // attention rows in batches, head means, attention rollout, per-head distance and entropy,
 // top-k patches, and activation views and comparisons. Attention rows are computed on the
 // fly from the kept post-rope q and k, a few rows per worker at a time. No S x S matrix is
-// ever held. These calls may run at the same time as each other and as Step or Finish on the
-// same Run: the kept q|k and outputs are read through keptQK / output, behind probeMu.
+// ever held. The q . k scores run through the micro-kernels of engine/internal/kernel (the
+// AVX2+FMA kernel.FMA6x16 where the CPU has it, against keys packed once per call); the
+// softmax, head means and the rollout's v . A are float64. These calls may run at the same
+// time as each other and as Step or Finish on the same Run: the kept q|k and outputs are
+// read through keptQK / output, behind probeMu.
 //
 // Invariant: every attention row here is softmax(q_i . K^T * scale) over the keys of i's own
-// segment, the row AttentionRow returns, and Rollout is e_q Â_L Â_{L-1} ... Â_0 with
-// Â_l = rownorm(0.5*mean_h A_l + 0.5*I), applied from the top block down. The mutation
-// that would silently break it: dropping the 0.5*I term (or applying the blocks from 0
-// upward). The result is still a probability row over the segment and still looks like a
-// heatmap, but it is the wrong one.
+// segment, the row AttentionRow returns (up to float32 scores: see Scores below), and
+// Rollout is e_q Â_L Â_{L-1} ... Â_0 with Â_l = rownorm(0.5*mean_h A_l + 0.5*I), applied
+// from the top block down. The mutation that would silently break it: dropping the 0.5*I
+// term (or applying the blocks from 0 upward). The result is still a probability row over
+// the segment and still looks like a heatmap, but it is the wrong one.
 
 import (
 	"context"
@@ -22,31 +25,94 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
-// qTile is the number of queries scored together: each key row is loaded once for all of
-// them.
-const qTile = 4
+// qTile is the number of queries scored together: the rows of one micro-kernel call, so each
+// key is loaded once for all of them.
+const qTile = 6
+
+// keyStrip is the number of keys one kernel.FMA6x16 call scores: its 16 lanes.
+const keyStrip = 16
 
 // maxChunks bounds the partial sums of one rollout step. The chunking depends only on the
 // number of active queries, so the result does not depend on GOMAXPROCS or on scheduling.
 const maxChunks = 64
+
+// Scores: every score is ONE float32 dot product q_i . k_j, a single accumulator over the
+// head dimensions in index order from +0 (kernel.FMA6x16 with kernel.UseFMA, one rounding
+// per step; kernel.Dot3x2 otherwise, two), widened to float64 and multiplied by the float64
+// scale; everything after it (max, exp, normalization, head means, the rollout's v.A) is
+// float64 as before. A score's bits depend only on its query row, its key row and the kernel
+// (fixed at start-up): not on the query's slot in a tile (short tiles repeat their last query
+// and drop the copy), the key's lane in a strip (keys past the segment are zero-padded lanes,
+// computed and never read), the grouping, the chunking or GOMAXPROCS. Against AttentionRow's
+// float64 dot products a score differs by about 2^-24 * sum_x |q_x k_x| * scale.
 
 // attnBlock is one kept block's post-rope q|k rows with the shape needed to score them.
 type attnBlock struct {
 	qk           []float32 // [S, 2D]: q (D) then k (D) per row
 	d, hd, heads int
 	scale        float64
+	// With kernel.UseFMA (decided when the block is set up): the keys of the segments asked
+	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region.
+	kp    []float32
+	kpOff map[int]int
 }
 
-func (r *Run) attnBlock(block int) (attnBlock, error) {
+// attnBlock sets up block for scoring queries of the segments segs (repeats allowed).
+func (r *Run) attnBlock(block int, segs ...Segment) (attnBlock, error) {
 	qk, err := r.keptQK(block)
 	if err != nil {
 		return attnBlock{}, err
 	}
 	cfg := r.Config()
 	hd := cfg.HeadDim()
-	return attnBlock{qk: qk, d: cfg.Hidden, hd: hd, heads: cfg.Heads, scale: 1 / math.Sqrt(float64(hd))}, nil
+	ab := attnBlock{qk: qk, d: cfg.Hidden, hd: hd, heads: cfg.Heads, scale: 1 / math.Sqrt(float64(hd))}
+	if kernel.UseFMA {
+		ab.packKeys(segs)
+	}
+	return ab, nil
+}
+
+// padded is L rounded up to whole key strips.
+func padded(L int) int { return (L + keyStrip - 1) / keyStrip * keyStrip }
+
+// packKeys lays out the keys of every segment of segs for kernel.FMA6x16, per head, in strips
+// of 16 keys, k-major and zero-padded: for a segment of L keys (Lp = padded(L)) at region
+// off = kpOff[Start], kp[off + h*Lp*hd + s*16*hd + x*16 + c] = k_{Start+16s+c}[h*hd + x],
+// and 0 for 16s+c >= L. The (segment, head) pairs are copied on all cores.
+func (ab *attnBlock) packKeys(segs []Segment) {
+	type task struct {
+		seg     Segment
+		h, base int
+	}
+	var tasks []task
+	ab.kpOff = map[int]int{}
+	n, hd, D := 0, ab.hd, ab.d
+	for _, seg := range segs {
+		if _, ok := ab.kpOff[seg.Start]; ok || seg.End <= seg.Start {
+			continue
+		}
+		ab.kpOff[seg.Start] = n
+		Lp := padded(seg.End - seg.Start)
+		for h := range ab.heads {
+			tasks = append(tasks, task{seg, h, n + h*Lp*hd})
+		}
+		n += ab.heads * Lp * hd
+	}
+	ab.kp = make([]float32, n) // the padding stays 0
+	_ = parallel(context.Background(), len(tasks), workersFor(len(tasks)), func(_, t int) {
+		tk := tasks[t]
+		for i := range tk.seg.End - tk.seg.Start {
+			dst := ab.kp[tk.base+i/keyStrip*keyStrip*hd+i%keyStrip:][:keyStrip*(hd-1)+1]
+			for x, v := range ab.qk[(tk.seg.Start+i)*2*D+D+tk.h*hd:][:hd] {
+				dst[keyStrip*x] = v
+			}
+		}
+	})
 }
 
 func (r *Run) checkQuery(q int) error {
@@ -56,68 +122,74 @@ func (r *Run) checkQuery(q int) error {
 	return nil
 }
 
-// scratch is one worker's buffers: a q tile, score rows and head-mean rows.
+// scratch is one worker's buffers: score rows, head-mean rows (or, in HeadStats, distance
+// rows) and the kernel's float32 output rows.
 type scratch struct {
-	q, s, m []float64
+	s, m []float64
+	y    []float32
 }
 
-func newScratch(hd, longest int) *scratch {
-	return &scratch{q: make([]float64, qTile*hd), s: make([]float64, qTile*longest), m: make([]float64, qTile*longest)}
+func newScratch(longest int) *scratch {
+	return &scratch{s: make([]float64, qTile*longest), m: make([]float64, qTile*longest), y: make([]float32, qTile*padded(longest))}
 }
 
 // row returns the a-th row of length L of buf.
 func row(buf []float64, a, L int) []float64 { return buf[a*L : (a+1)*L] }
 
+// f32Ptr is the address of s[off] after a bounds check of s[off : off+n], the n elements a
+// kernel will read or write there: an indexing bug panics instead of touching stray memory.
+func f32Ptr(s []float32, off, n int) unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(s[off : off+n]))
+}
+
 // scores fills row a of sc.s (length L = segment length) with q_qs[a] . k_j * scale for
-// every key j of seg, for a < len(qs) <= qTile. The dot products accumulate in float64 in
-// index order, as AttentionRow does.
+// every key j of seg, for a < len(qs) <= qTile (see Scores above for the numerics).
 func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg Segment) {
 	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
 	n := len(qs)
+	var xp [qTile]unsafe.Pointer
 	for t := range qTile {
-		src := ab.qk[qs[min(t, n-1)]*2*D+head*hd:][:hd]
-		dst := sc.q[t*hd:][:hd]
-		for x, v := range src {
-			dst[x] = float64(v)
-		}
+		xp[t] = f32Ptr(ab.qk, qs[min(t, n-1)]*2*D+head*hd, hd)
 	}
-	q0, q1, q2, q3 := sc.q[0:hd], sc.q[hd:2*hd], sc.q[2*hd:3*hd], sc.q[3*hd:4*hd]
-	s0, s1, s2, s3 := row(sc.s, 0, L), row(sc.s, 1, L), row(sc.s, 2, L), row(sc.s, 3, L)
+	if ab.kp != nil {
+		off, ok := ab.kpOff[seg.Start]
+		if !ok {
+			panic(fmt.Sprintf("engine: keys of segment %v not packed", seg))
+		}
+		Lp := padded(L)
+		kp := ab.kp[off+head*Lp*hd:][:Lp*hd]
+		y := sc.y[:qTile*Lp]
+		var yp [qTile]unsafe.Pointer
+		for s := range Lp / keyStrip {
+			for t := range qTile {
+				yp[t] = f32Ptr(y, t*Lp+s*keyStrip, keyStrip)
+			}
+			kernel.FMA6x16(&xp, f32Ptr(kp, s*keyStrip*hd, keyStrip*hd), hd, &yp, 0)
+		}
+		for a := range n {
+			dst := row(sc.s, a, L)
+			for j, x := range y[a*Lp:][:L] {
+				dst[j] = float64(x) * ab.scale
+			}
+		}
+		return
+	}
 	off := seg.Start*2*D + D + head*hd
-	sc0, sc1 := ab.scale, ab.scale
-	j := 0
-	for ; j+1 < L; j += 2 { // two keys by four queries: each load feeds two products
-		ka := ab.qk[off+j*2*D:][:hd]
-		kb := ab.qk[off+(j+1)*2*D:][:hd]
-		q0, q1, q2, q3 := q0[:len(ka)], q1[:len(ka)], q2[:len(ka)], q3[:len(ka)]
-		kb = kb[:len(ka)]
-		var a0, a1, a2, a3, b0, b1, b2, b3 float64
-		for x, kv := range ka {
-			fa, fb := float64(kv), float64(kb[x])
-			a0 += q0[x] * fa
-			b0 += q0[x] * fb
-			a1 += q1[x] * fa
-			b1 += q1[x] * fb
-			a2 += q2[x] * fa
-			b2 += q2[x] * fb
-			a3 += q3[x] * fa
-			b3 += q3[x] * fb
+	for a := 0; a < n; a += 3 { // three queries by two keys per Dot3x2 call
+		x0, x1, x2 := xp[a], xp[min(a+1, n-1)], xp[min(a+2, n-1)]
+		for j := 0; j < L; j += 2 {
+			var acc [6]float32
+			k0 := f32Ptr(ab.qk, off+j*2*D, hd)
+			k1 := f32Ptr(ab.qk, off+min(j+1, L-1)*2*D, hd)
+			kernel.Dot3x2(x0, x1, x2, k0, k1, hd, &acc)
+			for b := range min(3, n-a) {
+				dst := row(sc.s, a+b, L)
+				dst[j] = float64(acc[2*b]) * ab.scale
+				if j+1 < L {
+					dst[j+1] = float64(acc[2*b+1]) * ab.scale
+				}
+			}
 		}
-		s0[j], s1[j], s2[j], s3[j] = a0*sc0, a1*sc0, a2*sc0, a3*sc0
-		s0[j+1], s1[j+1], s2[j+1], s3[j+1] = b0*sc1, b1*sc1, b2*sc1, b3*sc1
-	}
-	for ; j < L; j++ {
-		k := ab.qk[off+j*2*D:][:hd]
-		q0, q1, q2, q3 := q0[:len(k)], q1[:len(k)], q2[:len(k)], q3[:len(k)]
-		var d0, d1, d2, d3 float64
-		for x, kv := range k {
-			kf := float64(kv)
-			d0 += q0[x] * kf
-			d1 += q1[x] * kf
-			d2 += q2[x] * kf
-			d3 += q3[x] * kf
-		}
-		s0[j], s1[j], s2[j], s3[j] = d0*ab.scale, d1*ab.scale, d2*ab.scale, d3*ab.scale
 	}
 }
 
@@ -214,6 +286,15 @@ func (r *Run) groupQueries(queries []int) []qGroup {
 	return out
 }
 
+// groupSegments is the segment of every group (with repeats).
+func groupSegments(groups []qGroup) []Segment {
+	segs := make([]Segment, len(groups))
+	for i, g := range groups {
+		segs[i] = g.seg
+	}
+	return segs
+}
+
 func (r *Run) longestSegment() int {
 	n := 0
 	for _, s := range r.Layout.Segments {
@@ -269,26 +350,26 @@ func parallel(ctx context.Context, n, workers int, fn func(w, t int)) error {
 // keep. A done ctx stops the work; AttentionRows then returns ctx.Err() and some queries
 // have not been seen. It needs KeepAttention.
 func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
-	ab, err := r.attnBlock(block)
-	if err != nil {
-		return err
-	}
-	if head < 0 || head >= ab.heads {
-		return fmt.Errorf("head %d outside %d heads", head, ab.heads)
-	}
 	for _, q := range queries {
 		if err := r.checkQuery(q); err != nil {
 			return err
 		}
 	}
 	groups := r.groupQueries(queries)
+	ab, err := r.attnBlock(block, groupSegments(groups)...)
+	if err != nil {
+		return err
+	}
+	if head < 0 || head >= ab.heads {
+		return fmt.Errorf("head %d outside %d heads", head, ab.heads)
+	}
 	workers := workersFor(len(groups))
 	scr := make([]*scratch, workers)
 	S, longest := r.Layout.Rows(), r.longestSegment()
 	var mu sync.Mutex
 	return parallel(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
-			scr[w] = newScratch(ab.hd, longest)
+			scr[w] = newScratch(longest)
 		}
 		sc, g := scr[w], groups[t]
 		L := g.seg.End - g.seg.Start
@@ -310,16 +391,16 @@ func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int,
 // AttentionRowMean is the mean over heads of AttentionRow(block, h, query): [S] in sequence
 // order, zero outside the query's segment. It needs KeepAttention.
 func (r *Run) AttentionRowMean(block, query int) ([]float32, error) {
-	ab, err := r.attnBlock(block)
-	if err != nil {
-		return nil, err
-	}
 	if err := r.checkQuery(query); err != nil {
 		return nil, err
 	}
 	seg := r.Layout.SegmentOf(query)
+	ab, err := r.attnBlock(block, seg)
+	if err != nil {
+		return nil, err
+	}
 	L := seg.End - seg.Start
-	sc := newScratch(ab.hd, L)
+	sc := newScratch(L)
 	ab.headMeans(sc, []int{query}, seg)
 	out := make([]float32, r.Layout.Rows())
 	for j, m := range row(sc.m, 0, L) {
@@ -349,7 +430,7 @@ func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
 	var partials [][]float64 // reused across blocks
 	var scr []*scratch
 	for l := upTo; l >= 0; l-- {
-		ab, err := r.attnBlock(l)
+		ab, err := r.attnBlock(l, seg)
 		if err != nil {
 			return nil, err
 		}
@@ -367,7 +448,7 @@ func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
 		}
 		workers := workersFor(nChunks)
 		for len(scr) < workers {
-			scr = append(scr, newScratch(ab.hd, L))
+			scr = append(scr, newScratch(L))
 		}
 		err = parallel(ctx, nChunks, workers, func(w, c int) {
 			part := partials[c]
@@ -435,12 +516,12 @@ func EvenQueries(n, max int) []int {
 // queries). At most maxQueries queries are used, spread evenly by EvenQueries (all of them
 // when maxQueries <= 0). It needs KeepAttention.
 func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
-	ab, err := r.attnBlock(block)
+	qs := EvenQueries(r.Layout.Rows(), maxQueries)
+	groups := r.groupQueries(qs)
+	ab, err := r.attnBlock(block, groupSegments(groups)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	qs := EvenQueries(r.Layout.Rows(), maxQueries)
-	groups := r.groupQueries(qs)
 	// per (query k, head h) results at k*H+h, summed in order at the end: deterministic.
 	H := ab.heads
 	dq, eq := make([]float64, len(qs)*H), make([]float64, len(qs)*H)
@@ -454,14 +535,22 @@ func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entro
 	pos := r.Layout.Pos
 	err = parallel(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
-			scr[w] = newScratch(ab.hd, longest)
+			scr[w] = newScratch(longest)
 		}
 		sc, g := scr[w], groups[t]
 		L := g.seg.End - g.seg.Start
 		keys := pos[g.seg.Start:g.seg.End]
+		for a, q := range g.qs { // distances to the keys, shared by the heads: rows of sc.m
+			pq := pos[q]
+			dist := row(sc.m, a, L)
+			for j, kp := range keys {
+				dr, dc := float64(pq.Row-kp.Row), float64(pq.Col-kp.Col)
+				dist[j] = math.Sqrt(dr*dr + dc*dc)
+			}
+		}
 		for h := range H {
 			ab.scores(sc, h, g.qs, g.seg)
-			for a, q := range g.qs {
+			for a := range g.qs {
 				s := row(sc.s, a, L)
 				mx := math.Inf(-1)
 				for _, x := range s {
@@ -469,15 +558,14 @@ func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entro
 						mx = x
 					}
 				}
-				pq := pos[q]
+				dist := row(sc.m, a, L)[:len(s)]
 				var z, et, ed float64
 				for j, x := range s {
 					u := x - mx
 					e := expNonPos(u)
-					dr, dc := float64(pq.Row-keys[j].Row), float64(pq.Col-keys[j].Col)
 					z += e
 					et += e * u
-					ed += e * math.Sqrt(dr*dr+dc*dc)
+					ed += e * dist[j]
 				}
 				k := first[t] + a
 				// p_j = e_j/z, log p_j = u_j - log z: entropy = log z - sum(e_j u_j)/z.

@@ -6,7 +6,7 @@
 // the sum at the end. Memory per worker: V^T of one (segment, head) plus three score rows.
 // Mutation that would silently break it: attending over [0, seq) instead of [Start, End) (no
 // segment mask); every shape is kept and a single-image test cannot see it.
-// With useFMA (AVX2+FMA, fixed at start-up) the same algorithm runs through the FMA kernel
+// With kernel.UseFMA (AVX2+FMA, fixed at start-up) the same algorithm runs through the FMA kernel
 // (attention_fma.go: K and V packed per (segment, head), six queries per tile); the generic
 // path below rounds products and sums separately, so the two differ in the last bits only.
 package cpu
@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // attQueries is the number of queries per task (a multiple of 3, the kernel's row count).
@@ -63,7 +64,7 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 			}
 		}
 	}
-	if useFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
+	if kernel.UseFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
 		b.growScratch(attFMAScratch(longest, headDim))
 		b.pool.parallel(len(job.tasks), func(wk, t int) {
 			job.runFMA(b.scratch[wk], job.tasks[t])
@@ -133,7 +134,7 @@ func (j *attJob) scoreRows(scores []float32, rows [3]int, seg engine.Segment, he
 		ka := rowPtr(j.k, (seg.Start+i)*j.stride+col, hd)
 		kb := rowPtr(j.k, (seg.Start+i+ni-1)*j.stride+col, hd)
 		var acc [6]float32
-		dot3x2(qa, qb, qc, ka, kb, hd, &acc)
+		kernel.Dot3x2(qa, qb, qc, ka, kb, hd, &acc)
 		for a := range 3 {
 			for c := range ni {
 				scores[a*L+i+c] = acc[2*a+c] * j.scale
@@ -154,7 +155,7 @@ func (j *attJob) weightedV(p, vt []float32, rows [3]int, nr int, sums [3]float64
 		va := rowPtr(vt, d*L, L)
 		vb := rowPtr(vt, (d+nd-1)*L, L)
 		var acc [6]float32
-		dot3x2(pa, pb, pc, va, vb, L, &acc)
+		kernel.Dot3x2(pa, pb, pc, va, vb, L, &acc)
 		for a := range nr {
 			out := j.o[rows[a]*D+head*j.hd+d:][:nd]
 			for c := range out {

@@ -3,12 +3,12 @@
 // Invariant: as in attention.go, a query sees only its own segment's keys; per query the score
 // s[i] = (fma chain over d = 0..hd-1 of q[d]*k_i[d], from +0) * scale, the softmax is
 // softmaxRow's, and o[d] = (fma chain over i = 0..L-1 of p[i]*v_i[d], from +0) / sum, the
-// division in float64. Every chain is one lane of fmaKernel6x16, so a query's bits depend only
+// division in float64. Every chain is one lane of kernel.FMA6x16, so a query's bits depend only
 // on its own q row and its segment: not on its slot in a 6-query tile (short tiles repeat
 // their last query and drop the copy), the task cut (attQueries) or the thread count. Keys
 // past L and dimensions past hd are zero-padded lanes, computed and never read.
-// Numerics: FMA here, one rounding per step; the generic path (dot3x2) rounds twice; the two
-// differ in the last bits, never within one (useFMA is fixed at start-up).
+// Numerics: FMA here, one rounding per step; the generic path (kernel.Dot3x2) rounds twice; the two
+// differ in the last bits, never within one (kernel.UseFMA is fixed at start-up).
 // Mutation that would silently break it: running softmaxRow over the padded score row
 // (Lp instead of L entries): the padded zeros would join the max and the sum, a bias that a
 // segment length that is a multiple of 16 never shows.
@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // attFMAScratch is the per-worker scratch of the FMA path for segments of at most L keys.
@@ -46,7 +47,7 @@ func (j *attJob) runFMA(ws []float32, t attTask) {
 			for a := range fmaMR {
 				yp[a] = rowPtr(sc, a*Lp+s*fmaNR, fmaNR)
 			}
-			fmaKernel6x16(&xp, rowPtr(kp, s*fmaNR*hd, fmaNR*hd), hd, &yp, 0)
+			kernel.FMA6x16(&xp, rowPtr(kp, s*fmaNR*hd, fmaNR*hd), hd, &yp, 0)
 		}
 		var sums [fmaMR]float64
 		for a := range nr {
@@ -63,7 +64,7 @@ func (j *attJob) runFMA(ws []float32, t attTask) {
 			for a := range fmaMR {
 				yp[a] = rowPtr(ot, a*hdp+s*fmaNR, fmaNR)
 			}
-			fmaKernel6x16(&xp, rowPtr(vp, s*fmaNR*L, fmaNR*L), L, &yp, 0)
+			kernel.FMA6x16(&xp, rowPtr(vp, s*fmaNR*L, fmaNR*L), L, &yp, 0)
 		}
 		for a := range nr {
 			out := j.o[(r+a)*D+col:][:hd]

@@ -1,11 +1,11 @@
-// kernel_fma_test.go: the two MatMul kernels (generic dot3x2, packed AVX2+FMA) side by side.
+// kernel_fma_test.go: the two MatMul kernels (generic kernel.Dot3x2, packed AVX2+FMA) side by side.
 //
 // Invariant: forEachKernel runs a test body once with the generic kernel and, where the CPU
 // has AVX2+FMA, once with the assembly kernel, restoring the start-up choice afterwards; the
 // two kernels agree within 1e-6 (RelDiff) on odd shapes; within one kernel a row's bits do not
 // depend on how the caller cuts the rows into calls; and the FMA path really rounds once per
 // step while the generic one rounds twice.
-// Mutation that would silently break it: a forEachKernel that sets useFMA but never restores
+// Mutation that would silently break it: a forEachKernel that sets kernel.UseFMA but never restores
 // it (later tests would silently run one kernel only), or an odd-shape test whose shapes are
 // multiples of 6 x 16 (the short-tile and short-strip code would never run).
 package cpu
@@ -17,17 +17,18 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
 // forEachKernel runs f as a subtest per available MatMul kernel. Not for parallel tests:
-// useFMA is package state.
+// kernel.UseFMA is package state.
 func forEachKernel(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := useFMA
-	defer func() { useFMA = saved }()
+	saved := kernel.UseFMA
+	defer func() { kernel.UseFMA = saved }()
 	modes := []bool{false}
-	if hasFMA {
+	if kernel.HasFMA {
 		modes = append(modes, true)
 	} else {
 		t.Log("no AVX2+FMA kernel on this CPU/architecture: generic kernel only")
@@ -37,16 +38,16 @@ func forEachKernel(t *testing.T, f func(t *testing.T)) {
 		if on {
 			name = "fma"
 		}
-		useFMA = on
+		kernel.UseFMA = on
 		t.Run(name, f)
 	}
 }
 
 // matMulWith runs y = x W^T + b on a 2-thread backend with the given kernel.
 func matMulWith(t *testing.T, fma bool, x []float32, w, bias engine.Weight, rows, in, out int) []float32 {
-	saved := useFMA
-	defer func() { useFMA = saved }()
-	useFMA = fma
+	saved := kernel.UseFMA
+	defer func() { kernel.UseFMA = saved }()
+	kernel.UseFMA = fma
 	be := New(2)
 	defer be.Close()
 	y := alloc(t, be, rows*out)
@@ -60,7 +61,7 @@ func matMulWith(t *testing.T, fma bool, x []float32, w, bias engine.Weight, rows
 // the 1-output shapes whenever that single sum happens to cancel (1.2e-6 seen at rows 1, in
 // 1153, out 1): a property of the sum, not of either kernel. Each kernel also passes parity.
 func TestFMAKernelMatchesGeneric(t *testing.T) {
-	if !hasFMA {
+	if !kernel.HasFMA {
 		t.Skip("no AVX2+FMA on this CPU/architecture")
 	}
 	for _, d := range weightDTypes {
@@ -145,8 +146,8 @@ func TestFMARoundsOnce(t *testing.T) {
 		y := alloc(t, be, 1)
 		be.MatMul(y, upload(t, be, xv), w, engine.Weight{}, 1, 2, 1)
 		got := download(be, y, 1)[0]
-		if got != want[useFMA] {
-			t.Errorf("useFMA %v: got %g, want %g", useFMA, got, want[useFMA])
+		if got != want[kernel.UseFMA] {
+			t.Errorf("kernel.UseFMA %v: got %g, want %g", kernel.UseFMA, got, want[kernel.UseFMA])
 		}
 	})
 }

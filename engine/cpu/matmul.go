@@ -6,8 +6,8 @@
 // in/kc times) or initializing the accumulators of a later k-block from zero instead of y;
 // both keep every shape and give plausible numbers on a single k-block test, hence the parity
 // test uses in > kc.
-// Two paths: where the CPU has AVX2+FMA (useFMA, fixed at start-up) MatMul takes the packed
-// path of matmul_fma.go (one FMA rounding per step); otherwise the generic dot3x2 path below
+// Two paths: where the CPU has AVX2+FMA (kernel.UseFMA, fixed at start-up) MatMul takes the packed
+// path of matmul_fma.go (one FMA rounding per step); otherwise the generic kernel.Dot3x2 path below
 // (product and sum rounded separately). The paths differ in the last bits, never within one.
 // Mutation that would silently break it: choosing the path per call (by rows or by shape that
 // includes rows): the engine's row tiles would then mix the two roundings.
@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // Blocking of MatMul (measured on a 2-core Zen 3 with BenchmarkMatMul and a sweep of these
@@ -55,7 +56,7 @@ func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, 
 		decodeWeight(bs, bias, 0)
 	}
 	job := mmJob{x: xs, y: ys, w: w, bias: bs, rows: rows, in: in, out: out}
-	if useFMA { // fixed at start-up: every call of the process takes the same path
+	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
 		job.rowBlocks = chunks(rows, fmaRows)
 		job.panels = chunks(out, fmaCols)
 		n := fmaScratch(in)
@@ -121,7 +122,7 @@ func (m *mmJob) rowTriple(panel []float32, r, r1, c0, c1, k0, kn int) {
 				}
 			}
 		}
-		dot3x2(xa, xb, xc, wa, wb, kn, &acc)
+		kernel.Dot3x2(xa, xb, xc, wa, wb, kn, &acc)
 		for a := range nr {
 			for j := range nc {
 				m.y[rowIdx[a]*m.out+c+j] = acc[2*a+j]

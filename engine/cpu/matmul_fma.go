@@ -7,15 +7,19 @@
 // and drop the copy), on the output's lane in a 16-wide strip (short strips compute zero-padded
 // lanes into a side buffer and drop them), on the thread count or on the task partition.
 // The k-block split (fmaDepth) cannot change the bits either, since the carry is exact.
-// Numerics: FMA here, one rounding per step; the generic path (matmul.go, dot3x2) rounds
+// Numerics: FMA here, one rounding per step; the generic path (matmul.go, kernel.Dot3x2) rounds
 // twice (product, then sum). The two paths differ in the last bits, never within one path;
-// useFMA is fixed at start-up, so one process only ever uses one of them.
+// kernel.UseFMA is fixed at start-up, so one process only ever uses one of them.
 // Mutation that would silently break it: falling back to the generic kernel for the rows or
-// columns left over by the tiling (e.g. a 1-row remainder through dot3x2): the engine's
+// columns left over by the tiling (e.g. a 1-row remainder through kernel.Dot3x2): the engine's
 // row tiles would then see a row computed by either path depending on the tile size.
 package cpu
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/turbospark/inspector/engine/internal/kernel"
+)
 
 // Blocking of the FMA path (measured with BenchmarkMatMul on a 2-core Zen 3, sweeping the three
 // numbers: 384/64/512, 384/128/256, 384/128/512, 192/64/512, 384/32/1024, 384/256/256,
@@ -71,7 +75,7 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 				for a := range fmaMR {
 					yp[a] = rowPtr(m.y, (r+min(a, nr-1))*m.out+c, fmaNR)
 				}
-				fmaKernel6x16(&xp, wp, kn, &yp, carry)
+				kernel.FMA6x16(&xp, wp, kn, &yp, carry)
 			}
 		}
 	}
@@ -92,7 +96,7 @@ func (m *mmJob) shortStrip(xp *[fmaMR]unsafe.Pointer, wp unsafe.Pointer, kn int,
 			copy(tmp[a*fmaNR:a*fmaNR+nc], m.y[(r+a)*m.out+c:])
 		}
 	}
-	fmaKernel6x16(xp, wp, kn, &yp, carry)
+	kernel.FMA6x16(xp, wp, kn, &yp, carry)
 	for a := range nr {
 		copy(m.y[(r+a)*m.out+c:(r+a)*m.out+c+nc], tmp[a*fmaNR:])
 	}

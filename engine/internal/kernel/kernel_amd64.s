@@ -1,4 +1,5 @@
-// kernel_amd64.s: the AVX2+FMA micro-kernel of the packed MatMul path (see kernel_fma.go).
+// kernel_amd64.s: the AVX2+FMA micro-kernel (engine/cpu's packed MatMul and Attention paths,
+// engine's attention scores).
 //
 // Invariant: every one of the 96 float32 lanes (6 x rows, 16 outputs) is ONE accumulator
 // that runs acc = fma(x[r,k], w[k,j], acc) for k = 0, 1, ..., n-1 in order, one rounding per
@@ -12,7 +13,7 @@
 
 #include "textflag.h"
 
-// func fmaKernel6x16(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
+// func FMA6x16(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
 //
 // x[r] points at n float32 of x row r; w at n*16 float32, k-major (16 lanes per k); y[r] at
 // the 16 float32 that hold (and receive) row r's lanes. Duplicate pointers in x and y are
@@ -20,7 +21,7 @@
 // compute the same bits, so a duplicate store writes the same values twice.
 // Registers: Y0-Y11 accumulators (row r in Y(2r), Y(2r+1)), Y12-Y13 the W lanes of one k,
 // Y14-Y15 the broadcast x values. R14, R15 and BP are not used.
-TEXT ·fmaKernel6x16(SB), NOSPLIT, $0-40
+TEXT ·FMA6x16(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), AX
 	MOVQ 0(AX), R8
 	MOVQ 8(AX), R9

@@ -1,0 +1,79 @@
+// Package kernel holds the register-blocked float32 dot-product micro-kernels shared by
+// engine/cpu (MatMul, Attention) and engine (the attention analysis): the generic pure-Go
+// Dot3x2 and, on amd64 with AVX2+FMA, the assembly FMA6x16 (kernel_amd64.s), chosen by
+// UseFMA.
+//
+// Invariant: every output of either kernel is ONE float32 accumulator that adds x[i]*w[i] for
+// i = 0, 1, ..., n-1 in order, starting from the value passed in. So a dot product cut into
+// k-blocks (acc carried through memory between calls) has exactly the bits of the uncut one,
+// and the result does not depend on blocking, tiling or the thread count.
+// Mutation that would silently break it: splitting an accumulator into partial sums
+// (e.g. even/odd lanes "for ILP") in one kernel but not in another: rows computed by different
+// code paths would then differ in the last bits, depending on the partition.
+// Dot3x2 (this file) rounds the product, then the sum, at each step; FMA6x16 rounds once per
+// step. Results differ between the two in the last bits, never within one; UseFMA is fixed at
+// start-up (tests aside), so a process only ever uses one of them.
+package kernel
+
+import "unsafe"
+
+// Dot3x2 updates acc[2*a+b] += sum_i xa[i]*wb[i] over i in [0, n), for x rows a = 0..2 and
+// w rows b = 0..1, each row n contiguous float32 from its pointer. Callers pass the same
+// pointer twice to fill an unused slot (the result is then discarded) and guarantee that
+// n elements are readable at every pointer.
+//
+// Shape choice (measured, see engine/cpu's benchmarks): 3x2 keeps 6 accumulators, 6 products and
+// the loaded operands within the 15 usable XMM registers of Go's scalar SSE code (3x4 and
+// 4x4 spill and run at a third of the speed); 6 independent chains cover the 3-cycle add
+// latency; unrolling by 4 amortizes the loop overhead.
+func Dot3x2(x0, x1, x2, w0, w1 unsafe.Pointer, n int, acc *[6]float32) {
+	c00, c01, c10, c11, c20, c21 := acc[0], acc[1], acc[2], acc[3], acc[4], acc[5]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		o := uintptr(i) * 4
+		a0 := (*[4]float32)(unsafe.Add(x0, o))
+		a1 := (*[4]float32)(unsafe.Add(x1, o))
+		a2 := (*[4]float32)(unsafe.Add(x2, o))
+		b0 := (*[4]float32)(unsafe.Add(w0, o))
+		b1 := (*[4]float32)(unsafe.Add(w1, o))
+		c00 += a0[0] * b0[0]
+		c01 += a0[0] * b1[0]
+		c10 += a1[0] * b0[0]
+		c11 += a1[0] * b1[0]
+		c20 += a2[0] * b0[0]
+		c21 += a2[0] * b1[0]
+		c00 += a0[1] * b0[1]
+		c01 += a0[1] * b1[1]
+		c10 += a1[1] * b0[1]
+		c11 += a1[1] * b1[1]
+		c20 += a2[1] * b0[1]
+		c21 += a2[1] * b1[1]
+		c00 += a0[2] * b0[2]
+		c01 += a0[2] * b1[2]
+		c10 += a1[2] * b0[2]
+		c11 += a1[2] * b1[2]
+		c20 += a2[2] * b0[2]
+		c21 += a2[2] * b1[2]
+		c00 += a0[3] * b0[3]
+		c01 += a0[3] * b1[3]
+		c10 += a1[3] * b0[3]
+		c11 += a1[3] * b1[3]
+		c20 += a2[3] * b0[3]
+		c21 += a2[3] * b1[3]
+	}
+	for ; i < n; i++ { // tail: same accumulators, same order
+		o := uintptr(i) * 4
+		a0 := *(*float32)(unsafe.Add(x0, o))
+		a1 := *(*float32)(unsafe.Add(x1, o))
+		a2 := *(*float32)(unsafe.Add(x2, o))
+		b0 := *(*float32)(unsafe.Add(w0, o))
+		b1 := *(*float32)(unsafe.Add(w1, o))
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c20 += a2 * b0
+		c21 += a2 * b1
+	}
+	acc[0], acc[1], acc[2], acc[3], acc[4], acc[5] = c00, c01, c10, c11, c20, c21
+}

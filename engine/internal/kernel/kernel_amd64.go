@@ -1,0 +1,30 @@
+// kernel_amd64.go: the Go declaration of the AVX2+FMA micro-kernel and the start-up choice.
+//
+// Invariant: UseFMA is decided once, at package init, from the CPU alone (never from a shape,
+// a row count or a thread count), so every MatMul of a process takes the same kernel and a
+// row tiling of the engine cannot switch kernels between tiles; the engine's attention
+// analysis reads the same switch.
+// Mutation that would silently break it: choosing the generic kernel for "small" calls
+// (rows < 6, say): a row computed in a small engine tile would then differ in the last bits
+// from the same row computed in a large one.
+package kernel
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// HasFMA says whether this CPU can run FMA6x16. Nothing may write it.
+var HasFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// UseFMA selects the FMA6x16 paths (engine/cpu's packed MatMul and Attention, engine's
+// attention scores). It starts as HasFMA; tests flip it (never to true without HasFMA) to
+// run the generic paths too, and restore it; nothing else may write it.
+var UseFMA = HasFMA
+
+// FMA6x16 is implemented in kernel_amd64.s; see there for the contract. Call it only when
+// HasFMA.
+//
+//go:noescape
+func FMA6x16(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
