@@ -54,20 +54,7 @@ func analysisRun(t *testing.T) (*engine.Run, *fixture) {
 // their activations; only the analysis switches kernels.
 func forEachScoreKernel(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := kernel.UseFMA
-	defer func() { kernel.UseFMA = saved }()
-	modes := []bool{false}
-	if kernel.HasFMA {
-		modes = append(modes, true)
-	}
-	for _, on := range modes {
-		name := "generic"
-		if on {
-			name = "fma"
-		}
-		kernel.UseFMA = on
-		t.Run(name, f)
-	}
+	kernel.EachKernel(func(name string) { t.Run(name, f) })
 }
 
 // headMatrix is A_h of one block as a full S x S matrix (row-major) from AttentionRow.

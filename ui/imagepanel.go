@@ -156,7 +156,11 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 		if b >= len(s.Outputs) {
 			return nil, notKept
 		}
-		return channelMap(s.Outputs[b], s.Config.Hidden, ch), fmt.Sprintf("block %d output, channel %d", b, ch)
+		m, err := s.Run.ChannelMap(b, ch)
+		if err != nil {
+			return nil, err.Error()
+		}
+		return m, fmt.Sprintf("block %d output, channel %d", b, ch)
 	}
 	st := s.Stats[b]
 	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}

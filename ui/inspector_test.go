@@ -148,7 +148,7 @@ func TestClickSelectsQueryPatch(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	s := h.in.Snap
-	target := patchIndex(3, 20, s.Layout.Grids[0].W, s.Config.MergeSize)
+	target := patchGrid(s).At(3, 20)
 	h.tapPatch(target)
 	if h.in.Sel.Query != target || h.in.image.view.Selected() != target {
 		t.Fatalf("query %d, view selection %d, want %d", h.in.Sel.Query, h.in.image.view.Selected(), target)
@@ -318,8 +318,7 @@ func TestDemoHeatmapsMeanSomething(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	s := h.in.Snap
-	g := s.Layout.Grids[0]
-	click := patchIndex(4, 6, g.W, s.Config.MergeSize)
+	click := patchGrid(s).At(4, 6)
 	h.tapPatch(click)
 	dist := func(a, b int) float64 {
 		pa, pb := s.Layout.Pos[a], s.Layout.Pos[b]

@@ -20,15 +20,6 @@ func attentionRow(s *Snapshot, block, head, query int) ([]float32, error) {
 
 func topK(row []float32, k int) []int { return engine.TopK(row, k) }
 
-// channelMap is channel ch of every patch of a [S, d] output.
-func channelMap(out []float32, d, ch int) []float32 {
-	m := make([]float32, len(out)/d)
-	for p := range m {
-		m[p] = out[p*d+ch]
-	}
-	return m
-}
-
 // rgbImage wraps the preprocessor's resized RGB as an image.Image.
 func rgbImage(src *imageproc.RGB) image.Image {
 	img := image.NewNRGBA(image.Rect(0, 0, src.W, src.H))

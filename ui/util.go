@@ -1,8 +1,8 @@
 package ui
 
-// util.go: small helpers shared by the panels: merge-window patch indices, means, and
-// the few formatting functions. Invariant: patchIndex is the inverse of the engine's
-// merge-window order; the mutation that would silently break it: r*gw+c (raster order),
+// util.go: small helpers shared by the panels: the page's patch grid, means, and the few
+// formatting functions. Invariant: patchGrid indexes patches in the engine's merge-window
+// order (widgets.MergeWindowGrid); the mutation that would silently break it: a raster grid,
 // which puts every heatmap value on a neighbour's patch.
 
 import (
@@ -15,17 +15,10 @@ import (
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
-// patchIndex is the sequence index of full-resolution patch (r, c) in a grid gw wide with
-// merge size m: 2x2 windows row-major, TL TR BL BR inside each.
-func patchIndex(r, c, gw, m int) int {
-	return ((r/m)*(gw/m)+c/m)*m*m + (r%m)*m + c%m
-}
-
 // patchGrid describes the first frame of the page to the image widgets.
 func patchGrid(s *Snapshot) widgets.PatchGrid {
 	g := s.Layout.Grids[0]
-	m := s.Config.MergeSize
-	return widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(r, c int) int { return patchIndex(r, c, g.W, m) }}
+	return widgets.MergeWindowGrid(g.H, g.W, s.Config.MergeSize)
 }
 
 func meanOf(xs []float32) float64 {

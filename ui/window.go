@@ -158,7 +158,7 @@ func (in *Inspector) onNewRun() {
 // defaultQuery is the centre patch of the image.
 func defaultQuery(s *Snapshot) int {
 	g := s.Layout.Grids[0]
-	return patchIndex(g.H/2, g.W/2, g.W, s.Config.MergeSize)
+	return patchGrid(s).At(g.H/2, g.W/2)
 }
 
 // refresh redraws every panel from the selection.

@@ -25,22 +25,10 @@ import (
 // kernel.UseFMA is package state.
 func forEachKernel(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	saved := kernel.UseFMA
-	defer func() { kernel.UseFMA = saved }()
-	modes := []bool{false}
-	if kernel.HasFMA {
-		modes = append(modes, true)
-	} else {
+	if !kernel.HasFMA {
 		t.Log("no AVX2+FMA kernel on this CPU/architecture: generic kernel only")
 	}
-	for _, on := range modes {
-		name := "generic"
-		if on {
-			name = "fma"
-		}
-		kernel.UseFMA = on
-		t.Run(name, f)
-	}
+	kernel.EachKernel(func(name string) { t.Run(name, f) })
 }
 
 // matMulWith runs y = x W^T + b on a 2-thread backend with the given kernel.
