@@ -102,6 +102,11 @@ type Backend interface {
 	Add(dst, src View, n int) // dst += src
 	// Commit ends a pass and returns the time the backend spent on it.
 	Commit() (time.Duration, error)
+	// Close waits for pending work and releases everything the backend holds: its buffers
+	// (later Frees are no-ops) and what it wrapped of the weights' Regions. It is called
+	// before those Regions are unmapped (Engine.Close keeps that order), and more than once
+	// is harmless.
+	Close() error
 }
 
 // Strided is the extent of rows rows of width cols at row stride stride: how many elements

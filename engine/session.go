@@ -11,6 +11,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -44,7 +45,13 @@ func (o Options) normalized() Options {
 	return o
 }
 
-// Engine is a checkpoint, its resident weights and a backend.
+// Engine is a checkpoint, its resident weights and a backend. The engine owns the backend:
+// Close releases the backend, then the weights.
+//
+// Invariant: a backend's wrappers over the weights' memory (Metal's no-copy buffers over
+// the mapping and the pread slots) are released before that memory is unmapped. Mutation
+// that would silently break it: closing the residency first — Apple requires the memory
+// of a no-copy buffer to outlive the buffer, and nothing shows until a Mac reuses it.
 type Engine struct {
 	Checkpoint *Checkpoint
 	Backend    Backend
@@ -52,18 +59,23 @@ type Engine struct {
 	Opts       Options
 }
 
-// NewEngine makes the weights resident in the chosen mode.
+// NewEngine makes the weights resident in the chosen mode. It takes ownership of be: when
+// it fails, be is closed.
 func NewEngine(ck *Checkpoint, be Backend, opts Options) (*Engine, error) {
 	opts = opts.normalized()
 	res, err := NewResidency(ck, opts.Residency, opts.Slots)
 	if err != nil {
+		be.Close()
 		return nil, err
 	}
 	return &Engine{Checkpoint: ck, Backend: be, Res: res, Opts: opts}, nil
 }
 
-// Close releases the weights.
-func (e *Engine) Close() error { return e.Res.Close() }
+// Close releases the backend, then the weights (in that order: see Engine). Runs of this
+// engine should be closed first; a Run closed later frees nothing twice.
+func (e *Engine) Close() error {
+	return errors.Join(e.Backend.Close(), e.Res.Close())
+}
 
 // Input is a page to run: pixel_values rows and their grids, and the image when there is one.
 type Input struct {

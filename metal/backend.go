@@ -33,9 +33,10 @@ type gpu interface {
 	// newBuffer returns a zeroed buffer of n bytes in memory the host and the GPU share,
 	// and the host's view of it.
 	newBuffer(n int) (devBuffer, []byte, error)
-	// wrap returns a buffer over mem without copying; mem starts on a page boundary and
-	// stays mapped while the buffer lives.
-	wrap(mem []byte) (devBuffer, error)
+	// wrap returns a buffer over mem without copying: mem starts on a page boundary, the
+	// buffer covers it rounded up to whole pages of page bytes (the mapping covers those
+	// too), and the memory stays mapped until the buffer is released.
+	wrap(mem []byte, page int) (devBuffer, error)
 	release(b devBuffer)
 	// encode appends a dispatch to the open pass.
 	encode(d shaders.Dispatch)
@@ -54,13 +55,14 @@ type Backend struct {
 	err      error         // a failure seen outside Commit, reported by the next Commit
 	weights  weightCache
 	passTemp []devBuffer // released once the open pass has completed
+	live     map[*Buffer]struct{}
 	closed   bool
 }
 
 var _ engine.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
-	b := &Backend{dev: dev, pageSize: pageSize}
+	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}}
 	b.weights = newWeightCache(b)
 	return b
 }
@@ -81,6 +83,9 @@ func (b *Backend) Name() string { return "metal(" + b.dev.name() + ")" }
 func (b *Backend) Alloc(n int) (engine.Buffer, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		return nil, fmt.Errorf("metal: Alloc after Close")
+	}
 	if n < 0 {
 		return nil, fmt.Errorf("metal: Alloc(%d): negative size", n)
 	}
@@ -89,10 +94,13 @@ func (b *Backend) Alloc(n int) (engine.Buffer, error) {
 		return nil, fmt.Errorf("metal: Alloc(%d floats): %v", n, err)
 	}
 	clear(host)
-	return &Buffer{dev: dev, f: floatsOf(host)[:n]}, nil
+	mb := &Buffer{dev: dev, f: floatsOf(host)[:n]}
+	b.live[mb] = struct{}{}
+	return mb, nil
 }
 
 // Free releases the buffer; a pass still pending that uses it keeps it until it completes.
+// After Close (which released every buffer) it does nothing.
 func (b *Backend) Free(buf engine.Buffer) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -101,6 +109,7 @@ func (b *Backend) Free(buf engine.Buffer) {
 		return
 	}
 	b.retire(mb.dev)
+	delete(b.live, mb)
 	mb.dev, mb.f = nil, nil
 }
 
@@ -168,17 +177,10 @@ func (b *Backend) encode(d shaders.Dispatch) {
 	b.pending = true
 }
 
-// ReleaseWeights waits for pending work and releases every weight wrapper and copy. Call it
-// when the residency whose regions were bound is closed and the backend lives on.
-func (b *Backend) ReleaseWeights() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.flush()
-	b.weights.releaseAll()
-}
-
-// Close waits for pending work and releases the weights and the device. Buffers still
-// allocated must not be used afterwards.
+// Close waits for pending work and releases every buffer still allocated, the weights'
+// wrappers and copies, and the queue (the process's device and pipelines stay for the next
+// backend). Call it before the residency whose regions were bound unmaps them
+// (engine.Engine.Close does). A second Close does nothing.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -187,6 +189,11 @@ func (b *Backend) Close() error {
 	}
 	b.flush()
 	b.weights.releaseAll()
+	for mb := range b.live {
+		b.dev.release(mb.dev)
+		mb.dev, mb.f = nil, nil
+	}
+	clear(b.live)
 	b.closed = true
 	b.dev.close()
 	err := b.err

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
@@ -27,7 +28,27 @@ import (
 
 func pageSize() int { return os.Getpagesize() }
 
-// pageMem returns n bytes (rounded up to pages) of page-aligned memory outside the Go heap.
+// testMem holds, per test, the page memory to unmap after that test's backends closed: a
+// no-copy buffer must be released before its memory goes (Apple's rule; the harness gpu
+// checks it), so newTestBackend registers the unmapping before its own Close, and the
+// cleanups, last in first out, close the backend first.
+var testMem sync.Map // testing.TB -> *[][]byte
+
+// holdTestMemory makes t's page memory outlive the backends made after this call.
+func holdTestMemory(t testing.TB) {
+	if _, loaded := testMem.LoadOrStore(t, new([][]byte)); loaded {
+		return
+	}
+	t.Cleanup(func() {
+		held, _ := testMem.LoadAndDelete(t)
+		for _, mem := range *held.(*[][]byte) {
+			unix.Munmap(mem)
+		}
+	})
+}
+
+// pageMem returns n bytes (rounded up to pages) of page-aligned memory outside the Go heap,
+// unmapped after t's backends closed.
 func pageMem(t testing.TB, n int) []byte {
 	t.Helper()
 	size := (max(n, 1) + pageSize() - 1) / pageSize() * pageSize()
@@ -35,7 +56,9 @@ func pageMem(t testing.TB, n int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { unix.Munmap(mem) })
+	holdTestMemory(t)
+	held, _ := testMem.Load(t)
+	*held.(*[][]byte) = append(*held.(*[][]byte), mem)
 	return mem
 }
 
@@ -84,7 +107,7 @@ type twin struct {
 
 func newTwin(t testing.TB) twin {
 	c := cpu.New(1)
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { c.Close() })
 	return twin{t, newTestBackend(t), c}
 }
 
@@ -379,7 +402,7 @@ func checkTower(t *testing.T, be *Backend, mode engine.ResidencyMode) float64 {
 	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
 	dir, f, in := fx.Dir, fx.File, fx.Input(t)
 	c := cpu.New(0)
-	t.Cleanup(c.Close)
+	t.Cleanup(func() { c.Close() })
 	want := runTower(t, dir, c, mode, in)
 	got := runTower(t, dir, be, mode, in)
 	type pair struct {

@@ -2,29 +2,44 @@
 
 package metal
 
-// gpu_darwin.go: the gpu of Backend on Metal, through darwinkit. The library is compiled
-// once at start from shaders.Library() with fast math off and MSL 3.1 (bfloat: macOS 14+);
-// one command buffer and one compute encoder per pass; commit waits and reads the pass's
-// GPU start and end times.
+// gpu_darwin.go: the gpu of Backend on Metal, through darwinkit. The process's Metal — the
+// default device, the kernel library compiled once (fast math off, MSL 3.1 for bfloat:
+// macOS 14+), one pipeline per kernel — is made once and kept for the life of the process
+// (metalContext); each Backend has its own command queue, one command buffer and one
+// compute encoder per pass, and reads the pass's GPU start and end times at commit.
 //
-// Invariant: every object this file creates with new* (device, queue, library, functions,
-// pipelines, buffers) is released exactly once, and the autoreleased ones (command buffer,
-// encoder) are retained for the life of the pass and released at commit; all calls run
-// inside an autorelease pool. Mutation that would silently break it: binding buffers with
-// SetBufferOffsetAtIndex(offset, index) — darwinkit's name for setBufferOffset:atIndex:,
-// which moves the previous binding instead of binding this buffer; the right call is
-// SetBufferOffsetAtIndex_ (setBuffer:offset:atIndex:). The type-check test guards it.
+// Messages whose darwinkit wrapper would fail at run time are sent with objc.Call on the
+// raw selector: the wrappers of newComputePipelineStateWithFunction:error:,
+// setComputePipelineState: and setBuffer:offset:atIndex: pass their protocol-typed
+// argument through objc.WrapAsProtocol, which panics for darwinkit's struct wrappers, and
+// the wrapper of newBufferWithBytesNoCopy:length:options:deallocator: turns its Go func into
+// a heap block (freed, then read, on Metal's thread). objc.Call passes a struct wrapper as
+// its object pointer, and unsafe.Pointer(nil) as a real nil block. darwinkit_audit_test.go
+// follows every darwinkit call of this file into darwinkit's source and holds each raw send
+// to the selector's generated binding (argument count and C kinds).
+//
+// Invariant: every object this file creates with new* (queue, buffers) is released exactly
+// once, the context's (device, library functions, pipelines) never; the autoreleased ones
+// (command buffer, encoder) are retained for the life of the pass and released at commit;
+// all calls run inside an autorelease pool. Mutation that would silently break it: binding
+// buffers with setBufferOffset:atIndex: (darwinkit's SetBufferOffsetAtIndex, no
+// underscore), which moves the previous binding instead of binding this buffer; the right
+// selector is setBuffer:offset:atIndex:, and the audit checks the selector we send.
 
 import (
 	"errors"
 	"fmt"
-	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
 	"github.com/progrium/darwinkit/macos/foundation"
 	mtl "github.com/progrium/darwinkit/macos/metal"
 	"github.com/progrium/darwinkit/objc"
+	"golang.org/x/sys/unix"
+
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -32,71 +47,124 @@ import (
 // not list: the first version with bfloat (macOS 14).
 const languageVersion3_1 = mtl.LanguageVersion(3<<16 | 1)
 
+// minMacOS is the first macOS with MSL 3.1.
+const minMacOS = 14
+
 // simdWidth is what the kernels assume (layer_norm and attention use one simdgroup of 32).
 const simdWidth = 32
+
+// minFamily is the first GPU family with the SIMD-scoped reductions (simd_sum, simd_max)
+// the kernels use: Apple7, every Apple-silicon Mac (M1 and later). Intel Macs' GPUs and
+// the paravirtual GPU of macOS virtual machines (Apple5) do not have it.
+const minFamily = mtl.GPUFamilyApple7
 
 type pipeline struct {
 	state      mtl.ComputePipelineStateObject
 	maxThreads int
 }
 
-type metalGPU struct {
+// metalContext is the process's Metal: made once, never released.
+type metalContext struct {
 	device    mtl.DeviceObject
-	queue     mtl.CommandQueueObject
 	pipelines map[string]pipeline
 	maxBuffer int
-	open      bool // a pass is being encoded
-	cmd       mtl.CommandBufferObject
-	enc       mtl.ComputeCommandEncoderObject
+	info      DeviceInfo
 }
 
-func newMetalGPU() (*metalGPU, error) {
+var sharedContext = sync.OnceValues(func() (ctx *metalContext, err error) {
+	defer recoverAsError(&err)
+	objc.WithAutoreleasePool(func() { ctx, err = newMetalContext() })
+	return ctx, err
+})
+
+// recoverAsError turns a panic inside darwinkit into an error: the first Mac that meets an
+// unforeseen failure gets a message, not a crash.
+func recoverAsError(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("metal: internal error: %v", r)
+	}
+}
+
+// macOSVersion is the product version ("14.5") and its major number.
+func macOSVersion() (string, int) {
+	v, err := unix.Sysctl("kern.osproductversion")
+	if err != nil {
+		return "unknown", 0
+	}
+	major, _ := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	return v, major
+}
+
+// highestAppleFamily names the newest AppleN family the device supports ("Apple9"), or "".
+func highestAppleFamily(dev mtl.DeviceObject) string {
+	for f := mtl.GPUFamily(1012); f >= mtl.GPUFamilyApple1; f-- {
+		if dev.SupportsFamily(f) {
+			return fmt.Sprintf("Apple%d", f-1000)
+		}
+	}
+	return ""
+}
+
+func newMetalContext() (*metalContext, error) {
+	osVersion, major := macOSVersion()
+	if major != 0 && major < minMacOS {
+		return nil, fmt.Errorf("%w: the kernels need macOS %d or later (MSL 3.1); this is macOS %s", ErrUnsupported, minMacOS, osVersion)
+	}
 	dev, ok := defaultDevice()
 	if !ok {
-		return nil, errors.New("metal: no Metal device (MTLCreateSystemDefaultDevice returned nil)")
+		return nil, fmt.Errorf("%w: no Metal device (MTLCreateSystemDefaultDevice returned nil)", ErrUnsupported)
 	}
-	g := &metalGPU{device: dev, pipelines: map[string]pipeline{}}
-	var err error
-	objc.WithAutoreleasePool(func() { err = g.build() })
-	if err != nil {
-		g.close()
+	ctx := &metalContext{device: dev, pipelines: map[string]pipeline{}}
+	ctx.info = DeviceInfo{Name: dev.Name(), Family: highestAppleFamily(dev), OS: "macOS " + osVersion,
+		UnifiedMemory: dev.HasUnifiedMemory(), MaxBuffer: int64(dev.MaxBufferLength()),
+		WorkingSet: int64(dev.RecommendedMaxWorkingSetSize())}
+	if !dev.SupportsFamily(minFamily) {
+		family := ctx.info.Family
+		if family == "" {
+			family = "no Apple family"
+		}
+		dev.Release()
+		return nil, fmt.Errorf("%w: the kernels need an Apple7-family GPU (Apple silicon, M1 or later); %s supports %s",
+			ErrUnsupported, ctx.info.Name, family)
+	}
+	ctx.maxBuffer = int(dev.MaxBufferLength())
+	start := time.Now()
+	if err := ctx.build(); err != nil {
+		ctx.release()
 		return nil, err
 	}
-	return g, nil
+	ctx.info.CompileTime = time.Since(start)
+	ctx.info.Pipelines = len(ctx.pipelines)
+	return ctx, nil
 }
 
-// build makes the queue, compiles the library and one pipeline per kernel.
-func (g *metalGPU) build() error {
-	g.queue = g.device.NewCommandQueue()
-	if g.queue.IsNil() {
-		return errors.New("metal: newCommandQueue returned nil")
-	}
-	g.maxBuffer = int(g.device.MaxBufferLength())
+// build compiles the library and makes one pipeline per kernel.
+func (ctx *metalContext) build() error {
 	opts := mtl.NewCompileOptions() // autoreleased by darwinkit: not released here
 	opts.SetFastMathEnabled(false)  // parity with the CPU engine: IEEE exp, tanh, division
 	opts.SetLanguageVersion(languageVersion3_1)
 	var nsErr foundation.Error
-	lib := g.device.NewLibraryWithSourceOptionsError(shaders.Library(), opts, unsafe.Pointer(&nsErr))
+	lib := ctx.device.NewLibraryWithSourceOptionsError(shaders.Library(), opts, unsafe.Pointer(&nsErr))
 	if lib.IsNil() {
-		return fmt.Errorf("metal: compiling the kernels (MSL 3.1 needs macOS 14 or later): %v", foundation.ToGoError(nsErr))
+		return fmt.Errorf("metal: compiling the kernels (MSL 3.1) on %s: %v", ctx.info.OS, foundation.ToGoError(nsErr))
 	}
 	defer lib.Release()
 	for _, name := range shaders.Kernels() {
-		if err := g.addPipeline(lib, name); err != nil {
+		if err := ctx.addPipeline(lib, name); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (g *metalGPU) addPipeline(lib mtl.LibraryObject, name string) error {
+func (ctx *metalContext) addPipeline(lib mtl.LibraryObject, name string) error {
 	fn := lib.NewFunctionWithName(name)
 	if fn.IsNil() {
 		return fmt.Errorf("metal: the library has no function %s", name)
 	}
 	defer fn.Release()
 	var nsErr foundation.Error
-	ps := g.device.NewComputePipelineStateWithFunctionError(fn, unsafe.Pointer(&nsErr))
+	ps := newPipelineState(ctx.device, fn, &nsErr)
 	if ps.IsNil() {
 		return fmt.Errorf("metal: pipeline %s: %v", name, foundation.ToGoError(nsErr))
 	}
@@ -108,20 +176,54 @@ func (g *metalGPU) addPipeline(lib mtl.LibraryObject, name string) error {
 		ps.Release()
 		return fmt.Errorf("metal: pipeline %s allows %d threads per threadgroup; it is dispatched with %d", name, max, need)
 	}
-	g.pipelines[name] = pipeline{state: ps, maxThreads: int(ps.MaxTotalThreadsPerThreadgroup())}
+	ctx.pipelines[name] = pipeline{state: ps, maxThreads: int(ps.MaxTotalThreadsPerThreadgroup())}
 	return nil
 }
 
-func (g *metalGPU) name() string {
-	var n string
-	objc.WithAutoreleasePool(func() { n = g.device.Name() })
-	return n
+// release is for a context that failed to build (a built one lives as long as the process).
+func (ctx *metalContext) release() {
+	for name, p := range ctx.pipelines {
+		p.state.Release()
+		delete(ctx.pipelines, name)
+	}
+	ctx.device.Release()
 }
+
+// The raw sends (see the file comment for why not darwinkit's wrappers).
+
+func newPipelineState(dev mtl.DeviceObject, fn mtl.FunctionObject, errOut *foundation.Error) mtl.ComputePipelineStateObject {
+	return objc.Call[mtl.ComputePipelineStateObject](dev, objc.Sel("newComputePipelineStateWithFunction:error:"), fn, unsafe.Pointer(errOut))
+}
+
+// metalGPU is one Backend's queue and open pass over the shared context.
+type metalGPU struct {
+	ctx   *metalContext
+	queue mtl.CommandQueueObject
+	open  bool // a pass is being encoded
+	cmd   mtl.CommandBufferObject
+	enc   mtl.ComputeCommandEncoderObject
+}
+
+func newMetalGPU() (g *metalGPU, err error) {
+	ctx, err := sharedContext()
+	if err != nil {
+		return nil, err
+	}
+	defer recoverAsError(&err)
+	g = &metalGPU{ctx: ctx}
+	objc.WithAutoreleasePool(func() { g.queue = ctx.device.NewCommandQueue() })
+	if g.queue.IsNil() {
+		return nil, errors.New("metal: newCommandQueue returned nil")
+	}
+	return g, nil
+}
+
+func (g *metalGPU) name() string { return g.ctx.info.Name }
 
 func (g *metalGPU) newBuffer(n int) (devBuffer, []byte, error) {
 	var buf mtl.BufferObject
 	objc.WithAutoreleasePool(func() {
-		buf = g.device.NewBufferWithLengthOptions(uint(n), mtl.ResourceStorageModeShared)
+		buf = g.ctx.device.NewBufferWithLengthOptions(uint(n), mtl.ResourceStorageModeShared)
 	})
 	if buf.IsNil() {
 		return nil, nil, fmt.Errorf("newBufferWithLength(%d) returned nil", n)
@@ -130,17 +232,16 @@ func (g *metalGPU) newBuffer(n int) (devBuffer, []byte, error) {
 }
 
 // wrap makes a no-copy buffer over mem: page-aligned, rounded up to whole pages (mmap maps
-// whole pages, so the rounded length is still mapped memory).
-func (g *metalGPU) wrap(mem []byte) (devBuffer, error) {
-	page := os.Getpagesize()
+// whole pages, so the rounded length is still mapped memory). The deallocator is a real
+// nil: the residency owns the memory and unmaps it only after the buffer is released.
+func (g *metalGPU) wrap(mem []byte, page int) (devBuffer, error) {
 	n := (len(mem) + page - 1) / page * page
-	if n > g.maxBuffer {
-		return nil, fmt.Errorf("region of %d bytes exceeds the device's maximum buffer length %d", n, g.maxBuffer)
+	if n > g.ctx.maxBuffer {
+		return nil, fmt.Errorf("region of %d bytes exceeds the device's maximum buffer length %d", n, g.ctx.maxBuffer)
 	}
 	var buf mtl.BufferObject
 	objc.WithAutoreleasePool(func() {
-		buf = g.device.NewBufferWithBytesNoCopyLengthOptionsDeallocator(unsafe.Pointer(&mem[0]), uint(n),
-			mtl.ResourceStorageModeShared, func(unsafe.Pointer, uint) {}) // the residency owns the memory
+		buf = objc.Call[mtl.BufferObject](g.ctx.device, objc.Sel("newBufferWithBytesNoCopy:length:options:deallocator:"), unsafe.Pointer(&mem[0]), uint(n), mtl.ResourceStorageModeShared, unsafe.Pointer(nil))
 	})
 	if buf.IsNil() {
 		return nil, fmt.Errorf("newBufferWithBytesNoCopy of %d bytes returned nil", n)
@@ -165,7 +266,7 @@ func (g *metalGPU) begin() {
 }
 
 func (g *metalGPU) encode(d shaders.Dispatch) {
-	p, ok := g.pipelines[d.Kernel]
+	p, ok := g.ctx.pipelines[d.Kernel]
 	if !ok {
 		panic("metal: no pipeline for kernel " + d.Kernel)
 	}
@@ -176,9 +277,9 @@ func (g *metalGPU) encode(d shaders.Dispatch) {
 		if !g.open {
 			g.begin()
 		}
-		g.enc.SetComputePipelineState(p.state)
+		objc.Call[objc.Void](g.enc, objc.Sel("setComputePipelineState:"), p.state)
 		for i, b := range d.Buffers {
-			g.enc.SetBufferOffsetAtIndex_(b.Handle.(mtl.BufferObject), uint(b.Offset), uint(i))
+			objc.Call[objc.Void](g.enc, objc.Sel("setBuffer:offset:atIndex:"), b.Handle.(mtl.BufferObject), uint(b.Offset), uint(i))
 		}
 		g.enc.SetBytesLengthAtIndex(unsafe.Pointer(&d.Params[0]), uint(len(d.Params)), uint(len(d.Buffers)))
 		g.enc.DispatchThreadgroupsThreadsPerThreadgroup(size(d.Groups), size(d.Threads))
@@ -213,16 +314,13 @@ func (g *metalGPU) commit() (time.Duration, error) {
 	return d, err
 }
 
+// close ends a pending pass and releases the queue; the context stays for the next backend.
 func (g *metalGPU) close() {
 	if g.open {
 		g.commit()
 	}
-	for name, p := range g.pipelines {
-		p.state.Release()
-		delete(g.pipelines, name)
-	}
 	if !g.queue.IsNil() {
 		g.queue.Release()
+		g.queue = mtl.CommandQueueObject{}
 	}
-	g.device.Release()
 }

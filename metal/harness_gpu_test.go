@@ -7,14 +7,23 @@ package metal
 // with the real kernels. Buffers are host memory; a wrapped region is the region's own
 // memory (no copy), sent to the driver read-only at every commit, as a GPU would read it.
 //
-// Invariant: a buffer released while a pending pass still uses it is recorded as a fault,
-// not ignored. Mutation that would silently break it: checking releases against the
-// committed passes instead of the pending one — Free before Commit would look harmless.
+// It also keeps Metal's rules for no-copy buffers that Linux would not enforce: a wrapped
+// region starts on a page boundary of the backend's page size (16 KiB on Apple silicon),
+// every page the buffer covers is mapped, and the memory stays mapped until the buffer is
+// released (checked with msync at release); and every buffer is released by the end.
+//
+// Invariant: a buffer released while a pending pass still uses it, or after its memory was
+// unmapped, or never, is recorded as a fault, not ignored. Mutation that would silently
+// break it: checking releases against the committed passes instead of the pending one —
+// Free before Commit would look harmless.
 
 import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/turbospark/inspector/shaders"
 	"github.com/turbospark/inspector/shaders/harness"
@@ -22,7 +31,8 @@ import (
 
 type hostBuf struct {
 	mem      []byte
-	wrapped  bool // a region's memory: read-only for kernels
+	wrapped  bool   // a region's memory: read-only for kernels
+	pages    []byte // wrapped: the whole pages the buffer covers
 	released bool
 }
 
@@ -30,18 +40,40 @@ type harnessGPU struct {
 	drv     *harness.Driver
 	pending []shaders.Dispatch
 	passes  int
+	live    map[*hostBuf]bool
 	faults  []string
+}
+
+func (g *harnessGPU) made(b *hostBuf) *hostBuf {
+	if g.live == nil {
+		g.live = map[*hostBuf]bool{}
+	}
+	g.live[b] = true
+	return b
+}
+
+// mapped says whether every page of mem is mapped (msync fails with ENOMEM otherwise).
+func mapped(mem []byte) bool {
+	return unix.Msync(mem, unix.MS_ASYNC) == nil
 }
 
 func (g *harnessGPU) name() string { return "C++ kernel harness" }
 
 func (g *harnessGPU) newBuffer(n int) (devBuffer, []byte, error) {
-	b := &hostBuf{mem: make([]byte, n)}
+	b := g.made(&hostBuf{mem: make([]byte, n)})
 	return b, b.mem, nil
 }
 
-func (g *harnessGPU) wrap(mem []byte) (devBuffer, error) {
-	return &hostBuf{mem: mem, wrapped: true}, nil
+func (g *harnessGPU) wrap(mem []byte, page int) (devBuffer, error) {
+	base := uintptr(unsafe.Pointer(&mem[0]))
+	if base%uintptr(page) != 0 {
+		g.faults = append(g.faults, fmt.Sprintf("no-copy buffer at %#x, not on a %d-byte page boundary", base, page))
+	}
+	pages := unsafe.Slice(&mem[0], (len(mem)+page-1)/page*page)
+	if !mapped(pages) {
+		g.faults = append(g.faults, fmt.Sprintf("no-copy buffer of %d bytes (%d rounded to %d-byte pages) covers unmapped memory", len(mem), len(pages), page))
+	}
+	return g.made(&hostBuf{mem: mem, wrapped: true, pages: pages}), nil
 }
 
 func (g *harnessGPU) release(d devBuffer) {
@@ -49,6 +81,10 @@ func (g *harnessGPU) release(d devBuffer) {
 	if b.released {
 		g.faults = append(g.faults, "buffer released twice")
 	}
+	if b.wrapped && !mapped(b.pages) {
+		g.faults = append(g.faults, "no-copy buffer released after its memory was unmapped (Metal requires the memory to outlive the buffer)")
+	}
+	delete(g.live, b)
 	for _, disp := range g.pending {
 		for _, bind := range disp.Buffers {
 			if bind.Handle == d {
@@ -91,10 +127,15 @@ func (g *harnessGPU) commit() (time.Duration, error) {
 	return time.Since(start), err
 }
 
-func (g *harnessGPU) close() {}
+func (g *harnessGPU) close() {
+	if len(g.live) > 0 {
+		g.faults = append(g.faults, fmt.Sprintf("%d buffers never released", len(g.live)))
+	}
+}
 
 // newTestBackend returns a Backend over the harness; faults fail the test at cleanup.
 func newTestBackend(t testing.TB) *Backend {
+	holdTestMemory(t) // unmapped after the Close below
 	g := &harnessGPU{drv: harness.Shared(t, false)}
 	b := newBackend(g, pageSize())
 	t.Cleanup(func() {

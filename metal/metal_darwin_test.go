@@ -23,6 +23,7 @@ import (
 // newTestBackend returns the Metal backend; a Mac without a Metal device fails the test.
 func newTestBackend(t testing.TB) *Backend {
 	t.Helper()
+	holdTestMemory(t) // unmapped after the Close below: no-copy buffers go first
 	be, err := New()
 	if err != nil {
 		t.Fatalf("the Metal backend: %v", err)

@@ -2,11 +2,13 @@
 
 package metal
 
-// new_darwin.go: New and Available on macOS.
+// new_darwin.go: New, Check, Available and Device on macOS.
 //
 // Invariant: New returns a backend only when the library compiled and every kernel has a
-// pipeline; any failure is an error naming what failed. Mutation that would silently break
-// it: ignoring a pipeline error — the first op of that kernel would panic mid-run.
+// pipeline; Check (and so Available) succeeds only after a pass on a real backend gave
+// exact numbers; any failure is an error naming what failed, never a panic. Mutation that
+// would silently break it: ignoring a pipeline error — the first op of that kernel would
+// panic mid-run.
 
 import (
 	"os"
@@ -15,8 +17,9 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-// New returns the Metal backend on the system's default GPU (Apple silicon, macOS 14+).
-// The result is a *Backend (for AttentionRow, ReleaseWeights and Close).
+// New returns a Metal backend on the system's default GPU (Apple silicon, macOS 14+): a
+// command queue of its own over the process's device and pipelines, made once. The result
+// is a *Backend; its owner closes it (engine.Engine does).
 func New() (engine.Backend, error) {
 	g, err := newMetalGPU()
 	if err != nil {
@@ -25,14 +28,28 @@ func New() (engine.Backend, error) {
 	return newBackend(g, os.Getpagesize()), nil
 }
 
-var available = sync.OnceValue(func() bool {
-	dev, ok := defaultDevice()
-	if ok {
-		dev.Release()
+var checked = sync.OnceValue(func() error {
+	b, err := New()
+	if err != nil {
+		return err
 	}
-	return ok
+	defer b.Close()
+	return verify(b)
 })
 
-// Available says whether this Mac has a Metal device. (New can still fail, e.g. before
-// macOS 14, where MSL 3.1 is missing; its error says so.)
-func Available() bool { return available() }
+// Check says why the Metal backend cannot run here (errors.Is(err, ErrUnsupported) when
+// this machine cannot run it at all), or nil once a first pass gave the right numbers.
+// The answer is made once per process.
+func Check() error { return checked() }
+
+// Available says whether Check succeeded.
+func Available() bool { return Check() == nil }
+
+// Device describes the GPU once the library compiled.
+func Device() (DeviceInfo, error) {
+	ctx, err := sharedContext()
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	return ctx.info, nil
+}

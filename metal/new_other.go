@@ -2,11 +2,12 @@
 
 package metal
 
-// new_other.go: off macOS there is no Metal; New says so plainly.
+// new_other.go: off macOS there is no Metal; New and Check say so plainly.
 //
-// Invariant: New never returns a usable backend here, and its error names the platform.
-// Mutation that would silently break it: returning (nil, nil) — a caller that checks only
-// the error would then run the engine on a nil backend and panic far from the cause.
+// Invariant: New never returns a usable backend here, and its error names the platform and
+// wraps ErrUnsupported. Mutation that would silently break it: returning (nil, nil) — a
+// caller that checks only the error would then run the engine on a nil backend and panic
+// far from the cause.
 
 import (
 	"fmt"
@@ -15,10 +16,18 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-// New returns the Metal backend; off macOS it returns an error.
-func New() (engine.Backend, error) {
-	return nil, fmt.Errorf("metal: the Metal backend needs macOS (this is %s/%s); use the CPU backend", runtime.GOOS, runtime.GOARCH)
+func unsupported() error {
+	return fmt.Errorf("%w: the Metal backend needs macOS on Apple silicon (this is %s/%s); use the CPU backend", ErrUnsupported, runtime.GOOS, runtime.GOARCH)
 }
+
+// New returns the Metal backend; off macOS it returns an error.
+func New() (engine.Backend, error) { return nil, unsupported() }
+
+// Check says why the Metal backend cannot run here.
+func Check() error { return unsupported() }
 
 // Available says whether New can succeed: never off macOS.
 func Available() bool { return false }
+
+// Device describes the GPU: off macOS, an error.
+func Device() (DeviceInfo, error) { return DeviceInfo{}, unsupported() }

@@ -56,6 +56,7 @@ type darwinBuild struct {
 	list     []*listedPackage
 	checked  map[string]*types.Package // by ImportPath (test variants included)
 	files    map[string][]*ast.File    // parsed files of non-standard packages
+	infos    map[string]*types.Info    // type information of non-standard packages
 	errs     []error
 	listTime time.Duration
 	typeTime time.Duration
@@ -100,7 +101,7 @@ func checkDarwinBuild() (*darwinBuild, error) {
 		return nil, err
 	}
 	b := &darwinBuild{fset: token.NewFileSet(), list: list, checked: map[string]*types.Package{},
-		files: map[string][]*ast.File{}, listTime: time.Since(start)}
+		files: map[string][]*ast.File{}, infos: map[string]*types.Info{}, listTime: time.Since(start)}
 	start = time.Now()
 	for _, p := range list {
 		if p.Name == "main" && strings.HasSuffix(p.ImportPath, ".test") {
@@ -115,11 +116,12 @@ func checkDarwinBuild() (*darwinBuild, error) {
 			b.errs = append(b.errs, err)
 			continue
 		}
-		pkg, errs := b.check(p, files)
+		pkg, info, errs := b.check(p, files)
 		b.checked[p.ImportPath] = pkg
 		b.errs = append(b.errs, errs...)
 		if !p.Standard {
 			b.files[p.ImportPath] = files
+			b.infos[p.ImportPath] = info
 		}
 	}
 	b.typeTime = time.Since(start)
@@ -143,9 +145,16 @@ func (b *darwinBuild) parse(p *listedPackage, replace map[string]string) ([]*ast
 	return files, nil
 }
 
-// check type-checks one package against the packages checked before it.
-func (b *darwinBuild) check(p *listedPackage, files []*ast.File) (*types.Package, []error) {
+// check type-checks one package against the packages checked before it; the Info (uses,
+// types, instances, selections) is kept for packages outside the standard library.
+func (b *darwinBuild) check(p *listedPackage, files []*ast.File) (*types.Package, *types.Info, []error) {
 	var errs []error
+	var info *types.Info
+	if !p.Standard {
+		info = &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+			Uses: map[*ast.Ident]types.Object{}, Instances: map[*ast.Ident]types.Instance{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{}}
+	}
 	conf := types.Config{
 		FakeImportC:      true,
 		IgnoreFuncBodies: p.Standard,
@@ -156,8 +165,8 @@ func (b *darwinBuild) check(p *listedPackage, files []*ast.File) (*types.Package
 	if p.Module != nil && p.Module.GoVersion != "" {
 		conf.GoVersion = "go" + p.Module.GoVersion
 	}
-	pkg, _ := conf.Check(p.ImportPath, b.fset, files, nil)
-	return pkg, errs
+	pkg, _ := conf.Check(p.ImportPath, b.fset, files, info)
+	return pkg, info, errs
 }
 
 type importerFunc func(path string) (*types.Package, error)
@@ -238,9 +247,8 @@ func TestTypeCheckCatchesWrongCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []struct{ name, from, to string }{
-		// setBufferOffset:atIndex: instead of setBuffer:offset:atIndex: (platform.md's trap)
-		{"SetBufferOffsetAtIndex without the underscore", "SetBufferOffsetAtIndex_(", "SetBufferOffsetAtIndex("},
-		{"an int where darwinkit wants uint", "uint(b.Offset), uint(i))", "b.Offset, uint(i))"},
+		{"a Size where darwinkit wants metal.Size", "DispatchThreadgroupsThreadsPerThreadgroup(size(d.Groups), size(d.Threads))", "DispatchThreadgroupsThreadsPerThreadgroup(d.Groups, d.Threads)"},
+		{"an int where darwinkit wants uint", "uint(len(d.Params)), uint(len(d.Buffers)))", "len(d.Params), uint(len(d.Buffers)))"},
 		{"EndEncoding called on the compute encoder", "mtl.CommandEncoderObject{Object: g.enc.Object}.EndEncoding()", "g.enc.EndEncoding()"},
 	} {
 		t.Run(m.name, func(t *testing.T) {
@@ -252,7 +260,7 @@ func TestTypeCheckCatchesWrongCalls(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, errs := b.check(p, files)
+			_, _, errs := b.check(p, files)
 			if len(errs) == 0 {
 				t.Fatalf("%s: the type-check reported nothing", m.name)
 			}

@@ -86,7 +86,7 @@ func (c *weightCache) region(r *engine.Region) *regionWrap {
 	}
 	w := &regionWrap{base: base, n: len(r.Bytes)}
 	if base != 0 && base%uintptr(c.be.pageSize) == 0 {
-		if dev, err := c.be.dev.wrap(r.Bytes); err == nil {
+		if dev, err := c.be.dev.wrap(r.Bytes, c.be.pageSize); err == nil {
 			w.dev = dev
 			c.wraps++
 		}

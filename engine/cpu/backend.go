@@ -56,11 +56,13 @@ func New(threads int) *Backend {
 // Threads is the number of goroutines that ops are spread over.
 func (b *Backend) Threads() int { return b.pool.n }
 
-// Close stops the worker goroutines; the backend must not be used afterwards.
-func (b *Backend) Close() {
+// Close stops the worker goroutines; the backend must not be used afterwards (Free still
+// may: it only drops memory). It never fails.
+func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.pool.close()
+	return nil
 }
 
 // Name identifies the backend in timings and reports.
