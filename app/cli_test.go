@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/turbospark/inspector/metal"
 )
 
 func cliFails(t *testing.T, args ...string) string {
@@ -90,8 +92,36 @@ func TestMetalBackendOffMacOS(t *testing.T) {
 	if !strings.Contains(msg, "Metal backend needs macOS") {
 		t.Errorf("message %q", msg)
 	}
-	if backendAvailable("metal") || !backendAvailable("cpu") {
-		t.Error("backendAvailable disagrees with the platform")
+}
+
+// The window offers Metal, first, exactly where metal.Check passed; elsewhere it says why
+// not; auto runs on Metal there and on the CPU here.
+func TestBackendChoice(t *testing.T) {
+	b := windowBackends()
+	name, note, err := resolveBackend(backendAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checkErr := metal.Check(); checkErr == nil {
+		if b.Default() != "metal" || !b.Offers("cpu") || name != "metal" {
+			t.Errorf("Metal runs here, but the window offers %v and auto picks %q", b.Names, name)
+		}
+		if a, c := b.ComparePair(); a.Backend != "cpu" || c.Backend != "metal" {
+			t.Errorf("Compare starts with %s vs %s, want cpu vs metal", a.Backend, c.Backend)
+		}
+	} else {
+		if b.Offers("metal") || b.Default() != "cpu" || name != "cpu" {
+			t.Errorf("Metal does not run here (%v), but the window offers %v and auto picks %q", checkErr, b.Names, name)
+		}
+		if b.Unavailable["metal"] != checkErr.Error() {
+			t.Errorf("the window says %q about Metal, want the check's reason %q", b.Unavailable["metal"], checkErr)
+		}
+		if (runtime.GOOS == "darwin") != (note != "") {
+			t.Errorf("auto's note %q: a Mac without Metal must say why, elsewhere the CPU is simply the engine", note)
+		}
+	}
+	if _, _, err := resolveBackend("cuda"); err == nil || !strings.Contains(err.Error(), "want auto, cpu or metal") {
+		t.Errorf("--backend cuda: %v", err)
 	}
 }
 

@@ -41,12 +41,11 @@ func cmdGUI(args []string, stdout io.Writer) error {
 	}
 	a := fyneapp.NewWithID("com.turbospark.inspector")
 	w := a.NewWindow(ui.Title)
-	ui.BackendAvailable = backendAvailable
-	ctl := ui.NewController(fyne.Do, newBackend)
+	ctl := ui.NewController(fyne.Do, windowBackends())
 	in := ui.NewInspector(w, ctl, a.Preferences())
 	in.OnFinished = func(*ui.Snapshot) { reportReady(in) }
 	w.Resize(fyne.NewSize(1440, 900))
-	ctl.Open(*dir, *image, ui.DefaultSettings())
+	ctl.Open(*dir, *image, ctl.Backends().DefaultSettings())
 	w.ShowAndRun()
 	ctl.Close()
 	return nil

@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/imageproc"
-	"github.com/turbospark/inspector/metal"
 )
 
 type runFlags struct {
@@ -31,7 +29,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&f.residency, "residency", "mapped", "weight residency: mapped or pread")
 	fs.IntVar(&f.slots, "slots", 2, "pread ring size (at least 2)")
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
-	fs.StringVar(&f.backend, "backend", "cpu", "compute backend: cpu or metal (macOS)")
+	fs.StringVar(&f.backend, "backend", backendAuto, "compute backend: auto (Metal where it runs, else the CPU), cpu or metal")
 	fs.StringVar(&f.dump, "dump", "", "write the run's tensors to this safetensors file")
 	fs.IntVar(&f.query, "attention-query", -1, "with --dump: also dump each block's attention row of this query patch")
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
@@ -47,21 +45,6 @@ func parseRunFlags(args []string) (*runFlags, error) {
 		return nil, fmt.Errorf("--tile %d: must be at least 1", f.tile)
 	}
 	return f, nil
-}
-
-// newBackend makes a compute backend by name; --backend and the app's control use it.
-func newBackend(name string, threads int) (engine.Backend, error) {
-	switch name {
-	case "cpu":
-		return cpu.New(threads), nil
-	case "metal":
-		return metal.New()
-	}
-	return nil, fmt.Errorf("backend %q: want cpu or metal", name)
-}
-
-func backendAvailable(name string) bool {
-	return name == "cpu" || (name == "metal" && metal.Available())
 }
 
 func cmdRun(args []string, stdout io.Writer) error {
@@ -80,7 +63,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if f.maxPixels > 0 {
 		ck.Pre.MaxPixels = f.maxPixels
 	}
-	be, err := newBackend(f.backend, f.threads)
+	be, note, err := openBackend(f.backend, f.threads)
 	if err != nil {
 		return err
 	}
@@ -96,7 +79,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, run, err := execute(ctx, eng, in, f, stdout)
+	rep, run, err := execute(ctx, eng, in, f, note, stdout)
 	if err != nil {
 		return err
 	}
@@ -115,13 +98,14 @@ func cmdRun(args []string, stdout io.Writer) error {
 }
 
 // execute runs the page and prints the table as blocks finish.
-func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFlags, w io.Writer) (*engine.Report, *engine.Run, error) {
+func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFlags, backendNote string, w io.Writer) (*engine.Report, *engine.Run, error) {
 	start := time.Now()
 	run, err := eng.Start(in)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep := engine.NewReport(eng, in, f.checkpoint, f.image)
+	rep.Settings.BackendNote = backendNote
 	if !f.quiet {
 		printHeader(w, rep)
 		mode := string(eng.Opts.Residency)

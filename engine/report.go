@@ -34,12 +34,14 @@ type ReportSettings struct {
 	Image      string `json:"image"`
 	ModelType  string `json:"model_type"`
 	Backend    string `json:"backend"`
-	Threads    int    `json:"threads"`
-	Residency  string `json:"residency"`
-	Slots      int    `json:"slots,omitempty"`
-	TileRows   int    `json:"tile_rows"`
-	Patches    int    `json:"patches"`
-	Grid       [3]int `json:"grid_thw"`
+	// BackendNote says why the run is not on the backend asked for ("" when it is).
+	BackendNote string `json:"backend_note,omitempty"`
+	Threads     int    `json:"threads"`
+	Residency   string `json:"residency"`
+	Slots       int    `json:"slots,omitempty"`
+	TileRows    int    `json:"tile_rows"`
+	Patches     int    `json:"patches"`
+	Grid        [3]int `json:"grid_thw"`
 }
 
 // ReportImage is the image before and after smart_resize.

@@ -28,10 +28,10 @@ type comparePanel struct {
 }
 
 func newComparePanel(in *Inspector) *comparePanel {
-	p := &comparePanel{in: in, a: newSettingsForm(in.intermediate), b: newSettingsForm(in.intermediate)}
-	p.a.load(DefaultSettings())
-	b := DefaultSettings()
-	b.TileRows = 2048
+	backends := in.Ctl.Backends()
+	p := &comparePanel{in: in, a: newSettingsForm(in.intermediate, backends), b: newSettingsForm(in.intermediate, backends)}
+	a, b := backends.ComparePair()
+	p.a.load(a)
 	p.b.load(b)
 	p.bars = widgets.NewBars(timingParts, timingColors, "ms", in.SelectBlock)
 	p.table = widget.NewLabel("")

@@ -30,11 +30,6 @@ type Settings struct {
 	MaxPixels int    // 0: the checkpoint processor's own max_pixels
 }
 
-// DefaultSettings is the CPU, mapped, default tile.
-func DefaultSettings() Settings {
-	return Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: "cpu"}
-}
-
 // Describe is a one-line summary ("cpu, mapped, tile 512, all cores").
 func (s Settings) Describe() string {
 	threads := "all cores"
@@ -43,9 +38,6 @@ func (s Settings) Describe() string {
 	}
 	return fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
 }
-
-// BackendFactory makes a backend by name.
-type BackendFactory func(name string, threads int) (engine.Backend, error)
 
 // Snapshot is the state the UI draws: everything in it is immutable once posted.
 type Snapshot struct {
@@ -91,7 +83,7 @@ type CompareResult struct {
 // Controller owns the engine session and runs its work on a worker goroutine.
 type Controller struct {
 	do       func(func())
-	backends BackendFactory
+	backends Backends
 
 	jobs chan func()
 
@@ -121,10 +113,12 @@ type session struct {
 	stats      []engine.PatchStats
 	report     *engine.Report
 	started    time.Time
+	note       string // why the run is not on the backend asked for ("" when it is)
 }
 
-// NewController starts the worker. do runs a func on the UI goroutine (fyne.Do).
-func NewController(do func(func()), backends BackendFactory) *Controller {
+// NewController starts the worker. do runs a func on the UI goroutine (fyne.Do); backends
+// are what this machine runs.
+func NewController(do func(func()), backends Backends) *Controller {
 	c := &Controller{do: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond}
 	go func() {
 		for j := range c.jobs {
@@ -141,12 +135,15 @@ func (c *Controller) Snapshot() *Snapshot {
 	return c.snapshot
 }
 
+// Backends are the backends the controller runs on.
+func (c *Controller) Backends() Backends { return c.backends }
+
 // Settings are the current session's (the defaults before the first open).
 func (c *Controller) Settings() Settings {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sess == nil {
-		return DefaultSettings()
+		return c.backends.DefaultSettings()
 	}
 	return c.sess.settings
 }
@@ -343,7 +340,7 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 	if s.MaxPixels > 0 {
 		ck.Pre.MaxPixels = s.MaxPixels
 	}
-	be, err := c.backends(s.Backend, s.Threads)
+	be, note, err := c.newBackend(&s)
 	if err != nil {
 		return err
 	}
@@ -358,7 +355,7 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 		return err
 	}
 	c.fitProbes(eng, in)
-	sess := &session{dir: dir, image: image, settings: s, ck: ck, eng: eng, input: in}
+	sess := &session{dir: dir, image: image, settings: s, ck: ck, eng: eng, input: in, note: note}
 	if err := c.restart(sess); err != nil {
 		eng.Close()
 		return err
@@ -372,6 +369,22 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 		old.eng.Close()
 	}
 	return nil
+}
+
+// newBackend makes s's backend; when it fails and the CPU is offered, it falls back to the
+// CPU, changes s to say so, and returns why.
+func (c *Controller) newBackend(s *Settings) (engine.Backend, string, error) {
+	be, err := c.backends.New(s.Backend, s.Threads)
+	if err == nil || s.Backend == "cpu" || !c.backends.Offers("cpu") {
+		return be, "", err
+	}
+	cpuBe, cpuErr := c.backends.New("cpu", s.Threads)
+	if cpuErr != nil {
+		return nil, "", err
+	}
+	note := fmt.Sprintf("%s failed (%v): running on the CPU", s.Backend, err)
+	s.Backend = "cpu"
+	return cpuBe, note, nil
 }
 
 // ProbeBudget bounds what a run keeps on the host for the probes; 0: half the machine's RAM.
@@ -484,9 +497,18 @@ func (c *Controller) doneStatus(sess *session) Status {
 		for _, t := range sess.run.Timings {
 			total += t.Wall
 		}
-		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms (%s)", depth, engine.Millis(total+sess.run.MergerTime), sess.settings.Describe()), Progress: 1}
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, engine.Millis(total+sess.run.MergerTime),
+			sess.eng.Backend.Name(), sess.settings.Describe(), noteSuffix(sess.note)), Progress: 1}
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run", sess.run.Next(), depth), Progress: float64(sess.run.Next()) / float64(depth)}
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s%s", sess.run.Next(), depth, sess.eng.Backend.Name(), noteSuffix(sess.note)),
+		Progress: float64(sess.run.Next()) / float64(depth)}
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return " — " + note
 }
 
 // runAll steps until the merger has run or the context is cancelled.
@@ -563,7 +585,7 @@ func (c *Controller) runWith(ctx context.Context, sess *session, s Settings) (*e
 	if s.MaxPixels != sess.settings.MaxPixels {
 		return nil, nil, nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
-	be, err := c.backends(s.Backend, s.Threads)
+	be, err := c.backends.New(s.Backend, s.Threads)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -53,11 +54,17 @@ func (h *harness) said(want ...string) bool {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessOn(t, cpuOnly)
+}
+
+var cpuOnly = CPUOnly(func(threads int) engine.Backend { return cpu.New(threads) })
+
+// newHarnessOn opens the window on the given backends.
+func newHarnessOn(t *testing.T, backends Backends) *harness {
+	t.Helper()
 	a := test.NewTempApp(t)
 	h := &harness{t: t, ui: make(chan func(), 1024)}
-	ctl := NewController(func(f func()) { h.ui <- f }, func(name string, threads int) (engine.Backend, error) {
-		return cpu.New(threads), nil
-	})
+	ctl := NewController(func(f func()) { h.ui <- f }, backends)
 	h.win = a.NewWindow(Title)
 	h.win.Resize(fyne.NewSize(1400, 900))
 	h.in = NewInspector(h.win, ctl, a.Preferences())
@@ -214,7 +221,7 @@ func TestCompareIdenticalIsZero(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	p := h.in.compare
-	for _, b := range []Settings{DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
+	for _, b := range []Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
 		h.in.compareRes = nil
 		p.b.load(b)
 		p.run()
@@ -252,11 +259,48 @@ func TestApplySettingsReruns(t *testing.T) {
 	if !strings.Contains(h.in.toolbar.status.Text, "MLP tile rows") {
 		t.Errorf("bad tile entry: status %q", h.in.toolbar.status.Text)
 	}
-	h.in.settings.form.tile.SetText("512")
-	h.in.settings.form.backend.SetSelected("metal") // BackendAvailable is cpu-only in tests, as off macOS
-	h.in.settings.apply()
-	if !strings.Contains(h.in.toolbar.status.Text, "Metal needs macOS") {
-		t.Errorf("metal off macOS: status %q", h.in.toolbar.status.Text)
+}
+
+// Only the backends that run here are offered; the others are named with the reason.
+func TestBackendsOffered(t *testing.T) {
+	b := cpuOnly
+	b.Unavailable = map[string]string{"metal": "needs macOS on Apple silicon"}
+	h := newHarnessOn(t, b)
+	h.openDemo()
+	form := h.in.settings.form
+	if got := form.backend.Options; len(got) != 1 || got[0] != "cpu" {
+		t.Errorf("the backend control offers %v, want only cpu", got)
+	}
+	form.backend.SetSelected("metal") // not an option: the control keeps cpu
+	if s, err := form.Settings(); err != nil || s.Backend != "cpu" {
+		t.Errorf("settings %+v, %v after selecting an unoffered backend", s, err)
+	}
+	if !strings.Contains(form.why.Text, "metal is not offered: needs macOS on Apple silicon") {
+		t.Errorf("the settings do not say why Metal is not offered: %q", form.why.Text)
+	}
+}
+
+// Where the default backend fails to start, the run falls back to the CPU and says why.
+func TestBackendFallsBackToCPU(t *testing.T) {
+	b := cpuOnly
+	newCPU := b.New
+	b.Names = []string{"metal", "cpu"}
+	b.New = func(name string, threads int) (engine.Backend, error) {
+		if name == "metal" {
+			return nil, errors.New("the GPU is busy")
+		}
+		return newCPU(name, threads)
+	}
+	h := newHarnessOn(t, b)
+	if a, c := b.ComparePair(); a.Backend != "cpu" || c.Backend != "metal" {
+		t.Errorf("Compare starts with %s vs %s, want cpu vs metal", a.Backend, c.Backend)
+	}
+	h.openDemo()
+	if h.in.Snap.Settings.Backend != "cpu" || h.in.settings.form.backend.Selected != "cpu" {
+		t.Errorf("after Metal failed: settings say %q, the form %q; want cpu", h.in.Snap.Settings.Backend, h.in.settings.form.backend.Selected)
+	}
+	if !h.said("done", "metal failed (the GPU is busy): running on the CPU") {
+		t.Errorf("no status said the run fell back to the CPU: %q", h.statuses)
 	}
 }
 

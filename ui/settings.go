@@ -21,12 +21,8 @@ import (
 var (
 	tilePresets      = []string{"1", "64", "128", "256", "512", "1024", "2048", "4096"}
 	maxPixelPresets  = []string{"processor default", "65536", "262144", "1048576", "4194304", "16777216"}
-	backendNames     = []string{"cpu", "metal"}
 	residencyChoices = []string{string(engine.Mapped), string(engine.Pread)}
 )
-
-// BackendAvailable says whether a backend can run here; the app sets it (Metal on macOS).
-var BackendAvailable = func(name string) bool { return name == "cpu" }
 
 type settingsForm struct {
 	tile      *widget.SelectEntry
@@ -36,16 +32,20 @@ type settingsForm struct {
 	threads   *widget.Entry
 	maxPixels *widget.SelectEntry
 	hidden    func() int // the model's intermediate size, for the tile buffer
+	backends  Backends
+	why       *widget.Label // what is not offered and why (empty when everything is)
 }
 
-func newSettingsForm(hidden func() int) *settingsForm {
-	f := &settingsForm{hidden: hidden}
+func newSettingsForm(hidden func() int, backends Backends) *settingsForm {
+	f := &settingsForm{hidden: hidden, backends: backends}
 	f.tileMem = widget.NewLabel("")
 	f.tile = widget.NewSelectEntry(tilePresets)
 	f.tile.OnChanged = func(string) { f.showTileMemory() }
 	f.residency = widget.NewRadioGroup(residencyChoices, nil)
 	f.residency.Horizontal = true
-	f.backend = widget.NewSelect(backendNames, nil)
+	f.backend = widget.NewSelect(backends.Names, nil)
+	f.why = widget.NewLabel(backends.unavailableNote())
+	f.why.Wrapping = fyne.TextWrapWord
 	f.threads = widget.NewEntry()
 	f.threads.SetPlaceHolder("0 = every core")
 	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
@@ -53,10 +53,14 @@ func newSettingsForm(hidden func() int) *settingsForm {
 }
 
 func (f *settingsForm) form() *widget.Form {
+	backend := fyne.CanvasObject(f.backend)
+	if f.why.Text != "" {
+		backend = container.NewVBox(f.backend, f.why)
+	}
 	return widget.NewForm(
 		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, f.tile)),
 		widget.NewFormItem("residency", f.residency),
-		widget.NewFormItem("backend", f.backend),
+		widget.NewFormItem("backend", backend),
 		widget.NewFormItem("threads", f.threads),
 		widget.NewFormItem("max pixels", f.maxPixels),
 	)
@@ -90,8 +94,12 @@ func (f *settingsForm) Settings() (Settings, error) {
 			return s, fmt.Errorf("max pixels %q: want a number of pixels (at least 1024)", f.maxPixels.Text)
 		}
 	}
-	if !BackendAvailable(s.Backend) {
-		return s, fmt.Errorf("backend %s is not available here (Metal needs macOS)", s.Backend)
+	if !f.backends.Offers(s.Backend) {
+		why := f.backends.Unavailable[s.Backend]
+		if why == "" {
+			why = "not offered"
+		}
+		return s, fmt.Errorf("backend %s is not available here: %s", s.Backend, why)
 	}
 	if _, err := engine.ParseResidency(string(s.Residency)); err != nil {
 		return s, err
@@ -117,13 +125,13 @@ type settingsPanel struct {
 }
 
 func newSettingsPanel(in *Inspector) *settingsPanel {
-	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate)}
+	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate, in.Ctl.Backends())}
 	p.note = widget.NewLabel("Tile size, residency and threads change timings, never outputs (bit-identical by design); " +
 		"the backend changes the arithmetic; max pixels changes the page. Apply re-runs from block 0.")
 	p.note.Wrapping = fyne.TextWrapWord
 	p.state = widget.NewLabel("")
 	p.state.Wrapping = fyne.TextWrapWord
-	p.form.load(DefaultSettings())
+	p.form.load(in.Ctl.Backends().DefaultSettings())
 	return p
 }
 

@@ -1,0 +1,82 @@
+package main
+
+// backends.go: the one place that knows which compute backends exist on this machine,
+// which one runs by default, and how to make them; `run --backend` and the window use it.
+//
+// Invariant: Metal is offered (and is the default) only where metal.Check passed: a device,
+// the compiled library and a first pass with exact numbers. Mutation that would silently
+// break it: offering Metal by name everywhere — Linux would list it and fail on Apply, and
+// a Mac whose library does not compile would start on a backend that cannot run.
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/ui"
+)
+
+// backendAuto picks Metal where it runs, else the CPU.
+const backendAuto = "auto"
+
+// newBackend makes a compute backend by name.
+func newBackend(name string, threads int) (engine.Backend, error) {
+	switch name {
+	case "cpu":
+		return cpu.New(threads), nil
+	case "metal":
+		return metal.New()
+	}
+	return nil, fmt.Errorf("backend %q: want cpu or metal", name)
+}
+
+// resolveBackend turns a --backend value into a backend to make, and a note when auto did
+// not get Metal on a Mac (off macOS the CPU is simply the engine).
+func resolveBackend(want string) (name, note string, err error) {
+	switch want {
+	case "cpu":
+		return "cpu", "", nil
+	case "metal":
+		if err := metal.Check(); err != nil {
+			return "", "", err
+		}
+		return "metal", "", nil
+	case backendAuto, "":
+		err := metal.Check()
+		if err == nil {
+			return "metal", "", nil
+		}
+		if runtime.GOOS == "darwin" {
+			return "cpu", "running on the CPU: " + err.Error(), nil
+		}
+		return "cpu", "", nil
+	}
+	return "", "", fmt.Errorf("backend %q: want auto, cpu or metal", want)
+}
+
+// openBackend makes the backend --backend asks for; auto falls back to the CPU, with a
+// note, when Metal passed its check but cannot be made now.
+func openBackend(want string, threads int) (engine.Backend, string, error) {
+	name, note, err := resolveBackend(want)
+	if err != nil {
+		return nil, "", err
+	}
+	be, err := newBackend(name, threads)
+	if err != nil && name != "cpu" && (want == backendAuto || want == "") {
+		return cpu.New(threads), fmt.Sprintf("running on the CPU: %v", err), nil
+	}
+	return be, note, err
+}
+
+// windowBackends is what the window offers: Metal first where it runs, and the CPU.
+func windowBackends() ui.Backends {
+	b := ui.Backends{Names: []string{"cpu"}, New: newBackend, Unavailable: map[string]string{}}
+	if err := metal.Check(); err == nil {
+		b.Names = []string{"metal", "cpu"}
+	} else {
+		b.Unavailable["metal"] = err.Error()
+	}
+	return b
+}

@@ -1,0 +1,79 @@
+package ui
+
+// backends.go: which compute backends the window offers, which one it starts on, and how
+// to make one. The app builds it from what really works on this machine (Metal only after
+// a first pass on the GPU gave exact numbers) and hands it to the controller.
+//
+// Invariant: the settings forms offer exactly Names and the first is the default; a
+// backend that is not offered is listed in Unavailable with the reason, which the forms
+// show. Mutation that would silently break it: offering every backend by name — Linux
+// would list Metal and fail on Apply.
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+// Backends is the set of compute backends this machine runs.
+type Backends struct {
+	Names       []string          // offered, the default first
+	Unavailable map[string]string // not offered here: name -> why
+	New         func(name string, threads int) (engine.Backend, error)
+}
+
+// CPUOnly offers the CPU backend made by newCPU (tests, and machines without Metal).
+func CPUOnly(newCPU func(threads int) engine.Backend) Backends {
+	return Backends{Names: []string{"cpu"}, New: func(name string, threads int) (engine.Backend, error) {
+		if name != "cpu" {
+			return nil, fmt.Errorf("backend %q is not available here", name)
+		}
+		return newCPU(threads), nil
+	}}
+}
+
+// Default is the backend a new window runs on.
+func (b Backends) Default() string {
+	if len(b.Names) == 0 {
+		return "cpu"
+	}
+	return b.Names[0]
+}
+
+// Offers says whether name is offered.
+func (b Backends) Offers(name string) bool { return slices.Contains(b.Names, name) }
+
+// DefaultSettings are the default backend, mapped weights, the default tile, every core.
+func (b Backends) DefaultSettings() Settings {
+	return Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: b.Default()}
+}
+
+// ComparePair is what Compare starts with: the CPU against Metal where Metal runs (where
+// a backend diverges is the first question), else the default tile against a 4x larger one
+// (which must not change a bit).
+func (b Backends) ComparePair() (Settings, Settings) {
+	a, c := b.DefaultSettings(), b.DefaultSettings()
+	if b.Offers("metal") && b.Offers("cpu") {
+		a.Backend, c.Backend = "cpu", "metal"
+		return a, c
+	}
+	c.TileRows = 4 * a.TileRows
+	return a, c
+}
+
+// unavailableNote is one line on what is not offered and why ("" when everything is).
+func (b Backends) unavailableNote() string {
+	var names []string
+	for name := range b.Unavailable {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, name+" is not offered: "+b.Unavailable[name])
+	}
+	return strings.Join(parts, "; ")
+}
