@@ -18,6 +18,7 @@ var commands = []command{
 	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun},
 	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
 	{"verify", "check a checkpoint directory and describe it", cmdVerify},
+	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest},
 }
 
 func usage(w io.Writer) {

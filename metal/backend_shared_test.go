@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
@@ -142,102 +143,20 @@ func (w twin) compare(what string, g, c engine.View, n int, tol float64) {
 
 const opTol = 1e-5
 
+// Every op against the CPU backend: the table every backend runs (engine/conformance).
 func TestOpsMatchCPU(t *testing.T) {
-	w := newTwin(t)
-	r := rand.New(rand.NewPCG(1, 1))
-	t.Run("layernorm", func(t *testing.T) { opLayerNorm(w, r) })
-	t.Run("matmul", func(t *testing.T) { opMatMul(w, r) })
-	t.Run("rope", func(t *testing.T) { opRope(w, r) })
-	t.Run("attention", func(t *testing.T) { opAttention(w, r) })
-	t.Run("gelu+add", func(t *testing.T) { opGELUAdd(w, r) })
-}
-
-func opLayerNorm(w twin, r *rand.Rand) {
-	const rows, cols = 5, 70
-	x := randn(r, rows*cols, 2)
-	ws := regionOf(w.t, false, false, 256, 0, safetensors.BF16, randn(r, cols, 1), randn(r, cols, 0.5))
-	gx, cx := w.buf(x, rows*cols)
-	gy, cy := w.buf(nil, rows*cols)
-	w.gpu.LayerNorm(gy, gx, ws[0], ws[1], rows, cols, 1e-6)
-	w.cpu.LayerNorm(cy, cx, ws[0], ws[1], rows, cols, 1e-6)
-	w.compare("layernorm bf16", gy, cy, rows*cols, opTol)
-}
-
-func opMatMul(w twin, r *rand.Rand) {
-	const rows, in, out = 37, 45, 50
-	for _, dt := range []safetensors.DType{safetensors.F32, safetensors.BF16, safetensors.F16} {
-		for _, withBias := range []bool{true, false} {
-			x := randn(r, rows*in, 1)
-			ws := regionOf(w.t, true, false, 64, 0, dt, randn(r, out*in, 0.2), randn(r, out, 0.5))
-			bias := ws[1]
-			if !withBias {
-				bias = engine.Weight{}
-			}
-			gx, cx := w.buf(x, rows*in+3)
-			gy, cy := w.buf(nil, rows*out+5)
-			// views at offsets: x from element 3, y from element 5
-			w.gpu.MatMul(gy.At(5), gx.At(3), ws[0], bias, rows, in, out)
-			w.cpu.MatMul(cy.At(5), cx.At(3), ws[0], bias, rows, in, out)
-			w.compare(fmt.Sprintf("matmul %s bias=%v", dt, withBias), gy, cy, rows*out+5, opTol)
+	res, err := conformance.Run(
+		func() (engine.Backend, error) { return newTestBackend(t), nil },
+		func() (engine.Backend, error) { return cpu.New(1), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		t.Logf("%-36s rel %.2e", r.Name, r.RelErr)
+		if !r.OK() {
+			t.Errorf("%s: relative error %.3e against the CPU backend (tolerance %.0e), %v", r.Name, r.RelErr, r.Tol, r.Err)
 		}
 	}
-}
-
-// qkvSegments is a qkv buffer [seq, 3D] with three segments (one of a single row).
-func qkvSegments(r *rand.Rand, heads, hd int) ([]float32, []engine.Segment) {
-	segs := []engine.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
-	return randn(r, 41*3*heads*hd, 1), segs
-}
-
-func opRope(w twin, r *rand.Rand) {
-	for _, hd := range []int{16, 72} {
-		const heads = 2
-		D := heads * hd
-		qkv, segs := qkvSegments(r, heads, hd)
-		seq := segs[len(segs)-1].End
-		cos, sin := randn(r, seq*hd, 1), randn(r, seq*hd, 1)
-		gq, cq := w.buf(qkv, len(qkv))
-		gc, cc := w.buf(cos, len(cos))
-		gs, cs := w.buf(sin, len(sin))
-		for _, off := range []int{0, D} { // q and k; v stays
-			w.gpu.Rope2D(gq.At(off), 3*D, gc, gs, seq, heads, hd)
-			w.cpu.Rope2D(cq.At(off), 3*D, cc, cs, seq, heads, hd)
-		}
-		w.compare(fmt.Sprintf("rope hd=%d", hd), gq, cq, len(qkv), opTol)
-	}
-}
-
-func opAttention(w twin, r *rand.Rand) {
-	for _, hd := range []int{16, 72} {
-		const heads = 2
-		D := heads * hd
-		qkv, segs := qkvSegments(r, heads, hd)
-		seq := segs[len(segs)-1].End
-		gq, cq := w.buf(qkv, len(qkv))
-		go_, co := w.buf(nil, seq*D)
-		scale := float32(1 / math.Sqrt(float64(hd)))
-		w.gpu.Attention(go_, gq, gq.At(D), gq.At(2*D), 3*D, segs, heads, hd, scale)
-		w.cpu.Attention(co, cq, cq.At(D), cq.At(2*D), 3*D, segs, heads, hd, scale)
-		w.compare(fmt.Sprintf("attention hd=%d", hd), go_, co, seq*D, opTol)
-	}
-}
-
-func opGELUAdd(w twin, r *rand.Rand) {
-	const n = 600
-	for _, form := range []engine.GELUForm{engine.GELUTanh, engine.GELUErf} {
-		gx, cx := w.buf(randn(r, n, 3), n)
-		w.gpu.GELU(gx, n, form)
-		w.cpu.GELU(cx, n, form)
-		w.compare("gelu "+form.String(), gx, cx, n, opTol)
-	}
-	gd, cd := w.buf(randn(r, n, 1), n)
-	gs, cs := w.buf(randn(r, n, 1), n)
-	w.gpu.Add(gd, gs, n)
-	w.cpu.Add(cd, cs, n)
-	w.gpu.Add(gs, gs, n) // in place
-	w.cpu.Add(cs, cs, n)
-	w.compare("add", gd, cd, n, 0)
-	w.compare("add in place", gs, cs, n, 0)
 }
 
 func TestAttentionRow(t *testing.T) {

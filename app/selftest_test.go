@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+)
+
+// selftest passes on this machine, checks every op and both towers in both modes, and
+// off macOS says why Metal is skipped.
+func TestSelftest(t *testing.T) {
+	var out bytes.Buffer
+	if err := cmdSelftest([]string{"--no-times"}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"attention hd=72", "matmul bf16", "gelu erf", "demo (f32) on the sample photo, pread", "image + video, mapped", " 0 failed"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("selftest output lacks %q:\n%s", want, text)
+		}
+	}
+	if runtime.GOOS != "darwin" && !strings.Contains(text, "skipped: metal is not supported here: the Metal backend needs macOS") {
+		t.Errorf("selftest does not say why Metal is skipped:\n%s", text)
+	}
+	if strings.Contains(text, "FAIL") {
+		t.Errorf("a check failed:\n%s", text)
+	}
+}
+
+// wrongGELU computes the other GELU form; panicky panics in attention.
+type wrongGELU struct{ *cpu.Backend }
+
+func (b wrongGELU) GELU(x engine.View, n int, form engine.GELUForm) { b.Backend.GELU(x, n, 1-form) }
+
+type panicky struct{ *cpu.Backend }
+
+func (panicky) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+	panic("kernel exploded")
+}
+
+// A wrong or crashing backend is reported as failed checks, and the command fails.
+func TestSelftestReportsFailures(t *testing.T) {
+	towers, cleanup, err := selftestTowers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	for _, c := range []struct {
+		name string
+		be   func() (engine.Backend, error)
+		want []string
+	}{
+		{"wrong gelu", func() (engine.Backend, error) { return wrongGELU{cpu.New(1)}, nil }, []string{"gelu tanh", "FAIL"}},
+		{"panicking attention", func() (engine.Backend, error) { return panicky{cpu.New(1)}, nil }, []string{"attention hd=72", "FAIL", "panic: kernel exploded"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			st := &selftest{w: &out}
+			st.ops(c.be, -1)
+			st.towers(towers, c.be, 1e-5)
+			if st.failed == 0 {
+				t.Fatalf("no check failed:\n%s", out.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			t.Logf("%d checks failed", st.failed)
+		})
+	}
+}

@@ -1,0 +1,125 @@
+package conformance_test
+
+// The table must hold: the CPU backend passes it against itself with any thread count, and
+// a backend with one op broken fails that op's cases (and only those).
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/conformance"
+	"github.com/turbospark/inspector/engine/cpu"
+)
+
+func newCPU(threads int) func() (engine.Backend, error) {
+	return func() (engine.Backend, error) { return cpu.New(threads), nil }
+}
+
+func TestCPUAgainstItself(t *testing.T) {
+	res, err := conformance.Run(newCPU(0), newCPU(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(conformance.Names()) {
+		t.Fatalf("%d results for %d cases", len(res), len(conformance.Names()))
+	}
+	for _, r := range res {
+		if r.Err != nil || r.RelErr != 0 {
+			t.Errorf("%s: rel %.3g, %v (the CPU backend is bit-identical across thread counts)", r.Name, r.RelErr, r.Err)
+		}
+	}
+}
+
+// broken is the CPU backend with one op changed the way a wrong kernel would be.
+type broken struct {
+	*cpu.Backend
+	op string
+}
+
+func (b broken) GELU(x engine.View, n int, form engine.GELUForm) {
+	if b.op == "gelu" {
+		form = 1 - form // the other form
+	}
+	b.Backend.GELU(x, n, form)
+}
+
+func (b broken) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+	if b.op == "attention" {
+		segs = []engine.Segment{{Start: segs[0].Start, End: segs[len(segs)-1].End}} // across segments
+	}
+	b.Backend.Attention(o, q, k, v, stride, segs, heads, headDim, scale)
+}
+
+func (b broken) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+	if b.op == "rope" {
+		cos, sin = sin, cos
+	}
+	b.Backend.Rope2D(x, stride, cos, sin, seq, heads, headDim)
+}
+
+func (b broken) MatMul(y, x engine.View, w, bias engine.Weight, rows, in, out int) {
+	if b.op == "matmul" {
+		bias = engine.Weight{} // the bias dropped
+	}
+	b.Backend.MatMul(y, x, w, bias, rows, in, out)
+}
+
+func (b broken) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, cols int, eps float32) {
+	if b.op == "layer_norm" {
+		eps = 1 // a wrong epsilon
+	}
+	b.Backend.LayerNorm(out, x, w, bias, rows, cols, eps)
+}
+
+func (b broken) Add(dst, src engine.View, n int) {
+	if b.op == "add" {
+		n-- // the last element left out
+	}
+	b.Backend.Add(dst, src, n)
+}
+
+func TestBrokenOpsFail(t *testing.T) {
+	for _, op := range []string{"gelu", "attention", "rope", "matmul", "layer_norm", "add"} {
+		t.Run(op, func(t *testing.T) {
+			res, err := conformance.Run(func() (engine.Backend, error) { return broken{cpu.New(1), op}, nil }, newCPU(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for _, r := range res {
+				ofOp := strings.HasPrefix(r.Name, op)
+				if !r.OK() {
+					failed++
+					t.Logf("%s fails: rel %.3g", r.Name, r.RelErr)
+				}
+				if !ofOp && !r.OK() {
+					t.Errorf("%s failed with only %s broken", r.Name, op)
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no case failed with %s broken", op)
+			}
+		})
+	}
+}
+
+// Time gives every op of a block a positive time, and the matmuls their FLOP count.
+func TestTime(t *testing.T) {
+	sh := conformance.Shape{Hidden: 64, Heads: 4, Intermediate: 96, Patches: 50}
+	ts, err := conformance.Time(newCPU(1), sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 9 {
+		t.Fatalf("%d ops timed, want the 9 of a block", len(ts))
+	}
+	for _, tm := range ts {
+		if tm.Err != nil || tm.Time <= 0 {
+			t.Errorf("%s: %v, %v", tm.Name, tm.Time, tm.Err)
+		}
+		if strings.HasPrefix(tm.Name, "matmul fc1") && tm.FLOPs != 2*50*64*96 {
+			t.Errorf("%s: %g FLOPs, want %d", tm.Name, tm.FLOPs, 2*50*64*96)
+		}
+	}
+}
