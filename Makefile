@@ -3,7 +3,7 @@
 GO      ?= go
 BIN     := bin/inspector
 
-.PHONY: build run demo-cli test bench fuzz vet fmt clean
+.PHONY: build run demo-cli test test-arm64 bench fuzz vet fmt clean
 
 build:
 	$(GO) build -o $(BIN) ./app
@@ -16,6 +16,31 @@ demo-cli: build
 
 test: vet
 	$(GO) test -count=1 ./...
+	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
+
+# test-arm64: the tests as linux/arm64 binaries under qemu-user with Apple silicon's 16 KiB
+# pages (TS_EXPECT_PAGESIZE makes engine's TestResidencyPageSize fail if they did not get
+# them), i.e. a Mac's code generation (Go on arm64 fuses a*b+c into one rounding; amd64's
+# default GOAMD64=v1 never does) and page size. `make test` runs it on linux/amd64; on a Mac or
+# linux/arm64 the tests are arm64 code already. Every package except app/, whose fyne GL
+# window needs cgo (go-gl) that a CGO_ENABLED=0 arm64 build cannot have; metal/ and shaders/
+# tests still run the host's g++ and clang-19 (qemu-user leaves the exec of an amd64 program
+# to the kernel). First the arm64 assembly of engine/ and internal/ must hold no fused float32
+# multiply-add (FMADDS and kin) and engine/imageproc none at all (Pillow rounds every product):
+# write the product as float32(a*b) or float64(a*b), see engine/internal/kernel/kernel.go.
+QEMU_ARM64 ?= qemu-aarch64-static
+ARM64_PKGS = $(shell $(GO) list ./... | grep -v '/app$$')
+
+test-arm64:
+	@command -v $(QEMU_ARM64) >/dev/null 2>&1 || { \
+	  echo "test-arm64: $(QEMU_ARM64) not found; install Debian's qemu-user-static (apt-get install qemu-user-static)" >&2; exit 1; }
+	@asm=$$(mktemp); \
+	  if ! GOARCH=arm64 CGO_ENABLED=0 $(GO) build -gcflags="$$($(GO) list -m)/...=-S" ./engine/... ./internal/... 2>$$asm; then \
+	    rm -f $$asm; GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./engine/... ./internal/...; exit 1; fi; \
+	  fused=$$(grep -E '\bFN?M(ADD|SUB)S\b|/engine/imageproc/[^ ]*\.go:[0-9]+\)[[:space:]]+FN?M(ADD|SUB)D\b' $$asm); rm -f $$asm; \
+	  if [ -n "$$fused" ]; then echo "test-arm64: fused multiply-adds where the engine's rounding is pinned:" >&2; \
+	    echo "$$fused" >&2; exit 1; fi
+	TS_EXPECT_PAGESIZE=16384 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec '$(QEMU_ARM64) -p 16384' $(ARM64_PKGS)
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

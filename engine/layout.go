@@ -76,7 +76,11 @@ func (l *Layout) SegmentOf(i int) Segment {
 
 // PosEmbed interpolates the N x N learned table bilinearly (align_corners=True) to each
 // grid and returns [S, D] in row order. Numerics of HF 5.17: float32 coordinates and
-// weights, table rows widened to f32, an f32 weighted sum.
+// weights, table rows widened to f32, an f32 weighted sum in which every product w*e is
+// rounded to float32 before it is added (torch multiplies, then adds the four tensors).
+// The float32(...) around the product says so to the compiler: without it Go on arm64
+// fuses the multiply-add, and the embedding differs in the last bits from HF and from
+// amd64 (whose default GOAMD64=v1 build never fuses).
 func (l *Layout) PosEmbed(table []float32, n, d int) []float32 {
 	out := make([]float32, len(l.Pos)*d)
 	for i, p := range l.Pos {
@@ -91,7 +95,7 @@ func (l *Layout) PosEmbed(table []float32, n, d int) []float32 {
 		for _, t := range taps {
 			e := table[t.idx*d : (t.idx+1)*d]
 			for j := range row {
-				row[j] += t.w * e[j]
+				row[j] += float32(t.w * e[j])
 			}
 		}
 	}

@@ -74,8 +74,8 @@ type darwinkitAudit struct {
 	shapes    map[string][]callShape
 	visited   map[*types.Func]bool
 	findings  []auditFinding
-	followed  int // darwinkit functions walked
-	rawSends  int // objc.Call sites of this package checked against the bindings
+	followed  int            // darwinkit functions walked
+	rawSends  int            // objc.Call sites of this package checked against the bindings
 	dynamic   map[string]int // interface methods called inside darwinkit (not followed; see the test)
 	rootFiles []*ast.File
 }

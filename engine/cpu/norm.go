@@ -2,7 +2,11 @@
 //
 // Invariant: mean and variance are two-pass float64 sums over the row in index order
 // (documented choice: float64 costs nothing extra in scalar code and keeps 1e-6-level parity
-// at cols 4608 even for rows with a large mean); the affine part is float32.
+// at cols 4608 even for rows with a large mean); the affine part is float32, the product
+// rounded before the bias is added. Every product that feeds an add is written float64(d*d)
+// or float32(x*w): the Go spec lets a compiler fuse a*b+c unless a conversion rounds the
+// product, and Go on arm64 does; with the conversions a row's bits are the same on amd64 and
+// arm64.
 // Mutation that would silently break it: dividing the sum of squares by cols-1 (unbiased
 // variance, as torch.var does by default), off by only 1/cols.
 package cpu
@@ -50,13 +54,14 @@ func layerNormRow(out, x, w, b []float32, eps float64) {
 	ss := 0.0
 	for _, v := range x {
 		d := float64(v) - mean
-		ss += d * d
+		ss += float64(d * d)
 	}
 	inv := 1 / math.Sqrt(ss/n+eps) // BIASED variance: divide by n
 	w = w[:len(x)]
 	b = b[:len(x)]
 	out = out[:len(x)]
 	for i, v := range x {
-		out[i] = float32((float64(v)-mean)*inv)*w[i] + b[i]
+		xn := float32((float64(v) - mean) * inv)
+		out[i] = float32(xn*w[i]) + b[i]
 	}
 }

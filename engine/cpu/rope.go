@@ -5,6 +5,9 @@
 //
 //	x'[i] = x[i]*cos[i] - x[i+hd/2]*sin[i],   x'[i+hd/2] = x[i+hd/2]*cos[i+hd/2] + x[i]*sin[i+hd/2].
 //
+// Each product is rounded to float32 before the add (float32(a*c): the Go spec lets a compiler
+// fuse a*c - b*s unless a conversion rounds the product, and Go on arm64 does), so the bits are
+// the same on amd64 and arm64.
 // Mutation that would silently break it: the interleaved (GPT-J) pairing of (2i, 2i+1). It
 // keeps norms and shapes, so a model runs fluently on it; the parity test with random
 // (not angle-structured) cos/sin catches it.
@@ -50,7 +53,7 @@ func ropeHead(x, cos, sin []float32) {
 	sl, sh := sin[:half], sin[half:2*half]
 	for i := range lo {
 		a, b := lo[i], hi[i]
-		lo[i] = a*cl[i] - b*sl[i]
-		hi[i] = b*ch[i] + a*sh[i]
+		lo[i] = float32(a*cl[i]) - float32(b*sl[i])
+		hi[i] = float32(b*ch[i]) + float32(a*sh[i])
 	}
 }

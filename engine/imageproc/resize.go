@@ -8,6 +8,17 @@
 // instead of multiplying by its reciprocal ss, or dropping the +0.5 in
 // (x+xmin-center+0.5), moves many outputs by one level while still
 // looking like a good bicubic resize.
+//
+// Every float64 product that is followed by an add or subtract is written
+// float64(a*b): Pillow's C (x86-64, where the fixtures and pilref.py come
+// from) rounds every product, and the Go spec lets a compiler fuse a*b+c into
+// one rounding unless an explicit conversion forbids it. Go on arm64 (Apple
+// silicon) does fuse: without the conversions it computes center exactly
+// inside center-support+0.5 and the filter argument, and contracts the filter
+// polynomials. Mutation that would silently break it: dropping the
+// conversion in center; amd64's default GOAMD64=v1 build never fuses, so only
+// an arm64 run (make test-arm64) sees TestCoeffsMatchPilref fail, with the
+// first tap of some outputs moved by one.
 package imageproc
 
 import (
@@ -26,11 +37,13 @@ func bicubicFilter(x float64) float64 {
 	if x < 0 {
 		x = -x
 	}
-	if x < 1 {
-		return ((bicubicA+2)*x-(bicubicA+3))*x*x + 1
+	if x < 1 { // ((a+2)x - (a+3)) x x + 1, every product rounded
+		p := float64((bicubicA+2)*x) - (bicubicA + 3)
+		return float64(p*x*x) + 1
 	}
-	if x < 2 {
-		return (((x-5)*x+8)*x - 4) * bicubicA
+	if x < 2 { // (((x-5)x + 8)x - 4) a, every product rounded
+		p := float64((x-5)*x) + 8
+		return (float64(p*x) - 4) * bicubicA
 	}
 	return 0
 }
@@ -49,13 +62,13 @@ type coeffTable struct {
 func newCoeffs(inSize, outSize int) coeffTable {
 	scale := float64(inSize) / float64(outSize) // Pillow: (double)(float box width) / out
 	fs := max(scale, 1.0)
-	support := bicubicSup * fs
+	support := float64(bicubicSup * fs)
 	ksize := int(math.Ceil(support))*2 + 1
 	t := coeffTable{ksize: ksize, start: make([]int, outSize), n: make([]int, outSize), k: make([]int32, outSize*ksize)}
 	w := make([]float64, ksize)
 	ss := 1.0 / fs
 	for xx := range outSize {
-		center := (float64(xx) + 0.5) * scale
+		center := float64((float64(xx) + 0.5) * scale)
 		xmin := max(int(center-support+0.5), 0)
 		xmax := min(int(center+support+0.5), inSize) - xmin
 		var ww float64
@@ -80,9 +93,9 @@ func newCoeffs(inSize, outSize int) coeffTable {
 // (int)(v*2^22 +/- 0.5), truncating toward zero.
 func toFixed(v float64) int32 {
 	if v < 0 {
-		return int32(-0.5 + v*(1<<precisionBits))
+		return int32(-0.5 + float64(v*(1<<precisionBits)))
 	}
-	return int32(0.5 + v*(1<<precisionBits))
+	return int32(0.5 + float64(v*(1<<precisionBits)))
 }
 
 // clip8 is Pillow's clip8: arithmetic shift of the signed accumulator, clamp.

@@ -7,6 +7,7 @@ package imageproc
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -110,5 +111,47 @@ func TestResizeParallelDeterministic(t *testing.T) {
 	h := resizeHorizontal(src, 411)
 	if !bytes.Equal(one.Pix, h.Pix[100*411*3:101*411*3]) {
 		t.Fatal("row 100 of the parallel horizontal pass differs from resizing it alone")
+	}
+}
+
+// pilrefCoeffs are the first tap and the 22-bit weights of every output of
+// three axis resizes, as the spec's pilref.py (pure Python: every product
+// rounded, like Pillow's C on x86-64) computes them. Built for arm64 without
+// resize.go's float64(...) conversions, Go fuses center into
+// center-support+0.5 and the filter argument, and for these sizes the first
+// tap of one output moves by one (a zero-weight tap at the window's edge
+// appears or disappears: 3->9 output 7, 15->7 output 5, 19->13 output 8).
+// Measured under qemu: 638 of 7,998 random size pairs (1..4000) had such
+// shifted tables; no nonzero weight changed in any of them, so the pixels
+// stayed Pillow's, but only because the 22-bit rounding hides a last-bit
+// difference in the weights.
+var pilrefCoeffs = []struct {
+	in, out int
+	taps    []pilTap
+}{
+	{3, 9, []pilTap{{0, []int32{4635810, -441506}}, {0, []int32{4194304, 0, 0}}, {0, []int32{3037255, 1301681, -144631}}, {0, []int32{1348169, 3145728, -299593}}, {0, []int32{0, 4194304, 0}}, {0, []int32{-299593, 3145728, 1348169}}, {0, []int32{-144631, 1301681, 3037255}}, {1, []int32{0, 4194304}}, {1, []int32{-441506, 4635810}}}},
+	{15, 7, []pilTap{{0, []int32{1785829, 1914588, 699776, -105122, -100768}}, {0, []int32{-138588, 324709, 1503283, 1853763, 819504, -56123, -112245, 0}}, {1, []int32{-31331, -145051, 193208, 1362902, 1937305, 1011298, 0, -129966, -4061}}, {3, []int32{-15098, -141107, 81877, 1191570, 1959819, 1191570, 81877, -141107, -15098}}, {5, []int32{-4061, -129966, 0, 1011298, 1937305, 1362902, 193208, -145051, -31331}}, {7, []int32{0, -112245, -56123, 819504, 1853763, 1503283, 324709, -138588}}, {10, []int32{-100768, -105122, 699776, 1914588, 1785829}}}},
+	{19, 13, []pilTap{{0, []int32{2828544, 1577289, -196669, -14859}}, {0, []int32{-160021, 1710643, 2581591, 208778, -146686}}, {1, []int32{-187357, 513775, 2781630, 1294014, -204011, -3747}}, {2, []int32{-50534, -121702, 1931654, 2467312, 91382, -123808}}, {4, []int32{-201034, 691574, 2829847, 1084505, -210587, 0}}, {5, []int32{-73784, -68303, 2127509, 2307542, 0, -98660}}, {7, []int32{-209196, 882858, 2846980, 882858, -209196}}, {8, []int32{-98660, 0, 2307542, 2127509, -68303, -73784}}, {9, []int32{0, -210587, 1084505, 2829847, 691574, -201034}}, {11, []int32{-123808, 91382, 2467312, 1931654, -121702, -50534}}, {12, []int32{-3747, -204011, 1294014, 2781630, 513775, -187357}}, {14, []int32{-146686, 208778, 2581591, 1710643, -160021}}, {15, []int32{-14859, -196669, 1577289, 2828544}}}},
+}
+
+// pilTap is one output's first input index and weights.
+type pilTap struct {
+	start int
+	k     []int32
+}
+
+// TestCoeffsMatchPilref: the weights equal Pillow's on every architecture,
+// fused multiply-adds or not (see resize.go); make test-arm64 runs this as
+// arm64 code.
+func TestCoeffsMatchPilref(t *testing.T) {
+	for _, tc := range pilrefCoeffs {
+		c := newCoeffs(tc.in, tc.out)
+		for xx, want := range tc.taps {
+			got := c.k[xx*c.ksize : xx*c.ksize+c.n[xx]]
+			if c.start[xx] != want.start || !slices.Equal(got, want.k) {
+				t.Errorf("%d->%d output %d: first tap %d weights %v, want %d %v (pilref.py)",
+					tc.in, tc.out, xx, c.start[xx], got, want.start, want.k)
+			}
+		}
 	}
 }

@@ -186,7 +186,10 @@ func randomValues(rng *rand.Rand, s engine.TensorSpec, in Init) []float32 {
 	a := in.Std * math.Sqrt(3) // uniform on [-a, a] has std a/sqrt(3)
 	out := make([]float32, n)
 	for i := range out {
-		out[i] = float32(in.Mean + a*(2*rng.Float64()-1))
+		// float64(...) around each product: no fused multiply-add (Go on arm64 fuses them),
+		// so a seed gives the same file on every machine.
+		u := float64(2*rng.Float64()) - 1
+		out[i] = float32(in.Mean + float64(a*u))
 	}
 	return out
 }

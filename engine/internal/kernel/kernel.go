@@ -13,12 +13,25 @@
 // Dot3x2 (this file) rounds the product, then the sum, at each step; FMA6x16 rounds once per
 // step. Results differ between the two in the last bits, never within one; UseFMA is fixed at
 // start-up (tests aside), so a process only ever uses one of them.
+//
+// Invariant (fusion): Dot3x2 writes every product as float32(a*b). The Go spec lets a compiler
+// fuse c += a*b into one fused multiply-add (rounding once) unless an explicit conversion rounds
+// the product; Go's arm64 backend (every Apple-silicon Mac) and amd64 built with GOAMD64=v3 or
+// later do fuse it. The conversion is what makes Dot3x2 round twice on every architecture, so
+// its bits are the same on amd64, arm64 and any other GOARCH; it costs nothing (no instruction).
+// Mutation that would silently break it: dropping one float32(...) "as redundant": amd64 builds
+// with the default GOAMD64=v1 do not change, but on arm64 the generic kernel silently becomes an
+// FMA chain (engine/cpu's TestFMARoundsOnce fails there: got 2^-24, want 0; make test-arm64 runs
+// it, and first rejects any FMADDS in the engine's arm64 assembly, naming the line); one dropped
+// in the main loop but kept in the tail (or the reverse) would also make the bits depend on
+// where a caller cuts a dot product into k-blocks.
 package kernel
 
 import "unsafe"
 
 // Dot3x2 updates acc[2*a+b] += sum_i xa[i]*wb[i] over i in [0, n), for x rows a = 0..2 and
-// w rows b = 0..1, each row n contiguous float32 from its pointer. Callers pass the same
+// w rows b = 0..1, each row n contiguous float32 from its pointer; every step rounds the
+// product, then the sum, and is never fused (see the package comment). Callers pass the same
 // pointer twice to fill an unused slot (the result is then discarded) and guarantee that
 // n elements are readable at every pointer.
 //
@@ -36,30 +49,30 @@ func Dot3x2(x0, x1, x2, w0, w1 unsafe.Pointer, n int, acc *[6]float32) {
 		a2 := (*[4]float32)(unsafe.Add(x2, o))
 		b0 := (*[4]float32)(unsafe.Add(w0, o))
 		b1 := (*[4]float32)(unsafe.Add(w1, o))
-		c00 += a0[0] * b0[0]
-		c01 += a0[0] * b1[0]
-		c10 += a1[0] * b0[0]
-		c11 += a1[0] * b1[0]
-		c20 += a2[0] * b0[0]
-		c21 += a2[0] * b1[0]
-		c00 += a0[1] * b0[1]
-		c01 += a0[1] * b1[1]
-		c10 += a1[1] * b0[1]
-		c11 += a1[1] * b1[1]
-		c20 += a2[1] * b0[1]
-		c21 += a2[1] * b1[1]
-		c00 += a0[2] * b0[2]
-		c01 += a0[2] * b1[2]
-		c10 += a1[2] * b0[2]
-		c11 += a1[2] * b1[2]
-		c20 += a2[2] * b0[2]
-		c21 += a2[2] * b1[2]
-		c00 += a0[3] * b0[3]
-		c01 += a0[3] * b1[3]
-		c10 += a1[3] * b0[3]
-		c11 += a1[3] * b1[3]
-		c20 += a2[3] * b0[3]
-		c21 += a2[3] * b1[3]
+		c00 += float32(a0[0] * b0[0])
+		c01 += float32(a0[0] * b1[0])
+		c10 += float32(a1[0] * b0[0])
+		c11 += float32(a1[0] * b1[0])
+		c20 += float32(a2[0] * b0[0])
+		c21 += float32(a2[0] * b1[0])
+		c00 += float32(a0[1] * b0[1])
+		c01 += float32(a0[1] * b1[1])
+		c10 += float32(a1[1] * b0[1])
+		c11 += float32(a1[1] * b1[1])
+		c20 += float32(a2[1] * b0[1])
+		c21 += float32(a2[1] * b1[1])
+		c00 += float32(a0[2] * b0[2])
+		c01 += float32(a0[2] * b1[2])
+		c10 += float32(a1[2] * b0[2])
+		c11 += float32(a1[2] * b1[2])
+		c20 += float32(a2[2] * b0[2])
+		c21 += float32(a2[2] * b1[2])
+		c00 += float32(a0[3] * b0[3])
+		c01 += float32(a0[3] * b1[3])
+		c10 += float32(a1[3] * b0[3])
+		c11 += float32(a1[3] * b1[3])
+		c20 += float32(a2[3] * b0[3])
+		c21 += float32(a2[3] * b1[3])
 	}
 	for ; i < n; i++ { // tail: same accumulators, same order
 		o := uintptr(i) * 4
@@ -68,12 +81,12 @@ func Dot3x2(x0, x1, x2, w0, w1 unsafe.Pointer, n int, acc *[6]float32) {
 		a2 := *(*float32)(unsafe.Add(x2, o))
 		b0 := *(*float32)(unsafe.Add(w0, o))
 		b1 := *(*float32)(unsafe.Add(w1, o))
-		c00 += a0 * b0
-		c01 += a0 * b1
-		c10 += a1 * b0
-		c11 += a1 * b1
-		c20 += a2 * b0
-		c21 += a2 * b1
+		c00 += float32(a0 * b0)
+		c01 += float32(a0 * b1)
+		c10 += float32(a1 * b0)
+		c11 += float32(a1 * b1)
+		c20 += float32(a2 * b0)
+		c21 += float32(a2 * b1)
 	}
 	acc[0], acc[1], acc[2], acc[3], acc[4], acc[5] = c00, c01, c10, c11, c20, c21
 }
