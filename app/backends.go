@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/ui"
@@ -22,7 +22,7 @@ import (
 const backendAuto = "auto"
 
 // newBackend makes a compute backend by name.
-func newBackend(name string, threads int) (engine.Backend, error) {
+func newBackend(name string, threads int) (backend.Backend, error) {
 	switch name {
 	case "cpu":
 		return cpu.New(threads), nil
@@ -58,7 +58,7 @@ func resolveBackend(want string) (name, note string, err error) {
 
 // openBackend makes the backend --backend asks for; auto falls back to the CPU, with a
 // note, when Metal passed its check but cannot be made now.
-func openBackend(want string, threads int) (engine.Backend, string, error) {
+func openBackend(want string, threads int) (backend.Backend, string, error) {
 	name, note, err := resolveBackend(want)
 	if err != nil {
 		return nil, "", err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
 )
@@ -35,7 +36,7 @@ func readAll(t *testing.T, path string) (*safetensors.File, map[string][]float32
 	}
 	m := map[string][]float32{}
 	for name, ti := range f.Tensors {
-		if ti.DType == safetensors.I64 {
+		if ti.DType == dtype.I64 {
 			continue
 		}
 		if m[name], err = f.ReadF32(name); err != nil {

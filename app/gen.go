@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -15,7 +15,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(synth.PresetNames(), ", "))
 	out := fs.String("out", "", "output directory (created)")
-	dtype := fs.String("dtype", "", "weight dtype: bf16, f16 or f32 (default: bf16; f32 for the demo)")
+	dtypeFlag := fs.String("dtype", "", "weight dtype: bf16, f16 or f32 (default: bf16; f32 for the demo)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -23,10 +23,10 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if *out == "" {
 		return fmt.Errorf("--out DIR is required")
 	}
-	var dt safetensors.DType
-	if *dtype != "" {
+	var dt dtype.DType
+	if *dtypeFlag != "" {
 		var err error
-		if dt, err = parseDType(*dtype); err != nil {
+		if dt, err = parseDType(*dtypeFlag); err != nil {
 			return err
 		}
 	}
@@ -43,14 +43,14 @@ func cmdGen(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func parseDType(s string) (safetensors.DType, error) {
+func parseDType(s string) (dtype.DType, error) {
 	switch strings.ToLower(s) {
 	case "bf16", "bfloat16":
-		return safetensors.BF16, nil
+		return dtype.BF16, nil
 	case "f16", "fp16", "float16":
-		return safetensors.F16, nil
+		return dtype.F16, nil
 	case "f32", "fp32", "float32":
-		return safetensors.F32, nil
+		return dtype.F32, nil
 	}
 	return "", fmt.Errorf("dtype %q: want bf16, f16 or f32", s)
 }

@@ -25,10 +25,11 @@ import (
 
 	"github.com/turbospark/inspector/assets"
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/imageproc"
-	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/metal"
@@ -83,8 +84,8 @@ func cmdSelftest(args []string, stdout io.Writer) error {
 	return nil
 }
 
-func newCPUBackend(threads int) func() (engine.Backend, error) {
-	return func() (engine.Backend, error) { return cpu.New(threads), nil }
+func newCPUBackend(threads int) func() (backend.Backend, error) {
+	return func() (backend.Backend, error) { return cpu.New(threads), nil }
 }
 
 // cpu: the CPU engine on all cores against itself on one (bit-identical by design).
@@ -117,7 +118,7 @@ func (st *selftest) metal(towers []selftestTower) {
 		return
 	}
 	st.check("a first pass on the GPU", true, "exact")
-	newMetal := func() (engine.Backend, error) { return metal.New() }
+	newMetal := func() (backend.Backend, error) { return metal.New() }
 	st.ops(newMetal, -1)
 	st.towers(towers, newMetal, 1e-5)
 	st.times(newMetal)
@@ -125,7 +126,7 @@ func (st *selftest) metal(towers []selftestTower) {
 
 // ops runs the conformance table against the single-threaded CPU engine; exact is 0 for a
 // backend that must match it bit for bit, -1 to hold each case to its own tolerance.
-func (st *selftest) ops(newBackend func() (engine.Backend, error), exact float64) {
+func (st *selftest) ops(newBackend func() (backend.Backend, error), exact float64) {
 	fmt.Fprintln(st.w, "  each op against the CPU engine (random inputs; max relative error):")
 	res, err := conformance.Run(newBackend, newCPUBackend(1))
 	if err != nil {
@@ -163,7 +164,7 @@ func selftestTowers() ([]selftestTower, func(), error) {
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	if err := synth.Generate(tmp, "tiny-qwen3.5", synth.Options{DType: safetensors.BF16, Seed: 11}); err != nil {
+	if err := synth.Generate(tmp, "tiny-qwen3.5", synth.Options{DType: dtype.BF16, Seed: 11}); err != nil {
 		cleanup()
 		return nil, nil, fmt.Errorf("writing the tiny tower: %v", err)
 	}
@@ -189,7 +190,7 @@ func selftestTowers() ([]selftestTower, func(), error) {
 }
 
 // runTower runs a whole tower and keeps every output.
-func runTower(t selftestTower, be engine.Backend, mode engine.ResidencyMode) (*engine.Run, func(), error) {
+func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*engine.Run, func(), error) {
 	ck, err := engine.OpenCheckpoint(t.dir)
 	if err != nil {
 		be.Close()
@@ -219,7 +220,7 @@ func runTower(t selftestTower, be engine.Backend, mode engine.ResidencyMode) (*e
 
 // towers runs each tower on the backend in both residency modes against the CPU engine
 // (one thread, mapped); tol 0 asks for bit-identical outputs.
-func (st *selftest) towers(towers []selftestTower, newBackend func() (engine.Backend, error), tol float64) {
+func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Backend, error), tol float64) {
 	fmt.Fprintln(st.w, "  whole towers against the CPU engine (every block output, deepstack and merger):")
 	for _, t := range towers {
 		ref, refDone, err := runTower(t, cpu.New(1), engine.Mapped)
@@ -276,7 +277,7 @@ func towerError(got, ref *engine.Run) float64 {
 }
 
 // times prints what each kernel of one 8B block takes at 1,024 patches.
-func (st *selftest) times(newBackend func() (engine.Backend, error)) {
+func (st *selftest) times(newBackend func() (backend.Backend, error)) {
 	if st.noTimes {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 )
 
@@ -34,11 +34,11 @@ func TestSelftest(t *testing.T) {
 // wrongGELU computes the other GELU form; panicky panics in attention.
 type wrongGELU struct{ *cpu.Backend }
 
-func (b wrongGELU) GELU(x engine.View, n int, form engine.GELUForm) { b.Backend.GELU(x, n, 1-form) }
+func (b wrongGELU) GELU(x backend.View, n int, form backend.GELUForm) { b.Backend.GELU(x, n, 1-form) }
 
 type panicky struct{ *cpu.Backend }
 
-func (panicky) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+func (panicky) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	panic("kernel exploded")
 }
 
@@ -51,11 +51,11 @@ func TestSelftestReportsFailures(t *testing.T) {
 	defer cleanup()
 	for _, c := range []struct {
 		name string
-		be   func() (engine.Backend, error)
+		be   func() (backend.Backend, error)
 		want []string
 	}{
-		{"wrong gelu", func() (engine.Backend, error) { return wrongGELU{cpu.New(1)}, nil }, []string{"gelu tanh", "FAIL"}},
-		{"panicking attention", func() (engine.Backend, error) { return panicky{cpu.New(1)}, nil }, []string{"attention hd=72", "FAIL", "panic: kernel exploded"}},
+		{"wrong gelu", func() (backend.Backend, error) { return wrongGELU{cpu.New(1)}, nil }, []string{"gelu tanh", "FAIL"}},
+		{"panicking attention", func() (backend.Backend, error) { return panicky{cpu.New(1)}, nil }, []string{"attention hd=72", "FAIL", "panic: kernel exploded"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
@@ -63,7 +64,7 @@ type attnBlock struct {
 }
 
 // attnBlock sets up block for scoring queries of the segments segs (repeats allowed).
-func (r *Run) attnBlock(block int, segs ...Segment) (attnBlock, error) {
+func (r *Run) attnBlock(block int, segs ...backend.Segment) (attnBlock, error) {
 	qk, err := r.keptQK(block)
 	if err != nil {
 		return attnBlock{}, err
@@ -84,9 +85,9 @@ func padded(L int) int { return (L + keyStrip - 1) / keyStrip * keyStrip }
 // of 16 keys, k-major and zero-padded: for a segment of L keys (Lp = padded(L)) at region
 // off = kpOff[Start], kp[off + h*Lp*hd + s*16*hd + x*16 + c] = k_{Start+16s+c}[h*hd + x],
 // and 0 for 16s+c >= L. The (segment, head) pairs are copied on all cores.
-func (ab *attnBlock) packKeys(segs []Segment) {
+func (ab *attnBlock) packKeys(segs []backend.Segment) {
 	type task struct {
-		seg     Segment
+		seg     backend.Segment
 		h, base int
 	}
 	var tasks []task
@@ -144,7 +145,7 @@ func f32Ptr(s []float32, off, n int) unsafe.Pointer {
 
 // scores fills row a of sc.s (length L = segment length) with q_qs[a] . k_j * scale for
 // every key j of seg, for a < len(qs) <= qTile (see Scores above for the numerics).
-func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg Segment) {
+func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment) {
 	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
 	n := len(qs)
 	var xp [qTile]unsafe.Pointer
@@ -243,7 +244,7 @@ func expNonPos(x float64) float64 {
 }
 
 // headMeans fills row a of sc.m with mean_h A_h[qs[a], seg] for a < len(qs).
-func (ab *attnBlock) headMeans(sc *scratch, qs []int, seg Segment) {
+func (ab *attnBlock) headMeans(sc *scratch, qs []int, seg backend.Segment) {
 	L := seg.End - seg.Start
 	clear(sc.m[:len(qs)*L])
 	for h := range ab.heads {
@@ -267,7 +268,7 @@ func (ab *attnBlock) headMeans(sc *scratch, qs []int, seg Segment) {
 // qGroup is up to qTile queries of one segment.
 type qGroup struct {
 	qs  []int
-	seg Segment
+	seg backend.Segment
 }
 
 // groupQueries cuts queries, in the given order, into groups of at most qTile consecutive
@@ -287,8 +288,8 @@ func (r *Run) groupQueries(queries []int) []qGroup {
 }
 
 // groupSegments is the segment of every group (with repeats).
-func groupSegments(groups []qGroup) []Segment {
-	segs := make([]Segment, len(groups))
+func groupSegments(groups []qGroup) []backend.Segment {
+	segs := make([]backend.Segment, len(groups))
 	for i, g := range groups {
 		segs[i] = g.seg
 	}
@@ -478,7 +479,7 @@ func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
 }
 
 // rolloutRows adds v_i * Â[i, :] to part for every i of qs (absolute indices in seg).
-func (ab *attnBlock) rolloutRows(sc *scratch, qs []int, seg Segment, v, part []float64) {
+func (ab *attnBlock) rolloutRows(sc *scratch, qs []int, seg backend.Segment, v, part []float64) {
 	L := seg.End - seg.Start
 	ab.headMeans(sc, qs, seg)
 	for a, q := range qs {

@@ -17,7 +17,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -26,7 +26,7 @@ func benchRun(b *testing.B) *engine.Run {
 	cfg, err := synth.Preset("tiny")
 	must(b, err)
 	dir := b.TempDir()
-	must(b, synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 11}))
+	must(b, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 11}))
 	g := engine.Grid{T: 1, H: 32, W: 32}
 	rng := rand.New(rand.NewPCG(5, 6))
 	pix := make([]float32, g.Patches()*cfg.PatchDim())

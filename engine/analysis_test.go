@@ -30,8 +30,8 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/internal/kernel"
-	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -229,7 +229,7 @@ func peakyRun(t *testing.T) *engine.Run {
 		}
 		return w
 	}
-	must(t, synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 2, Fill: fill}))
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 2, Fill: fill}))
 	g := engine.Grid{T: 1, H: 8, W: 8}
 	pix := make([]float32, g.Patches()*cfg.PatchDim())
 	for i := range pix {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -19,7 +20,7 @@ func tinyCheckpoint(t *testing.T) string {
 	cfg, err := synth.Preset("tiny")
 	must(t, err)
 	dir := t.TempDir()
-	must(t, synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 3}))
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3}))
 	return dir
 }
 
@@ -92,7 +93,7 @@ func TestBadCheckpoints(t *testing.T) {
 			rewriteTensors(t, dir, func(ts []safetensors.Tensor) []safetensors.Tensor {
 				for i := range ts {
 					if ts[i].Name == qkv0 {
-						ts[i].DType = safetensors.I32
+						ts[i].DType = dtype.I32
 					}
 				}
 				return ts

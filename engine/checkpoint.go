@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
@@ -57,8 +58,8 @@ func (c *Checkpoint) VisionBytes() int64 {
 }
 
 // DTypeCounts counts vision tensors by dtype.
-func (c *Checkpoint) DTypeCounts() map[safetensors.DType]int {
-	m := map[safetensors.DType]int{}
+func (c *Checkpoint) DTypeCounts() map[dtype.DType]int {
+	m := map[dtype.DType]int{}
 	for _, l := range c.tensors {
 		m[l.Info.DType]++
 	}

@@ -14,23 +14,25 @@ package engine
 import (
 	"context"
 	"math"
+
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 const layerNormEps = 1e-6 // hard-coded in the HF vision tower
 
 // pageBufs are the backend buffers of one page (S rows).
 type pageBufs struct {
-	h, ln, qkv, attn, tmp Buffer // [S,D], [S,D], [S,3D], [S,D], [S,D]
-	tile                  Buffer // [tileRows, I]
-	cos, sin              Buffer // [S, hd]
-	merged, out           Buffer // [S/4, M], [S/4, O]
+	h, ln, qkv, attn, tmp backend.Buffer // [S,D], [S,D], [S,3D], [S,D], [S,D]
+	tile                  backend.Buffer // [tileRows, I]
+	cos, sin              backend.Buffer // [S, hd]
+	merged, out           backend.Buffer // [S/4, M], [S/4, O]
 }
 
 type graph struct {
-	be       Backend
+	be       backend.Backend
 	cfg      Config
 	seq      int
-	segs     []Segment
+	segs     []backend.Segment
 	tileRows int
 	buf      pageBufs
 }
@@ -38,7 +40,7 @@ type graph struct {
 func (g *graph) alloc() error {
 	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
 	sizes := []struct {
-		dst *Buffer
+		dst *backend.Buffer
 		n   int
 	}{
 		{&g.buf.h, S * D}, {&g.buf.ln, S * D}, {&g.buf.qkv, S * 3 * D}, {&g.buf.attn, S * D}, {&g.buf.tmp, S * D},
@@ -57,7 +59,7 @@ func (g *graph) alloc() error {
 }
 
 func (g *graph) free() {
-	for _, b := range []Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
+	for _, b := range []backend.Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
 		if b != nil {
 			g.be.Free(b)
 		}
@@ -68,11 +70,11 @@ func (g *graph) free() {
 // mergedRows is S/m^2: one row per merge window.
 func (g *graph) mergedRows() int { return g.seq / (g.cfg.MergeSize * g.cfg.MergeSize) }
 
-func v(b Buffer) View { return View{Buf: b} }
+func v(b backend.Buffer) backend.View { return backend.View{Buf: b} }
 
 // embed: h = pixels . Wpatch^T + b + posEmbed. The Conv3d with stride = kernel is exactly a
 // matmul over the flattened [D, C*Tp*P*P] weight (spec section 4).
-func (g *graph) embed(pixels View, patchW, patchB Weight, pos []float32) {
+func (g *graph) embed(pixels backend.View, patchW, patchB backend.Weight, pos []float32) {
 	S, D := g.seq, g.cfg.Hidden
 	g.be.MatMul(v(g.buf.h), pixels, patchW, patchB, S, g.cfg.PatchDim(), D)
 	g.be.Upload(v(g.buf.tmp), pos)
@@ -105,7 +107,7 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 		}
 		t := min(g.tileRows, S-r0)
 		b.MatMul(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I)
-		b.GELU(v(g.buf.tile), t*I, GELUTanh) // TANH here, ERF in the mergers
+		b.GELU(v(g.buf.tile), t*I, backend.GELUTanh) // TANH here, ERF in the mergers
 		b.MatMul(v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D)
 	}
 	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
@@ -113,7 +115,7 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 }
 
 // MergerWeights are one merger's six weights.
-type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B Weight }
+type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B backend.Weight }
 
 // merger: the final merger normalizes each token over D, then concatenates each 2x2 window
 // (m*m consecutive rows in merge-window order) into one row of M = m*m*D. The result is in buf.out.
@@ -131,9 +133,9 @@ func (g *graph) deepstack(w MergerWeights) {
 }
 
 // mergerMLP: fc1 -> gelu_erf -> fc2 over the [S/4, M] view of x.
-func (g *graph) mergerMLP(x View, w MergerWeights) {
+func (g *graph) mergerMLP(x backend.View, w MergerWeights) {
 	rows, M, O := g.mergedRows(), g.cfg.MergedDim(), g.cfg.OutHidden
 	g.be.MatMul(v(g.buf.merged), x, w.FC1W, w.FC1B, rows, M, M)
-	g.be.GELU(v(g.buf.merged), rows*M, GELUErf) // ERF in the mergers, TANH in the block
+	g.be.GELU(v(g.buf.merged), rows*M, backend.GELUErf) // ERF in the mergers, TANH in the block
 	g.be.MatMul(v(g.buf.out), v(g.buf.merged), w.FC2W, w.FC2B, rows, M, O)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
@@ -37,13 +38,13 @@ func must(t testing.TB, err error) {
 }
 
 // runTower runs a whole page and returns the run (outputs kept).
-func runTower(t testing.TB, dir string, be engine.Backend, opts engine.Options, in *engine.Input) *engine.Run {
+func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Options, in *engine.Input) *engine.Run {
 	t.Helper()
 	opts.KeepOutputs = true
 	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
 }
 
-func cpuBackend() engine.Backend { return cpu.New(0) }
+func cpuBackend() backend.Backend { return cpu.New(0) }
 
 var (
 	relErr   = numcheck.RelErr

@@ -11,6 +11,8 @@ package engine
 import (
 	"fmt"
 	"math"
+
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // Grid is one image or video: T temporal slices of H x W patches (grid_thw).
@@ -25,9 +27,9 @@ type PatchPos struct{ Row, Col int }
 // Layout is the placement of every row of a page.
 type Layout struct {
 	Grids    []Grid
-	Segments []Segment  // one per (grid, temporal slice)
-	Pos      []PatchPos // per row
-	GridOf   []int      // per row: index into Grids
+	Segments []backend.Segment // one per (grid, temporal slice)
+	Pos      []PatchPos        // per row
+	GridOf   []int             // per row: index into Grids
 }
 
 // NewLayout checks the grids and places their patches.
@@ -47,7 +49,7 @@ func NewLayout(cfg Config, grids []Grid) (*Layout, error) {
 				l.Pos = append(l.Pos, mergeOrderPos(i, g.W, m))
 				l.GridOf = append(l.GridOf, gi)
 			}
-			l.Segments = append(l.Segments, Segment{start, len(l.Pos)})
+			l.Segments = append(l.Segments, backend.Segment{Start: start, End: len(l.Pos)})
 		}
 	}
 	return l, nil
@@ -65,13 +67,13 @@ func mergeOrderPos(i, w, m int) PatchPos {
 func (l *Layout) Rows() int { return len(l.Pos) }
 
 // SegmentOf returns the segment that holds row i.
-func (l *Layout) SegmentOf(i int) Segment {
+func (l *Layout) SegmentOf(i int) backend.Segment {
 	for _, s := range l.Segments {
 		if i >= s.Start && i < s.End {
 			return s
 		}
 	}
-	return Segment{}
+	return backend.Segment{}
 }
 
 // PosEmbed interpolates the N x N learned table bilinearly (align_corners=True) to each

@@ -4,30 +4,31 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // mutant wraps a backend and breaks the graph in one of the ways that keep every shape and
 // give a fluent wrong model. The parity test must fail on each: that shows it can fail.
 type mutant struct {
-	engine.Backend
+	backend.Backend
 	kind string
 }
 
-func (m *mutant) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+func (m *mutant) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	m.Backend.Rope2D(x, stride, cos, sin, seq, heads, headDim)
 	if m.kind == "rope-on-v" && x.Off > 0 { // the k call: rotate v too (it sits D further on)
 		m.Backend.Rope2D(x.At(heads*headDim), stride, cos, sin, seq, heads, headDim)
 	}
 }
 
-func (m *mutant) GELU(x engine.View, n int, form engine.GELUForm) {
+func (m *mutant) GELU(x backend.View, n int, form backend.GELUForm) {
 	if m.kind == "swap-gelu" {
 		form = 1 - form
 	}
 	m.Backend.GELU(x, n, form)
 }
 
-func (m *mutant) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+func (m *mutant) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	switch m.kind {
 	case "qkv-order": // read the thirds as [k | q | v]
 		q, k = k, q

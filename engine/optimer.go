@@ -7,20 +7,21 @@ package engine
 // Invariant: the wrapper forwards every call unchanged; it only reads the clock. The
 // mutation that would silently break it: forwarding GELU with a fixed form.
 
-import "time"
+import (
+	"time"
+
+	"github.com/turbospark/inspector/engine/backend"
+)
 
 // OpTimes is the time spent per op kind ("matmul", "attention", ...).
 type OpTimes map[string]time.Duration
 
-// Synchronous is implemented by backends whose ops finish before they return.
-type Synchronous interface{ Synchronous() bool }
-
 type opTimer struct {
-	Backend
+	backend.Backend
 	times OpTimes
 }
 
-func newOpTimer(b Backend) *opTimer { return &opTimer{Backend: b, times: OpTimes{}} }
+func newOpTimer(b backend.Backend) *opTimer { return &opTimer{Backend: b, times: OpTimes{}} }
 
 // take returns the times gathered since the last take.
 func (o *opTimer) take() OpTimes {
@@ -31,32 +32,32 @@ func (o *opTimer) take() OpTimes {
 
 func (o *opTimer) since(op string, start time.Time) { o.times[op] += time.Since(start) }
 
-func (o *opTimer) LayerNorm(out, x View, w, b Weight, rows, cols int, eps float32) {
+func (o *opTimer) LayerNorm(out, x backend.View, w, b backend.Weight, rows, cols int, eps float32) {
 	defer o.since("layernorm", time.Now())
 	o.Backend.LayerNorm(out, x, w, b, rows, cols, eps)
 }
 
-func (o *opTimer) MatMul(y, x View, w Weight, bias Weight, rows, in, out int) {
+func (o *opTimer) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	defer o.since("matmul", time.Now())
 	o.Backend.MatMul(y, x, w, bias, rows, in, out)
 }
 
-func (o *opTimer) Rope2D(x View, stride int, cos, sin View, seq, heads, headDim int) {
+func (o *opTimer) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	defer o.since("rope", time.Now())
 	o.Backend.Rope2D(x, stride, cos, sin, seq, heads, headDim)
 }
 
-func (o *opTimer) Attention(out, q, k, v View, stride int, segs []Segment, heads, headDim int, scale float32) {
+func (o *opTimer) Attention(out, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	defer o.since("attention", time.Now())
 	o.Backend.Attention(out, q, k, v, stride, segs, heads, headDim, scale)
 }
 
-func (o *opTimer) GELU(x View, n int, form GELUForm) {
+func (o *opTimer) GELU(x backend.View, n int, form backend.GELUForm) {
 	defer o.since("gelu", time.Now())
 	o.Backend.GELU(x, n, form)
 }
 
-func (o *opTimer) Add(dst, src View, n int) {
+func (o *opTimer) Add(dst, src backend.View, n int) {
 	defer o.since("add", time.Now())
 	o.Backend.Add(dst, src, n)
 }

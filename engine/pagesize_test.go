@@ -23,6 +23,8 @@ import (
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -56,7 +58,7 @@ func offsetCheckpoint(t *testing.T) string {
 	dir := t.TempDir()
 	cfg, err := synth.Preset("tiny")
 	must(t, err)
-	must(t, synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 3}))
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3}))
 	path := filepath.Join(dir, "model.safetensors")
 	f, err := safetensors.Open(path)
 	must(t, err)
@@ -72,9 +74,9 @@ func offsetCheckpoint(t *testing.T) string {
 }
 
 // residencyWeights is every weight the residency hands out: globals, then each block's.
-func residencyWeights(t *testing.T, ck *engine.Checkpoint, res engine.Residency) map[string]engine.Weight {
+func residencyWeights(t *testing.T, ck *engine.Checkpoint, res engine.Residency) map[string]backend.Weight {
 	t.Helper()
-	ws := map[string]engine.Weight{}
+	ws := map[string]backend.Weight{}
 	for _, s := range ck.Config.GlobalTensors() {
 		ws[s.Name] = res.Global(s.Name)
 	}
@@ -89,7 +91,7 @@ func residencyWeights(t *testing.T, ck *engine.Checkpoint, res engine.Residency)
 	return ws
 }
 
-func addr(r *engine.Region) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(r.Bytes))) }
+func addr(r *backend.Region) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(r.Bytes))) }
 
 func TestResidencyPageSize(t *testing.T) {
 	ps := expectedPageSize(t)
@@ -112,7 +114,7 @@ func TestResidencyPageSize(t *testing.T) {
 		must(t, err)
 		defer res.Close()
 		ws := residencyWeights(t, ck, res)
-		var region *engine.Region
+		var region *backend.Region
 		var end int64
 		reported := false
 		for name, w := range ws {
@@ -145,7 +147,7 @@ func TestResidencyPageSize(t *testing.T) {
 		for _, slots := range []int{2, 3} {
 			res, err := engine.NewResidency(ck, engine.Pread, slots)
 			must(t, err)
-			regions := map[*engine.Region]bool{}
+			regions := map[*backend.Region]bool{}
 			for name, w := range residencyWeights(t, ck, res) {
 				regions[w.Region] = true
 				if w.Offset%256 != 0 {

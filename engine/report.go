@@ -80,10 +80,7 @@ func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // NewReport records a run's settings; checkpoint and image name the inputs.
 func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	g := in.Grids[0]
-	threads := 0
-	if t, ok := e.Backend.(interface{ Threads() int }); ok {
-		threads = t.Threads()
-	}
+	threads := e.Backend.Caps().Threads
 	r := &Report{Settings: ReportSettings{Checkpoint: checkpoint, Image: image, ModelType: e.Checkpoint.Config.ModelType,
 		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Opts.Residency), TileRows: e.Opts.TileRows,
 		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}}}

@@ -17,8 +17,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/turbospark/inspector/engine/safetensors"
 	"golang.org/x/sys/unix"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // ResidencyMode selects how block weights are held.
@@ -56,7 +58,7 @@ const (
 )
 
 // BlockWeights are one block's twelve weights.
-type BlockWeights [blockWeightCount]Weight
+type BlockWeights [blockWeightCount]backend.Weight
 
 // WeightFetch is what getting a block's weights cost.
 type WeightFetch struct {
@@ -67,7 +69,7 @@ type WeightFetch struct {
 // Residency hands out weights.
 type Residency interface {
 	Mode() ResidencyMode
-	Global(name string) Weight // patch/pos embeddings, mergers
+	Global(name string) backend.Weight // patch/pos embeddings, mergers
 	// Block blocks until block i's weights are resident and marks them in use.
 	Block(i int) (*BlockWeights, WeightFetch, error)
 	// Done releases block i: its slot may be refilled.
@@ -77,8 +79,8 @@ type Residency interface {
 
 var regionIDs atomic.Int64
 
-func newRegion(b []byte, mapped bool) *Region {
-	return &Region{ID: int(regionIDs.Add(1)), Bytes: b, Mapped: mapped}
+func newRegion(b []byte, mapped bool) *backend.Region {
+	return &backend.Region{ID: int(regionIDs.Add(1)), Bytes: b, Mapped: mapped}
 }
 
 // NewResidency opens the checkpoint's weights in the given mode; slots is the pread ring
@@ -101,13 +103,13 @@ func alignUp(n, a int64) int64 { return (n + a - 1) / a * a }
 
 type mappedRes struct {
 	ck      *Checkpoint
-	regions map[string]*Region // shard path -> mapping of its vision span
-	bases   map[string]int64   // shard path -> file offset of the mapping's first byte
+	regions map[string]*backend.Region // shard path -> mapping of its vision span
+	bases   map[string]int64           // shard path -> file offset of the mapping's first byte
 	blocks  []BlockWeights
 }
 
 func newMapped(ck *Checkpoint) (*mappedRes, error) {
-	m := &mappedRes{ck: ck, regions: map[string]*Region{}, bases: map[string]int64{}}
+	m := &mappedRes{ck: ck, regions: map[string]*backend.Region{}, bases: map[string]int64{}}
 	spans := map[string][2]int64{}
 	for _, l := range ck.tensors {
 		s, ok := spans[l.File.Path]
@@ -149,15 +151,15 @@ func (m *mappedRes) mapSpan(path string, begin, end int64) error {
 	return nil
 }
 
-func (m *mappedRes) weight(name string) Weight {
+func (m *mappedRes) weight(name string) backend.Weight {
 	l := m.ck.tensors[name]
-	return Weight{Name: m.ck.Prefix + name, DType: l.Info.DType, Shape: l.Info.Shape,
+	return backend.Weight{Name: m.ck.Prefix + name, DType: l.Info.DType, Shape: l.Info.Shape,
 		Region: m.regions[l.File.Path], Offset: int(l.Info.Begin - m.bases[l.File.Path])}
 }
 
-func (m *mappedRes) Mode() ResidencyMode       { return Mapped }
-func (m *mappedRes) Global(name string) Weight { return m.weight(name) }
-func (m *mappedRes) Done(int)                  {}
+func (m *mappedRes) Mode() ResidencyMode               { return Mapped }
+func (m *mappedRes) Global(name string) backend.Weight { return m.weight(name) }
+func (m *mappedRes) Done(int)                          {}
 func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= len(m.blocks) {
 		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, len(m.blocks)-1)
@@ -188,7 +190,7 @@ const (
 )
 
 type slot struct {
-	region *Region
+	region *backend.Region
 	block  int
 	state  slotState
 	err    error
@@ -198,8 +200,8 @@ type slot struct {
 type preadRes struct {
 	ck      *Checkpoint
 	files   map[string]*os.File
-	globals map[string]Weight
-	global  *Region
+	globals map[string]backend.Weight
+	global  *backend.Region
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -212,7 +214,7 @@ func newPread(ck *Checkpoint, nslots int) (*preadRes, error) {
 	if nslots < 2 {
 		nslots = 2
 	}
-	p := &preadRes{ck: ck, files: map[string]*os.File{}, globals: map[string]Weight{}, last: map[int]int64{}}
+	p := &preadRes{ck: ck, files: map[string]*os.File{}, globals: map[string]backend.Weight{}, last: map[int]int64{}}
 	p.cond = sync.NewCond(&p.mu)
 	for _, sh := range ck.Shards {
 		f, err := os.Open(sh.Path)
@@ -255,7 +257,7 @@ func (p *preadRes) layoutBytes(specs []TensorSpec) int64 {
 }
 
 // fill preads specs into region in layout order and returns their weights and bytes read.
-func (p *preadRes) fill(region *Region, specs []TensorSpec, out []Weight) (int64, error) {
+func (p *preadRes) fill(region *backend.Region, specs []TensorSpec, out []backend.Weight) (int64, error) {
 	var off int64
 	for k, s := range specs {
 		l := p.ck.tensors[s.Name]
@@ -264,7 +266,7 @@ func (p *preadRes) fill(region *Region, specs []TensorSpec, out []Weight) (int64
 		if _, err := p.files[l.File.Path].ReadAt(region.Bytes[off:off+n], l.Info.Begin); err != nil {
 			return 0, fmt.Errorf("%s: reading tensor %q: %v", l.File.Path, l.Info.Name, err)
 		}
-		out[k] = Weight{Name: l.Info.Name, DType: l.Info.DType, Shape: l.Info.Shape, Region: region, Offset: int(off)}
+		out[k] = backend.Weight{Name: l.Info.Name, DType: l.Info.DType, Shape: l.Info.Shape, Region: region, Offset: int(off)}
 		off += n
 	}
 	return off, nil
@@ -277,7 +279,7 @@ func (p *preadRes) loadGlobals() error {
 		return err
 	}
 	p.global = newRegion(mem, false)
-	ws := make([]Weight, len(specs))
+	ws := make([]backend.Weight, len(specs))
 	if _, err := p.fill(p.global, specs, ws); err != nil {
 		return err
 	}
@@ -287,8 +289,8 @@ func (p *preadRes) loadGlobals() error {
 	return nil
 }
 
-func (p *preadRes) Mode() ResidencyMode       { return Pread }
-func (p *preadRes) Global(name string) Weight { return p.globals[name] }
+func (p *preadRes) Mode() ResidencyMode               { return Pread }
+func (p *preadRes) Global(name string) backend.Weight { return p.globals[name] }
 
 func (p *preadRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= p.ck.Config.Depth {
@@ -387,4 +389,4 @@ func (p *preadRes) Close() error {
 }
 
 // decodeInto widens a weight into dst (host-side use: position table).
-func decodeInto(dst []float32, w Weight) { safetensors.DecodeF32(dst, w.Bytes(), w.DType) }
+func decodeInto(dst []float32, w backend.Weight) { dtype.DecodeF32(dst, w.Bytes(), w.DType) }

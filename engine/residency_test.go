@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -78,7 +79,7 @@ func TestShardedBF16(t *testing.T) {
 	must(t, err)
 	single, sharded := t.TempDir(), t.TempDir()
 	for _, d := range []string{single, sharded} {
-		must(t, synth.Write(d, cfg, synth.Options{DType: safetensors.BF16, Seed: 7, Prefix: "visual."}))
+		must(t, synth.Write(d, cfg, synth.Options{DType: dtype.BF16, Seed: 7, Prefix: "visual."}))
 	}
 	shard(t, sharded)
 	in := randomInput(cfg, []engine.Grid{{1, 4, 6}, {1, 2, 2}})

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/imageproc"
 )
 
@@ -54,14 +55,14 @@ func (o Options) normalized() Options {
 // of a no-copy buffer to outlive the buffer, and nothing shows until a Mac reuses it.
 type Engine struct {
 	Checkpoint *Checkpoint
-	Backend    Backend
+	Backend    backend.Backend
 	Res        Residency
 	Opts       Options
 }
 
 // NewEngine makes the weights resident in the chosen mode. It takes ownership of be: when
 // it fails, be is closed.
-func NewEngine(ck *Checkpoint, be Backend, opts Options) (*Engine, error) {
+func NewEngine(ck *Checkpoint, be backend.Backend, opts Options) (*Engine, error) {
 	opts = opts.normalized()
 	res, err := NewResidency(ck, opts.Residency, opts.Slots)
 	if err != nil {
@@ -157,7 +158,7 @@ func (e *Engine) Start(in *Input) (*Run, error) {
 	}
 	be := e.Backend
 	var timer *opTimer
-	if s, ok := be.(Synchronous); ok && s.Synchronous() {
+	if be.Caps().Synchronous {
 		timer = newOpTimer(be)
 		be = timer
 	}
@@ -206,13 +207,13 @@ func (r *Run) takeOps() OpTimes {
 	return r.timer.take()
 }
 
-func decodeWeight(w Weight) []float32 {
+func decodeWeight(w backend.Weight) []float32 {
 	out := make([]float32, w.Elems())
 	decodeInto(out, w)
 	return out
 }
 
-func (r *Run) download(b Buffer, n int) []float32 {
+func (r *Run) download(b backend.Buffer, n int) []float32 {
 	out := make([]float32, n)
 	r.e.Backend.Download(out, v(b))
 	return out
@@ -302,7 +303,7 @@ func (r *Run) tap(i int, t *BlockTiming) error {
 }
 
 func (r *Run) mergerWeights(prefix string) MergerWeights {
-	g := func(s string) Weight { return r.e.Res.Global(prefix + s) }
+	g := func(s string) backend.Weight { return r.e.Res.Global(prefix + s) }
 	return MergerWeights{g("norm.weight"), g("norm.bias"), g("linear_fc1.weight"), g("linear_fc1.bias"), g("linear_fc2.weight"), g("linear_fc2.bias")}
 }
 

@@ -1,5 +1,5 @@
 // Package metal is the Metal backend of the vision engine (macOS, Apple silicon): every
-// engine.Backend primitive as a kernel of package shaders, encoded into one command buffer
+// backend.Backend primitive as a kernel of package shaders, encoded into one command buffer
 // per pass, with the weights bound in place from the residency's regions.
 //
 // The backend is written in two layers. Backend (this file, every platform) is the engine
@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -45,7 +45,7 @@ type gpu interface {
 	close()
 }
 
-// Backend implements engine.Backend over a gpu.
+// Backend implements backend.Backend over a gpu.
 type Backend struct {
 	mu       sync.Mutex
 	dev      gpu
@@ -59,7 +59,7 @@ type Backend struct {
 	closed   bool
 }
 
-var _ engine.Backend = (*Backend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
 	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}}
@@ -76,11 +76,14 @@ type Buffer struct {
 // Len is the number of float32 elements (0 after Free).
 func (b *Buffer) Len() int { return len(b.f) }
 
+// Caps: ops run on the GPU at Commit; pass times are the GPU's.
+func (b *Backend) Caps() backend.Caps { return backend.Caps{} }
+
 // Name identifies the backend in timings and reports.
 func (b *Backend) Name() string { return "metal(" + b.dev.name() + ")" }
 
 // Alloc returns a zeroed buffer of n float32.
-func (b *Backend) Alloc(n int) (engine.Buffer, error) {
+func (b *Backend) Alloc(n int) (backend.Buffer, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -101,7 +104,7 @@ func (b *Backend) Alloc(n int) (engine.Buffer, error) {
 
 // Free releases the buffer; a pass still pending that uses it keeps it until it completes.
 // After Close (which released every buffer) it does nothing.
-func (b *Backend) Free(buf engine.Buffer) {
+func (b *Backend) Free(buf backend.Buffer) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	mb, ok := buf.(*Buffer)
@@ -123,7 +126,7 @@ func (b *Backend) retire(dev devBuffer) {
 }
 
 // Upload copies src into dst[0:len(src)], after the pending pass (ops run in call order).
-func (b *Backend) Upload(dst engine.View, src []float32) {
+func (b *Backend) Upload(dst backend.View, src []float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flush()
@@ -131,7 +134,7 @@ func (b *Backend) Upload(dst engine.View, src []float32) {
 }
 
 // Download copies src[0:len(dst)] into dst, after the pending pass has completed.
-func (b *Backend) Download(dst []float32, src engine.View) {
+func (b *Backend) Download(dst []float32, src backend.View) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.flush()

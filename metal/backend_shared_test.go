@@ -18,13 +18,15 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/cpu"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
-	"golang.org/x/sys/unix"
 )
 
 func pageSize() int { return os.Getpagesize() }
@@ -67,7 +69,7 @@ var testRegionIDs = 1 << 20 // far from the residency's IDs
 
 // regionOf lays weights out in one region: each at the next offset that is a multiple of
 // align (plus skew bytes), in page-aligned memory unless heap is set.
-func regionOf(t testing.TB, mapped, heap bool, align, skew int, dt safetensors.DType, vals ...[]float32) []engine.Weight {
+func regionOf(t testing.TB, mapped, heap bool, align, skew int, dt dtype.DType, vals ...[]float32) []backend.Weight {
 	t.Helper()
 	var raw []byte
 	var offs []int
@@ -75,7 +77,7 @@ func regionOf(t testing.TB, mapped, heap bool, align, skew int, dt safetensors.D
 		off := (len(raw)+align-1)/align*align + skew
 		raw = append(raw, make([]byte, off-len(raw))...)
 		offs = append(offs, off)
-		raw = safetensors.EncodeF32(raw, v, dt)
+		raw = dtype.EncodeF32(raw, v, dt)
 	}
 	mem := make([]byte, len(raw)+1)[1:] // the Go heap, 1 byte off any alignment
 	if !heap {
@@ -83,10 +85,10 @@ func regionOf(t testing.TB, mapped, heap bool, align, skew int, dt safetensors.D
 	}
 	copy(mem, raw)
 	testRegionIDs++
-	region := &engine.Region{ID: testRegionIDs, Bytes: mem[:len(raw)], Mapped: mapped}
-	ws := make([]engine.Weight, len(vals))
+	region := &backend.Region{ID: testRegionIDs, Bytes: mem[:len(raw)], Mapped: mapped}
+	ws := make([]backend.Weight, len(vals))
 	for i, v := range vals {
-		ws[i] = engine.Weight{Name: fmt.Sprintf("w%d", i), DType: dt, Shape: []int{len(v)}, Region: region, Offset: offs[i]}
+		ws[i] = backend.Weight{Name: fmt.Sprintf("w%d", i), DType: dt, Shape: []int{len(v)}, Region: region, Offset: offs[i]}
 	}
 	return ws
 }
@@ -113,20 +115,20 @@ func newTwin(t testing.TB) twin {
 }
 
 // buf allocates n floats on both backends, holding xs (zeros after it).
-func (w twin) buf(xs []float32, n int) (g, c engine.View) {
+func (w twin) buf(xs []float32, n int) (g, c backend.View) {
 	w.t.Helper()
 	gb, err := w.gpu.Alloc(n)
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	cb, _ := w.cpu.Alloc(n)
-	w.gpu.Upload(engine.View{Buf: gb}, xs)
-	w.cpu.Upload(engine.View{Buf: cb}, xs)
-	return engine.View{Buf: gb}, engine.View{Buf: cb}
+	w.gpu.Upload(backend.View{Buf: gb}, xs)
+	w.cpu.Upload(backend.View{Buf: cb}, xs)
+	return backend.View{Buf: gb}, backend.View{Buf: cb}
 }
 
 // compare commits both, downloads n floats and checks the relative error.
-func (w twin) compare(what string, g, c engine.View, n int, tol float64) {
+func (w twin) compare(what string, g, c backend.View, n int, tol float64) {
 	w.t.Helper()
 	if _, err := w.gpu.Commit(); err != nil {
 		w.t.Fatalf("%s: %v", what, err)
@@ -146,8 +148,8 @@ const opTol = 1e-5
 // Every op against the CPU backend: the table every backend runs (engine/conformance).
 func TestOpsMatchCPU(t *testing.T) {
 	res, err := conformance.Run(
-		func() (engine.Backend, error) { return newTestBackend(t), nil },
-		func() (engine.Backend, error) { return cpu.New(1), nil })
+		func() (backend.Backend, error) { return newTestBackend(t), nil },
+		func() (backend.Backend, error) { return cpu.New(1), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,14 +167,14 @@ func TestAttentionRow(t *testing.T) {
 	const heads, hd = 2, 16
 	D := heads * hd
 	qk := randn(r, 41*2*D, 2) // post-rope q|k rows, stride 2D
-	segs := []engine.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
+	segs := []backend.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
 	buf, _ := be.Alloc(len(qk))
 	rowBuf, _ := be.Alloc(41)
-	be.Upload(engine.View{Buf: buf}, qk)
+	be.Upload(backend.View{Buf: buf}, qk)
 	const query, head = 17, 1
 	scale := float32(1 / math.Sqrt(hd))
-	row := engine.View{Buf: rowBuf}
-	be.AttentionRow(row, engine.View{Buf: buf}, engine.View{Buf: buf}.At(D), 2*D, 41, segs[1], query, head, hd, scale)
+	row := backend.View{Buf: rowBuf}
+	be.AttentionRow(row, backend.View{Buf: buf}, backend.View{Buf: buf}.At(D), 2*D, 41, segs[1], query, head, hd, scale)
 	got := make([]float32, 41)
 	be.Download(got, row) // flushes the pending pass
 	want := make([]float64, 41)
@@ -224,7 +226,7 @@ func TestWeightPlacement(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := newTwin(t)
-			ws := regionOf(t, c.mapped, c.heap, 16, c.skew, safetensors.F32, randn(r, out*in, 0.3), randn(r, out, 1))
+			ws := regionOf(t, c.mapped, c.heap, 16, c.skew, dtype.F32, randn(r, out*in, 0.3), randn(r, out, 1))
 			x := randn(r, rows*in, 1)
 			gx, cx := w.buf(x, rows*in)
 			gy, cy := w.buf(nil, rows*out)
@@ -256,15 +258,15 @@ func TestRefilledSlotIsRead(t *testing.T) {
 	for _, skew := range []int{0, 2} {
 		w := newTwin(t)
 		first, second := randn(r, out*in, 1), randn(r, out*in, 1)
-		ws := regionOf(t, false, false, 16, skew, safetensors.F32, first)
+		ws := regionOf(t, false, false, 16, skew, dtype.F32, first)
 		gx, cx := w.buf(randn(r, rows*in, 1), rows*in)
 		gy, cy := w.buf(nil, rows*out)
-		w.gpu.MatMul(gy, gx, ws[0], engine.Weight{}, rows, in, out)
-		w.cpu.MatMul(cy, cx, ws[0], engine.Weight{}, rows, in, out)
+		w.gpu.MatMul(gy, gx, ws[0], backend.Weight{}, rows, in, out)
+		w.cpu.MatMul(cy, cx, ws[0], backend.Weight{}, rows, in, out)
 		w.compare(fmt.Sprintf("slot skew %d, first fill", skew), gy, cy, rows*out, opTol)
-		copy(ws[0].Region.Bytes[ws[0].Offset:], safetensors.EncodeF32(nil, second, safetensors.F32)) // refill in place
-		w.gpu.MatMul(gy, gx, ws[0], engine.Weight{}, rows, in, out)
-		w.cpu.MatMul(cy, cx, ws[0], engine.Weight{}, rows, in, out)
+		copy(ws[0].Region.Bytes[ws[0].Offset:], dtype.EncodeF32(nil, second, dtype.F32)) // refill in place
+		w.gpu.MatMul(gy, gx, ws[0], backend.Weight{}, rows, in, out)
+		w.cpu.MatMul(cy, cx, ws[0], backend.Weight{}, rows, in, out)
 		w.compare(fmt.Sprintf("slot skew %d, refilled", skew), gy, cy, rows*out, opTol)
 	}
 }
@@ -276,7 +278,7 @@ func TestHostAccessKeepsCallOrder(t *testing.T) {
 	const n = 300
 	a, _ := be.Alloc(n)
 	b, _ := be.Alloc(n)
-	av, bv := engine.View{Buf: a}, engine.View{Buf: b}
+	av, bv := backend.View{Buf: a}, backend.View{Buf: b}
 	fill := func(v float32) []float32 {
 		xs := make([]float32, n)
 		for i := range xs {
@@ -308,7 +310,7 @@ func TestHostAccessKeepsCallOrder(t *testing.T) {
 
 // ---- the tower ----
 
-func runTower(t testing.TB, dir string, be engine.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
+func runTower(t testing.TB, dir string, be backend.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
 	t.Helper()
 	e := testfixture.Engine(t, dir, be, engine.Options{Residency: mode, KeepOutputs: true, TileRows: 50})
 	return testfixture.RunAll(t, e, in)

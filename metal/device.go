@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // ErrUnsupported wraps the reason this machine cannot run the Metal backend at all: not
@@ -34,7 +34,7 @@ type DeviceInfo struct {
 
 // verify runs one small pass whose result is exact in float32 and checks it, so a backend
 // that builds but computes nothing (or garbage) is not called available.
-func verify(b engine.Backend) (err error) {
+func verify(b backend.Backend) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("metal: the first pass panicked: %v", r)
@@ -55,14 +55,14 @@ func verify(b engine.Backend) (err error) {
 		return err
 	}
 	defer b.Free(by)
-	b.Upload(engine.View{Buf: bx}, x)
-	b.Upload(engine.View{Buf: by}, y)
-	b.Add(engine.View{Buf: bx}, engine.View{Buf: by}, n)
+	b.Upload(backend.View{Buf: bx}, x)
+	b.Upload(backend.View{Buf: by}, y)
+	b.Add(backend.View{Buf: bx}, backend.View{Buf: by}, n)
 	if _, err := b.Commit(); err != nil {
 		return fmt.Errorf("metal: the first pass failed: %w", err)
 	}
 	got := make([]float32, n)
-	b.Download(got, engine.View{Buf: bx})
+	b.Download(got, backend.View{Buf: bx})
 	for i, g := range got {
 		if want := x[i] + y[i]; g != want {
 			return fmt.Errorf("metal: the first pass computed %g at %d, want %g: the GPU does not run the kernels", g, i, want)

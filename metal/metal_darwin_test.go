@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // newTestBackend returns the Metal backend. A Mac that cannot run it at all (an Intel Mac,
@@ -64,10 +64,10 @@ func TestAvailable(t *testing.T) {
 func TestPassTimeIsGPUTime(t *testing.T) {
 	be := newTestBackend(t)
 	const rows, in, out = 512, 1024, 1024
-	ws := regionOf(t, true, false, 256, 0, safetensors.F32, make([]float32, out*in))
+	ws := regionOf(t, true, false, 256, 0, dtype.F32, make([]float32, out*in))
 	x, _ := be.Alloc(rows * in)
 	y, _ := be.Alloc(rows * out)
-	be.MatMul(engine.View{Buf: y}, engine.View{Buf: x}, ws[0], engine.Weight{}, rows, in, out)
+	be.MatMul(backend.View{Buf: y}, backend.View{Buf: x}, ws[0], backend.Weight{}, rows, in, out)
 	start := time.Now()
 	d, err := be.Commit()
 	wall := time.Since(start)

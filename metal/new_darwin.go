@@ -14,13 +14,13 @@ import (
 	"os"
 	"sync"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // New returns a Metal backend on the system's default GPU (Apple silicon, macOS 14+): a
 // command queue of its own over the process's device and pipelines, made once. The result
 // is a *Backend; its owner closes it (engine.Engine does).
-func New() (engine.Backend, error) {
+func New() (backend.Backend, error) {
 	g, err := newMetalGPU()
 	if err != nil {
 		return nil, err

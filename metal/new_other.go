@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 func unsupported() error {
@@ -21,7 +21,7 @@ func unsupported() error {
 }
 
 // New returns the Metal backend; off macOS it returns an error.
-func New() (engine.Backend, error) { return nil, unsupported() }
+func New() (backend.Backend, error) { return nil, unsupported() }
 
 // Check says why the Metal backend cannot run here.
 func Check() error { return unsupported() }

@@ -13,12 +13,12 @@ package metal
 import (
 	"fmt"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/shaders"
 )
 
 // LayerNorm: out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b over cols, biased variance.
-func (b *Backend) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, cols int, eps float32) {
+func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, cols int, eps float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	n := rows * cols
@@ -34,7 +34,7 @@ func (b *Backend) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, col
 }
 
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; the zero Weight means no bias.
-func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, rows, in, out int) {
+func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	noOverlap("MatMul", y, rows*out, x, rows*in)
@@ -54,17 +54,17 @@ func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, 
 
 // Rope2D rotates, in place, heads*headDim columns of seq rows (row stride stride), halves
 // convention. The graph calls it on q and k ONLY, never on v.
-func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	xo := operand(x, engine.Strided(seq, stride, heads*headDim), "Rope2D x")
+	xo := operand(x, backend.Strided(seq, stride, heads*headDim), "Rope2D x")
 	co, so := operand(cos, seq*headDim, "Rope2D cos"), operand(sin, seq*headDim, "Rope2D sin")
 	b.encode(shaders.Rope2D(xo, co, so, stride, seq, heads, headDim))
 }
 
 // Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment, one
 // dispatch per segment.
-func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := shaders.CheckHeadDim(headDim); err != nil {
@@ -78,8 +78,8 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 		seq = max(seq, sg.End)
 	}
 	D := heads * headDim
-	in := engine.Strided(seq, stride, D)
-	for _, src := range []engine.View{q, k, v} {
+	in := backend.Strided(seq, stride, D)
+	for _, src := range []backend.View{q, k, v} {
 		noOverlap("Attention", o, seq*D, src, in)
 	}
 	oo := operand(o, seq*D, "Attention o")
@@ -92,13 +92,13 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 // AttentionRow writes row[0:seq] = softmax(q_query . K^T * scale) of one head over the keys
 // of seg (the query's segment), 0 elsewhere; q and k rows have stride stride (post-rope).
 // It is the inspector's attention map for one query patch, computed on the GPU.
-func (b *Backend) AttentionRow(row, q, k engine.View, stride, seq int, seg engine.Segment, query, head, headDim int, scale float32) {
+func (b *Backend) AttentionRow(row, q, k backend.View, stride, seq int, seg backend.Segment, query, head, headDim int, scale float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seg.Start < 0 || seg.End > seq || query < seg.Start || query >= seg.End {
 		panic(fmt.Sprintf("metal: AttentionRow: query %d outside its segment %+v of %d rows", query, seg, seq))
 	}
-	in := engine.Strided(seq, stride, (head+1)*headDim)
+	in := backend.Strided(seq, stride, (head+1)*headDim)
 	noOverlap("AttentionRow", row, seq, q, in)
 	noOverlap("AttentionRow", row, seq, k, in)
 	ro := operand(row, seq, "AttentionRow row")
@@ -108,14 +108,14 @@ func (b *Backend) AttentionRow(row, q, k engine.View, stride, seq int, seg engin
 
 // GELU applies the named form to x[0:n] in place: the graph passes TANH in the block MLP
 // and ERF in the mergers; shaders.GELUKernel maps each to its own kernel.
-func (b *Backend) GELU(x engine.View, n int, form engine.GELUForm) {
+func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.encode(shaders.GELU(operand(x, n, "GELU x"), n, form))
 }
 
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
-func (b *Backend) Add(dst, src engine.View, n int) {
+func (b *Backend) Add(dst, src backend.View, n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if dst.Buf != src.Buf || dst.Off != src.Off {

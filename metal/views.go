@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -24,7 +24,7 @@ func floatsOf(host []byte) []float32 {
 	return unsafe.Slice((*float32)(unsafe.Pointer(&host[0])), len(host)/4)
 }
 
-func metalBuffer(v engine.View, what string) *Buffer {
+func metalBuffer(v backend.View, what string) *Buffer {
 	mb, ok := v.Buf.(*Buffer)
 	if !ok || mb == nil {
 		panic(fmt.Sprintf("metal: %s: view of %T, not a metal buffer", what, v.Buf))
@@ -36,7 +36,7 @@ func metalBuffer(v engine.View, what string) *Buffer {
 }
 
 // checkExtent panics unless elements [Off, Off+n) of v's buffer exist.
-func checkExtent(v engine.View, n int, what string) *Buffer {
+func checkExtent(v backend.View, n int, what string) *Buffer {
 	mb := metalBuffer(v, what)
 	if n < 0 || v.Off < 0 || v.Off+n > len(mb.f) {
 		panic(fmt.Sprintf("metal: %s: [%d, %d) outside buffer of %d", what, v.Off, v.Off+n, len(mb.f)))
@@ -45,20 +45,20 @@ func checkExtent(v engine.View, n int, what string) *Buffer {
 }
 
 // hostSpan returns the host floats [Off, Off+n) of v.
-func hostSpan(v engine.View, n int, what string) []float32 {
+func hostSpan(v backend.View, n int, what string) []float32 {
 	mb := checkExtent(v, n, what)
 	return mb.f[v.Off : v.Off+n : v.Off+n]
 }
 
 // operand returns v as a kernel operand after checking that n elements from Off exist.
-func operand(v engine.View, n int, what string) shaders.Operand {
+func operand(v backend.View, n int, what string) shaders.Operand {
 	mb := checkExtent(v, n, what)
 	return shaders.Operand{Handle: mb.dev, Offset: 4 * v.Off}
 }
 
-// noOverlap panics when an op's output shares memory with an input it reads (engine.Overlaps).
-func noOverlap(op string, out engine.View, nOut int, in engine.View, nIn int) {
-	if engine.Overlaps(out, nOut, in, nIn) {
+// noOverlap panics when an op's output shares memory with an input it reads (backend.Overlaps).
+func noOverlap(op string, out backend.View, nOut int, in backend.View, nIn int) {
+	if backend.Overlaps(out, nOut, in, nIn) {
 		panic(fmt.Sprintf("metal: %s: output [%d,%d) overlaps input [%d,%d)", op, out.Off, out.Off+nOut, in.Off, in.Off+nIn))
 	}
 }

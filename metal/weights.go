@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -39,7 +39,7 @@ func (p placement) String() string {
 // exception: an F32 tensor at an offset that is not a multiple of 4, or a 16-bit one at an
 // odd offset, or a region that is not page-aligned host memory (or exceeds the device's
 // maximum buffer length).
-func placementOf(w engine.Weight, regionWrapped bool) placement {
+func placementOf(w backend.Weight, regionWrapped bool) placement {
 	if regionWrapped && w.Offset%w.DType.Size() == 0 {
 		return boundInPlace
 	}
@@ -77,7 +77,7 @@ func baseOf(b []byte) uintptr {
 }
 
 // region returns the wrapper of r, wrapping it the first time (or when its memory changed).
-func (c *weightCache) region(r *engine.Region) *regionWrap {
+func (c *weightCache) region(r *backend.Region) *regionWrap {
 	base := baseOf(r.Bytes)
 	if w, ok := c.regions[r.ID]; ok && w.base == base && w.n == len(r.Bytes) {
 		return w
@@ -96,7 +96,7 @@ func (c *weightCache) region(r *engine.Region) *regionWrap {
 }
 
 // checkWeight panics unless w is a float weight of n elements inside its region.
-func checkWeight(op string, w engine.Weight, n int) shaders.DType {
+func checkWeight(op string, w backend.Weight, n int) shaders.DType {
 	dt, err := shaders.DTypeOf(w.DType)
 	if err != nil {
 		panic(fmt.Sprintf("metal: %s: weight %q: %v", op, w.Name, err))
@@ -115,7 +115,7 @@ func checkWeight(op string, w engine.Weight, n int) shaders.DType {
 
 // operand binds weight w of n elements; ok is false when a copy could not be allocated
 // (the error is kept for the next Commit and the op is skipped).
-func (c *weightCache) operand(op string, w engine.Weight, n int) (o shaders.Operand, dt shaders.DType, ok bool) {
+func (c *weightCache) operand(op string, w backend.Weight, n int) (o shaders.Operand, dt shaders.DType, ok bool) {
 	dt = checkWeight(op, w, n)
 	rw := c.region(w.Region)
 	switch placementOf(w, rw.dev != nil) {
@@ -140,7 +140,7 @@ func (c *weightCache) operand(op string, w engine.Weight, n int) (o shaders.Oper
 	}
 }
 
-func (c *weightCache) copy(op string, w engine.Weight) (devBuffer, bool) {
+func (c *weightCache) copy(op string, w backend.Weight) (devBuffer, bool) {
 	raw := w.Bytes()
 	dev, host, err := c.be.dev.newBuffer(max(len(raw), 4))
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // DType is a weight dtype code as the prelude's DTYPE_* constants.
@@ -28,13 +28,13 @@ const (
 )
 
 // DTypeOf maps a safetensors dtype to its kernel code.
-func DTypeOf(d safetensors.DType) (DType, error) {
+func DTypeOf(d dtype.DType) (DType, error) {
 	switch d {
-	case safetensors.F32:
+	case dtype.F32:
 		return F32, nil
-	case safetensors.BF16:
+	case dtype.BF16:
 		return BF16, nil
-	case safetensors.F16:
+	case dtype.F16:
 		return F16, nil
 	}
 	return 0, fmt.Errorf("shaders: no kernel reads weights of dtype %q", d)
@@ -213,7 +213,7 @@ func CheckHeadDim(headDim int) error {
 
 // Attention runs the queries of one segment: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V
 // over the keys of seg. q, k, v rows have stride stride; o is [seq, heads*headDim].
-func Attention(o, q, k, v Operand, stride int, seg engine.Segment, seq, heads, headDim int, scale float32) Dispatch {
+func Attention(o, q, k, v Operand, stride int, seg backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
 	const kn = "attention"
 	if err := CheckHeadDim(headDim); err != nil {
 		panic(err)
@@ -229,7 +229,7 @@ func Attention(o, q, k, v Operand, stride int, seg engine.Segment, seq, heads, h
 
 // AttentionRow writes row[0:seq]: softmax(q_query . K^T * scale) of one head over the keys
 // of seg (the query's segment), 0 outside it.
-func AttentionRow(row, q, k Operand, stride, seq int, seg engine.Segment, query, head, headDim int, scale float32) Dispatch {
+func AttentionRow(row, q, k Operand, stride, seq int, seg backend.Segment, query, head, headDim int, scale float32) Dispatch {
 	const kn = "attention_row"
 	return Dispatch{
 		Kernel:  kn,
@@ -241,18 +241,18 @@ func AttentionRow(row, q, k Operand, stride, seq int, seg engine.Segment, query,
 }
 
 // GELUKernel names the kernel of a GELU form: TANH in the block MLP, ERF in the mergers.
-func GELUKernel(form engine.GELUForm) string {
+func GELUKernel(form backend.GELUForm) string {
 	switch form {
-	case engine.GELUTanh:
+	case backend.GELUTanh:
 		return "gelu_tanh"
-	case engine.GELUErf:
+	case backend.GELUErf:
 		return "gelu_erf"
 	}
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", form))
 }
 
 // GELU applies the named GELU to x[0:n] in place.
-func GELU(x Operand, n int, form engine.GELUForm) Dispatch {
+func GELU(x Operand, n int, form backend.GELUForm) Dispatch {
 	k := GELUKernel(form)
 	return elementwise(k, floats(k, x), n)
 }

@@ -21,9 +21,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/shaders"
 	"github.com/turbospark/inspector/shaders/harness"
 )
@@ -202,12 +202,12 @@ func (j *job) result(o shaders.Operand, n int) ([]float32, error) {
 const sentinel = float32(-12345.5)
 
 // weight places values, narrowed to dtype, at byte offset off of a read-only buffer, and
-// returns the operand and the engine.Weight over the same bytes (for the references).
-func (j *job) weight(vals []float32, dt safetensors.DType, off int) (shaders.Operand, engine.Weight) {
+// returns the operand and the backend.Weight over the same bytes (for the references).
+func (j *job) weight(vals []float32, dt dtype.DType, off int) (shaders.Operand, backend.Weight) {
 	raw := make([]byte, off, off+len(vals)*dt.Size()+8)
-	raw = safetensors.EncodeF32(raw, vals, dt)
+	raw = dtype.EncodeF32(raw, vals, dt)
 	raw = append(raw, make([]byte, 8)...)
-	w := engine.Weight{Name: "w", DType: dt, Shape: []int{len(vals)}, Region: &engine.Region{Bytes: raw}, Offset: off}
+	w := backend.Weight{Name: "w", DType: dt, Shape: []int{len(vals)}, Region: &backend.Region{Bytes: raw}, Offset: off}
 	return shaders.Operand{Handle: j.add(raw, true), Offset: off}, w
 }
 
@@ -241,7 +241,7 @@ func randn(r *rand.Rand, n int, scale, mean float64) []float32 {
 	return out
 }
 
-func dtypeCode(dt safetensors.DType) shaders.DType {
+func dtypeCode(dt dtype.DType) shaders.DType {
 	c, err := shaders.DTypeOf(dt)
 	if err != nil {
 		panic(err)
@@ -254,15 +254,15 @@ func dtypeCode(dt safetensors.DType) shaders.DType {
 func checkLayerNorm(d *harness.Driver, mutant string) (float64, error) {
 	r := rand.New(rand.NewPCG(1, 2))
 	worst := 0.0
-	type dts struct{ w, b safetensors.DType }
+	type dts struct{ w, b dtype.DType }
 	for _, c := range []struct {
 		rows, cols int
 		dt         dts
 	}{
-		{3, 16, dts{safetensors.F32, safetensors.F32}},
-		{5, 50, dts{safetensors.BF16, safetensors.BF16}},
-		{2, 97, dts{safetensors.F16, safetensors.F16}},
-		{4, 300, dts{safetensors.BF16, safetensors.F32}},
+		{3, 16, dts{dtype.F32, dtype.F32}},
+		{5, 50, dts{dtype.BF16, dtype.BF16}},
+		{2, 97, dts{dtype.F16, dtype.F16}},
+		{4, 300, dts{dtype.BF16, dtype.F32}},
 	} {
 		var j job
 		x := randn(r, c.rows*c.cols, 2, 0.7) // a mean far from 0: the two-pass variance matters
@@ -270,7 +270,7 @@ func checkLayerNorm(d *harness.Driver, mutant string) (float64, error) {
 		xo, out := j.floats(x, 3), j.floats(make([]float32, c.rows*c.cols), 5)
 		wo, w := j.weight(wv, c.dt.w, 2*c.dt.w.Size())
 		bo, b := j.weight(bv, c.dt.b, 6)
-		if c.dt.b == safetensors.F32 {
+		if c.dt.b == dtype.F32 {
 			bo, b = j.weight(bv, c.dt.b, 8)
 		}
 		disp := shaders.LayerNorm(out, xo, wo, bo, dtypeCode(c.dt.w), dtypeCode(c.dt.b), c.rows, c.cols, 1e-6)
@@ -291,7 +291,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 	r := rand.New(rand.NewPCG(3, 4))
 	worst := 0.0
 	shapes := [][3]int{{37, 45, 50}, {70, 16, 130}, {1, 1, 1}, {65, 33, 64}}
-	for _, dt := range []safetensors.DType{safetensors.F32, safetensors.BF16, safetensors.F16} {
+	for _, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 		for si, s := range shapes {
 			rows, in, out := s[0], s[1], s[2]
 			withBias := si%2 == 0
@@ -302,7 +302,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 			var bo shaders.Operand
 			var biasVals []float32
 			if withBias {
-				var b engine.Weight
+				var b backend.Weight
 				bo, b = j.weight(randn(r, out, 0.5, 0), dt, 2*dt.Size())
 				biasVals = cpu.RefWiden(b)
 			}
@@ -371,12 +371,12 @@ func toF32(xs []float64) []float32 {
 // large logits (past exp's range) are covered.
 type attentionCase struct {
 	hd, heads int
-	segs      []engine.Segment
+	segs      []backend.Segment
 	qkScale   float64
 }
 
 func attentionCases() []attentionCase {
-	segs := []engine.Segment{{Start: 0, End: 5}, {Start: 5, End: 75}, {Start: 75, End: 76}}
+	segs := []backend.Segment{{Start: 0, End: 5}, {Start: 5, End: 75}, {Start: 75, End: 76}}
 	return []attentionCase{
 		{16, 2, segs, 1}, {64, 2, segs, 1}, {72, 2, segs, 1},
 		{16, 2, segs, 10}, // logits past 100: exp without the maximum overflows (float32 exp ends near 88.7)
@@ -433,7 +433,7 @@ func logit(qkv []float32, stride, D, query, j, head, hd int, scale float64) floa
 }
 
 // refRow is softmax(q_query . k_j * scale) over j in seg, 0 elsewhere, in float64.
-func refRow(qkv []float32, stride, D, seq int, seg engine.Segment, query, head, hd int, scale float64) []float64 {
+func refRow(qkv []float32, stride, D, seq int, seg backend.Segment, query, head, hd int, scale float64) []float64 {
 	row := make([]float64, seq)
 	m := maxLogit(qkv, stride, D, seg, query, head, hd, scale)
 	z := 0.0
@@ -448,7 +448,7 @@ func refRow(qkv []float32, stride, D, seq int, seg engine.Segment, query, head, 
 }
 
 // maxLogit is the largest q_query . k_j * scale over j in seg.
-func maxLogit(qkv []float32, stride, D int, seg engine.Segment, query, head, hd int, scale float64) float64 {
+func maxLogit(qkv []float32, stride, D int, seg backend.Segment, query, head, hd int, scale float64) float64 {
 	m := math.Inf(-1)
 	for j := seg.Start; j < seg.End; j++ {
 		m = math.Max(m, logit(qkv, stride, D, query, j, head, hd, scale))
@@ -498,7 +498,7 @@ func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 		x[i] = float32(r.Float64()*12 - 6)
 	}
 	copy(x, []float32{0, 1e-3, -1e-3, 20, -20, 3, -3})
-	for _, form := range []engine.GELUForm{engine.GELUTanh, engine.GELUErf} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
 		var j job
 		xo := j.floats(x, 3)
 		if err := j.run(d, mutant, shaders.GELU(xo, len(x), form)); err != nil {

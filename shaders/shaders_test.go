@@ -16,7 +16,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 func TestLibraryHoldsEveryFile(t *testing.T) {
@@ -83,7 +83,7 @@ func TestDTypeCodesMatchThePrelude(t *testing.T) {
 // Every planner's grid covers its op, with the threadgroup size ThreadgroupSize names.
 func TestGridsCoverTheirOps(t *testing.T) {
 	o := Operand{Handle: 1}
-	seg := engine.Segment{Start: 7, End: 70}
+	seg := backend.Segment{Start: 7, End: 70}
 	for _, c := range []struct {
 		d       Dispatch
 		threads int // threads needed along x (rows of groups along y noted below)
@@ -93,7 +93,7 @@ func TestGridsCoverTheirOps(t *testing.T) {
 		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65), 65, 130},
 		{Rope2D(o, o, o, 300, 41, 3, 18), 41 * 3 * 9, 1},
 		{Attention(o, o, o, o, 300, seg, 70, 3, 72, 0.1), 63 * 32, 3},
-		{GELU(o, 1000, engine.GELUErf), 1000, 1},
+		{GELU(o, 1000, backend.GELUErf), 1000, 1},
 		{Add(o, o, 777), 777, 1},
 	} {
 		d := c.d

@@ -16,18 +16,19 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // Backends is the set of compute backends this machine runs.
 type Backends struct {
 	Names       []string          // offered, the default first
 	Unavailable map[string]string // not offered here: name -> why
-	New         func(name string, threads int) (engine.Backend, error)
+	New         func(name string, threads int) (backend.Backend, error)
 }
 
 // CPUOnly offers the CPU backend made by newCPU (tests, and machines without Metal).
-func CPUOnly(newCPU func(threads int) engine.Backend) Backends {
-	return Backends{Names: []string{"cpu"}, New: func(name string, threads int) (engine.Backend, error) {
+func CPUOnly(newCPU func(threads int) backend.Backend) Backends {
+	return Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
 		if name != "cpu" {
 			return nil, fmt.Errorf("backend %q is not available here", name)
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/imageproc"
 )
 
@@ -373,7 +374,7 @@ func (c *Controller) openSession(dir, image string, s Settings) error {
 
 // newBackend makes s's backend; when it fails and the CPU is offered, it falls back to the
 // CPU, changes s to say so, and returns why.
-func (c *Controller) newBackend(s *Settings) (engine.Backend, string, error) {
+func (c *Controller) newBackend(s *Settings) (backend.Backend, string, error) {
 	be, err := c.backends.New(s.Backend, s.Threads)
 	if err == nil || s.Backend == "cpu" || !c.backends.Offers("cpu") {
 		return be, "", err

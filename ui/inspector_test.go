@@ -17,7 +17,9 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -57,7 +59,7 @@ func newHarness(t *testing.T) *harness {
 	return newHarnessOn(t, cpuOnly)
 }
 
-var cpuOnly = CPUOnly(func(threads int) engine.Backend { return cpu.New(threads) })
+var cpuOnly = CPUOnly(func(threads int) backend.Backend { return cpu.New(threads) })
 
 // newHarnessOn opens the window on the given backends.
 func newHarnessOn(t *testing.T, backends Backends) *harness {
@@ -285,7 +287,7 @@ func TestBackendFallsBackToCPU(t *testing.T) {
 	b := cpuOnly
 	newCPU := b.New
 	b.Names = []string{"metal", "cpu"}
-	b.New = func(name string, threads int) (engine.Backend, error) {
+	b.New = func(name string, threads int) (backend.Backend, error) {
 		if name == "metal" {
 			return nil, errors.New("the GPU is busy")
 		}
@@ -515,7 +517,7 @@ func TestWindowFitsALaptop(t *testing.T) {
 		InChannels: 3, PatchSize: 16, TemporalPatchSize: 2, MergeSize: 2, NumPositionEmbedding: 2304,
 		Deepstack: []int{8, 16, 24}, HiddenAct: "gelu_pytorch_tanh", RopeTheta: 10000}
 	dir := t.TempDir()
-	if err := synth.Write(dir, cfg, synth.Options{DType: safetensors.F32, Seed: 1}); err != nil {
+	if err := synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t)

@@ -21,8 +21,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/internal/numcheck"
 )
 
@@ -44,7 +44,7 @@ func (r Result) OK() bool { return r.Err == nil && r.RelErr <= r.Tol }
 
 // Run makes a backend with newBackend and one with newRef, runs every case on both, and
 // closes both before it unmaps the weight memory (a GPU backend wraps it without copying).
-func Run(newBackend, newRef func() (engine.Backend, error)) ([]Result, error) {
+func Run(newBackend, newRef func() (backend.Backend, error)) ([]Result, error) {
 	be, err := newBackend()
 	if err != nil {
 		return nil, err
@@ -71,13 +71,13 @@ var cases = []struct {
 	tol  float64
 	fn   caseFn
 }{
-	{"layer_norm bf16 5x70", Tolerance, layerNorm(5, 70, safetensors.BF16)},
-	{"layer_norm f16 3x300", Tolerance, layerNorm(3, 300, safetensors.F16)},
-	{"matmul f32 37x45->50 +bias", Tolerance, matMul(37, 45, 50, safetensors.F32, true)},
-	{"matmul bf16 37x45->50 +bias", Tolerance, matMul(37, 45, 50, safetensors.BF16, true)},
-	{"matmul f16 37x45->50", Tolerance, matMul(37, 45, 50, safetensors.F16, false)},
-	{"matmul bf16 130x200->70 +bias", Tolerance, matMul(130, 200, 70, safetensors.BF16, true)},
-	{"matmul f32 1x1->1", Tolerance, matMul(1, 1, 1, safetensors.F32, false)},
+	{"layer_norm bf16 5x70", Tolerance, layerNorm(5, 70, dtype.BF16)},
+	{"layer_norm f16 3x300", Tolerance, layerNorm(3, 300, dtype.F16)},
+	{"matmul f32 37x45->50 +bias", Tolerance, matMul(37, 45, 50, dtype.F32, true)},
+	{"matmul bf16 37x45->50 +bias", Tolerance, matMul(37, 45, 50, dtype.BF16, true)},
+	{"matmul f16 37x45->50", Tolerance, matMul(37, 45, 50, dtype.F16, false)},
+	{"matmul bf16 130x200->70 +bias", Tolerance, matMul(130, 200, 70, dtype.BF16, true)},
+	{"matmul f32 1x1->1", Tolerance, matMul(1, 1, 1, dtype.F32, false)},
 	{"rope hd=16", Tolerance, rope(16)},
 	{"rope hd=72", Tolerance, rope(72)},
 	{"attention hd=16", Tolerance, attention(16, 1)},
@@ -85,8 +85,8 @@ var cases = []struct {
 	{"attention hd=72", Tolerance, attention(72, 1)},
 	{"attention hd=80", Tolerance, attention(80, 1)},
 	{"attention hd=72, logits past 100", 2e-5, attention(72, 40)},
-	{"gelu tanh", Tolerance, gelu(engine.GELUTanh)},
-	{"gelu erf", Tolerance, gelu(engine.GELUErf)},
+	{"gelu tanh", Tolerance, gelu(backend.GELUTanh)},
+	{"gelu erf", Tolerance, gelu(backend.GELUErf)},
 	{"add", 0, add(false)},
 	{"add in place", 0, add(true)},
 }
@@ -101,7 +101,7 @@ func Names() []string {
 }
 
 type suite struct {
-	be, ref engine.Backend
+	be, ref backend.Backend
 	r       *rand.Rand
 	mems    [][]byte
 	results []Result
@@ -133,7 +133,7 @@ func (s *suite) unmap() {
 }
 
 // pair is one buffer on each backend holding the same values.
-type pair struct{ be, ref engine.View }
+type pair struct{ be, ref backend.View }
 
 func (s *suite) buf(xs []float32, n int) pair {
 	b, err := s.be.Alloc(n)
@@ -144,7 +144,7 @@ func (s *suite) buf(xs []float32, n int) pair {
 	if err != nil {
 		panic(err)
 	}
-	p := pair{engine.View{Buf: b}, engine.View{Buf: r}}
+	p := pair{backend.View{Buf: b}, backend.View{Buf: r}}
 	s.be.Upload(p.be, xs)
 	s.ref.Upload(p.ref, xs)
 	return p
@@ -170,14 +170,14 @@ func (s *suite) randn(n int, scale float64) []float32 {
 
 // weights lays vals out in one page-aligned region, each weight at the next 64-byte
 // boundary plus skew bytes (skew 0 binds in place on a GPU; others make it copy).
-func (s *suite) weights(dt safetensors.DType, mapped bool, vals ...[]float32) []engine.Weight {
+func (s *suite) weights(dt dtype.DType, mapped bool, vals ...[]float32) []backend.Weight {
 	var raw []byte
 	var offs []int
 	for _, v := range vals {
 		off := (len(raw) + 63) / 64 * 64
 		raw = append(raw, make([]byte, off-len(raw))...)
 		offs = append(offs, off)
-		raw = safetensors.EncodeF32(raw, v, dt)
+		raw = dtype.EncodeF32(raw, v, dt)
 	}
 	page := os.Getpagesize()
 	mem, err := unix.Mmap(-1, 0, (max(len(raw), 1)+page-1)/page*page, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
@@ -186,10 +186,10 @@ func (s *suite) weights(dt safetensors.DType, mapped bool, vals ...[]float32) []
 	}
 	s.mems = append(s.mems, mem)
 	copy(mem, raw)
-	region := &engine.Region{ID: nextRegionID(), Bytes: mem[:len(raw)], Mapped: mapped}
-	ws := make([]engine.Weight, len(vals))
+	region := &backend.Region{ID: nextRegionID(), Bytes: mem[:len(raw)], Mapped: mapped}
+	ws := make([]backend.Weight, len(vals))
 	for i, v := range vals {
-		ws[i] = engine.Weight{Name: fmt.Sprintf("w%d", i), DType: dt, Shape: []int{len(v)}, Region: region, Offset: offs[i]}
+		ws[i] = backend.Weight{Name: fmt.Sprintf("w%d", i), DType: dt, Shape: []int{len(v)}, Region: region, Offset: offs[i]}
 	}
 	return ws
 }
@@ -198,7 +198,7 @@ var regionIDs atomic.Int64 // offset far from the residency's IDs
 
 func nextRegionID() int { return 1<<30 + int(regionIDs.Add(1)) }
 
-func layerNorm(rows, cols int, dt safetensors.DType) caseFn {
+func layerNorm(rows, cols int, dt dtype.DType) caseFn {
 	return func(s *suite) ([]float32, []float32) {
 		x := s.randn(rows*cols, 2)
 		for i := range x {
@@ -213,12 +213,12 @@ func layerNorm(rows, cols int, dt safetensors.DType) caseFn {
 }
 
 // matMul reads x from element 3 of its buffer and writes y from element 5 of its own.
-func matMul(rows, in, out int, dt safetensors.DType, withBias bool) caseFn {
+func matMul(rows, in, out int, dt dtype.DType, withBias bool) caseFn {
 	return func(s *suite) ([]float32, []float32) {
 		ws := s.weights(dt, true, s.randn(out*in, 0.2), s.randn(out, 0.5))
 		bias := ws[1]
 		if !withBias {
-			bias = engine.Weight{}
+			bias = backend.Weight{}
 		}
 		x, y := s.buf(s.randn(rows*in+3, 1), rows*in+3), s.buf(nil, rows*out+5)
 		s.be.MatMul(y.be.At(5), x.be.At(3), ws[0], bias, rows, in, out)
@@ -228,8 +228,8 @@ func matMul(rows, in, out int, dt safetensors.DType, withBias bool) caseFn {
 }
 
 // qkv is a [seq, 3D] buffer over three segments, one of a single row.
-func (s *suite) qkv(heads, hd int, scale float64) (pair, []engine.Segment, int) {
-	segs := []engine.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
+func (s *suite) qkv(heads, hd int, scale float64) (pair, []backend.Segment, int) {
+	segs := []backend.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
 	seq := segs[len(segs)-1].End
 	return s.buf(s.randn(seq*3*heads*hd, scale), seq*3*heads*hd), segs, seq
 }
@@ -264,7 +264,7 @@ func attention(hd int, scale float64) caseFn {
 	}
 }
 
-func gelu(form engine.GELUForm) caseFn {
+func gelu(form backend.GELUForm) caseFn {
 	return func(s *suite) ([]float32, []float32) {
 		const n = 600
 		x := s.buf(s.randn(n, 3), n)

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/cpu"
 )
 
-func newCPU(threads int) func() (engine.Backend, error) {
-	return func() (engine.Backend, error) { return cpu.New(threads), nil }
+func newCPU(threads int) func() (backend.Backend, error) {
+	return func() (backend.Backend, error) { return cpu.New(threads), nil }
 }
 
 func TestCPUAgainstItself(t *testing.T) {
@@ -37,42 +37,42 @@ type broken struct {
 	op string
 }
 
-func (b broken) GELU(x engine.View, n int, form engine.GELUForm) {
+func (b broken) GELU(x backend.View, n int, form backend.GELUForm) {
 	if b.op == "gelu" {
 		form = 1 - form // the other form
 	}
 	b.Backend.GELU(x, n, form)
 }
 
-func (b broken) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+func (b broken) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	if b.op == "attention" {
-		segs = []engine.Segment{{Start: segs[0].Start, End: segs[len(segs)-1].End}} // across segments
+		segs = []backend.Segment{{Start: segs[0].Start, End: segs[len(segs)-1].End}} // across segments
 	}
 	b.Backend.Attention(o, q, k, v, stride, segs, heads, headDim, scale)
 }
 
-func (b broken) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+func (b broken) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	if b.op == "rope" {
 		cos, sin = sin, cos
 	}
 	b.Backend.Rope2D(x, stride, cos, sin, seq, heads, headDim)
 }
 
-func (b broken) MatMul(y, x engine.View, w, bias engine.Weight, rows, in, out int) {
+func (b broken) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
 	if b.op == "matmul" {
-		bias = engine.Weight{} // the bias dropped
+		bias = backend.Weight{} // the bias dropped
 	}
 	b.Backend.MatMul(y, x, w, bias, rows, in, out)
 }
 
-func (b broken) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, cols int, eps float32) {
+func (b broken) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, cols int, eps float32) {
 	if b.op == "layer_norm" {
 		eps = 1 // a wrong epsilon
 	}
 	b.Backend.LayerNorm(out, x, w, bias, rows, cols, eps)
 }
 
-func (b broken) Add(dst, src engine.View, n int) {
+func (b broken) Add(dst, src backend.View, n int) {
 	if b.op == "add" {
 		n-- // the last element left out
 	}
@@ -82,7 +82,7 @@ func (b broken) Add(dst, src engine.View, n int) {
 func TestBrokenOpsFail(t *testing.T) {
 	for _, op := range []string{"gelu", "attention", "rope", "matmul", "layer_norm", "add"} {
 		t.Run(op, func(t *testing.T) {
-			res, err := conformance.Run(func() (engine.Backend, error) { return broken{cpu.New(1), op}, nil }, newCPU(1))
+			res, err := conformance.Run(func() (backend.Backend, error) { return broken{cpu.New(1), op}, nil }, newCPU(1))
 			if err != nil {
 				t.Fatal(err)
 			}

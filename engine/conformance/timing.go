@@ -14,8 +14,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // Shape is a tower's size for timing: hidden width, heads, MLP width, patches.
@@ -47,7 +47,7 @@ func (t Timing) GFLOPS() float64 {
 
 // Time makes a backend, times every op of one block at shape sh with BF16 weights, and
 // closes it before the weight memory is unmapped.
-func Time(newBackend func() (engine.Backend, error), sh Shape) ([]Timing, error) {
+func Time(newBackend func() (backend.Backend, error), sh Shape) ([]Timing, error) {
 	be, err := newBackend()
 	if err != nil {
 		return nil, err
@@ -59,12 +59,12 @@ func Time(newBackend func() (engine.Backend, error), sh Shape) ([]Timing, error)
 }
 
 // alloc makes a buffer on the tested backend only.
-func (s *suite) alloc(xs []float32, n int) engine.View {
+func (s *suite) alloc(xs []float32, n int) backend.View {
 	b, err := s.be.Alloc(n)
 	if err != nil {
 		panic(err)
 	}
-	v := engine.View{Buf: b}
+	v := backend.View{Buf: b}
 	if xs != nil {
 		s.be.Upload(v, xs)
 	}
@@ -74,7 +74,7 @@ func (s *suite) alloc(xs []float32, n int) engine.View {
 func (s *suite) timeBlock(sh Shape) []Timing {
 	S, D, I, H := sh.Patches, sh.Hidden, sh.Intermediate, sh.Heads
 	hd := D / H
-	bf := safetensors.BF16
+	bf := dtype.BF16
 	ln := s.weights(bf, true, s.randn(D, 1), s.randn(D, 0.1))
 	qkvW := s.weights(bf, true, s.randn(3*D*D, 0.02), s.randn(3*D, 0.02))
 	projW := s.weights(bf, true, s.randn(D*D, 0.02), s.randn(D, 0.02))
@@ -86,7 +86,7 @@ func (s *suite) timeBlock(sh Shape) []Timing {
 	att := s.alloc(nil, S*D)
 	mid := s.alloc(s.randn(S*I, 1), S*I)
 	cos, sin := s.alloc(s.randn(S*hd, 1), S*hd), s.alloc(s.randn(S*hd, 1), S*hd)
-	segs := []engine.Segment{{Start: 0, End: S}}
+	segs := []backend.Segment{{Start: 0, End: S}}
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	mm := func(rows, in, out int) float64 { return 2 * float64(rows) * float64(in) * float64(out) }
 	ops := []struct {
@@ -105,7 +105,7 @@ func (s *suite) timeBlock(sh Shape) []Timing {
 		{fmt.Sprintf("matmul proj %dx%d->%d", S, D, D), mm(S, D, D), func() { s.be.MatMul(y, att, projW[0], projW[1], S, D, D) }},
 		{"add (residual)", 0, func() { s.be.Add(x, y, S*D) }},
 		{fmt.Sprintf("matmul fc1 %dx%d->%d", S, D, I), mm(S, D, I), func() { s.be.MatMul(mid, x, fc1W[0], fc1W[1], S, D, I) }},
-		{fmt.Sprintf("gelu tanh %dx%d", S, I), 0, func() { s.be.GELU(mid, S*I, engine.GELUTanh) }},
+		{fmt.Sprintf("gelu tanh %dx%d", S, I), 0, func() { s.be.GELU(mid, S*I, backend.GELUTanh) }},
 		{fmt.Sprintf("matmul fc2 %dx%d->%d", S, I, D), mm(S, I, D), func() { s.be.MatMul(y, mid, fc2W[0], fc2W[1], S, I, D) }},
 	}
 	var out []Timing

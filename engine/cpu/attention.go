@@ -16,7 +16,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
@@ -26,7 +26,7 @@ import (
 const attQueries = 192
 
 type attTask struct {
-	seg    engine.Segment
+	seg    backend.Segment
 	head   int
 	q0, q1 int // query rows, absolute
 }
@@ -41,7 +41,7 @@ type attJob struct {
 
 // Attention writes o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over s's segment. Rows that
 // no segment covers are left as they are. Segments must not overlap.
-func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Segment, heads, headDim int, scale float32) {
+func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if heads <= 0 || headDim <= 0 || stride < heads*headDim {
@@ -49,12 +49,12 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 	}
 	end, longest := checkSegments(segs)
 	D := heads * headDim
-	n := engine.Strided(end, stride, D)
+	n := backend.Strided(end, stride, D)
 	job := attJob{
 		q: span(q, n, "Attention q"), k: span(k, n, "Attention k"), v: span(v, n, "Attention v"),
 		o: span(o, end*D, "Attention o"), stride: stride, heads: heads, hd: headDim, scale: scale,
 	}
-	for _, in := range []engine.View{q, k, v} {
+	for _, in := range []backend.View{q, k, v} {
 		noOverlap("Attention", o, end*D, in, n)
 	}
 	for _, sg := range segs {
@@ -79,9 +79,9 @@ func (b *Backend) Attention(o, q, k, v engine.View, stride int, segs []engine.Se
 
 // checkSegments panics on a negative, inverted or overlapping segment; it returns the largest
 // End and the longest segment.
-func checkSegments(segs []engine.Segment) (end, longest int) {
+func checkSegments(segs []backend.Segment) (end, longest int) {
 	sorted := slices.Clone(segs)
-	slices.SortFunc(sorted, func(a, b engine.Segment) int { return a.Start - b.Start })
+	slices.SortFunc(sorted, func(a, b backend.Segment) int { return a.Start - b.Start })
 	prev := 0
 	for _, sg := range sorted {
 		if sg.Start < prev || sg.End < sg.Start {
@@ -113,7 +113,7 @@ func (j *attJob) run(ws []float32, t attTask) {
 }
 
 // transposeV copies V of (seg, head) into vt [hd][L], so PV is a row-by-row dot product.
-func (j *attJob) transposeV(vt []float32, seg engine.Segment, head int) {
+func (j *attJob) transposeV(vt []float32, seg backend.Segment, head int) {
 	L := seg.End - seg.Start
 	for i := range L {
 		row := j.v[(seg.Start+i)*j.stride+head*j.hd:][:j.hd]
@@ -124,7 +124,7 @@ func (j *attJob) transposeV(vt []float32, seg engine.Segment, head int) {
 }
 
 // scoreRows fills scores[a*L+i] = q_rows[a] . k_(Start+i) * scale for the segment's keys only.
-func (j *attJob) scoreRows(scores []float32, rows [3]int, seg engine.Segment, head int) {
+func (j *attJob) scoreRows(scores []float32, rows [3]int, seg backend.Segment, head int) {
 	L, hd, col := seg.End-seg.Start, j.hd, head*j.hd
 	qa := rowPtr(j.q, rows[0]*j.stride+col, hd)
 	qb := rowPtr(j.q, rows[1]*j.stride+col, hd)

@@ -17,7 +17,7 @@ package cpu
 import (
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
@@ -78,7 +78,7 @@ func (j *attJob) runFMA(ws []float32, t attTask) {
 // packKV lays out K and V of (seg, head) for the kernel, zero-padded to whole strips:
 // kp[s*16*hd + d*16 + c] = K[Start+16s+c, d] (strips of 16 keys, the reduction over d) and
 // vp[s*16*L + i*16 + c] = V[Start+i, 16s+c] (strips of 16 dimensions, the reduction over keys).
-func (j *attJob) packKV(kp, vp []float32, seg engine.Segment, head int) {
+func (j *attJob) packKV(kp, vp []float32, seg backend.Segment, head int) {
 	L, hd := seg.End-seg.Start, j.hd
 	Lp := len(kp) / hd
 	for i := range Lp {

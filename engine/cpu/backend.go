@@ -1,4 +1,4 @@
-// Package cpu is the CPU backend of the vision engine: every primitive of engine.Backend in
+// Package cpu is the CPU backend of the vision engine: every primitive of backend.Backend in
 // pure Go, float32 activations, weights widened from F32/BF16/F16 inside the op, spread over a
 // small persistent worker pool.
 //
@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
-// Buffer is the CPU backend's activation memory: a float32 slice. It implements engine.Buffer.
+// Buffer is the CPU backend's activation memory: a float32 slice. It implements backend.Buffer.
 type Buffer struct {
 	f []float32
 }
@@ -36,7 +36,7 @@ type Backend struct {
 	last    time.Time   // previous Commit (or New)
 }
 
-var _ engine.Backend = (*Backend)(nil)
+var _ backend.Backend = (*Backend)(nil)
 
 // New returns a backend that uses threads goroutines (runtime.NumCPU() when threads <= 0).
 // The workers live until Close, or until the backend becomes unreachable.
@@ -65,14 +65,14 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// Name identifies the backend in timings and reports.
-// Synchronous: every op has finished when it returns (engine times ops by the wall clock).
-func (b *Backend) Synchronous() bool { return true }
+// Caps: every op has finished when it returns (the engine times ops by the wall clock).
+func (b *Backend) Caps() backend.Caps { return backend.Caps{Synchronous: true, Threads: b.pool.n} }
 
+// Name identifies the backend in timings and reports.
 func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads)", b.pool.n) }
 
 // Alloc returns a zeroed buffer of n float32.
-func (b *Backend) Alloc(n int) (engine.Buffer, error) {
+func (b *Backend) Alloc(n int) (backend.Buffer, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("cpu: Alloc(%d): negative size", n)
 	}
@@ -80,19 +80,19 @@ func (b *Backend) Alloc(n int) (engine.Buffer, error) {
 }
 
 // Free drops the buffer's memory; any later use of it panics with a bounds message.
-func (b *Backend) Free(buf engine.Buffer) {
+func (b *Backend) Free(buf backend.Buffer) {
 	if cb, ok := buf.(*Buffer); ok {
 		cb.f = nil
 	}
 }
 
 // Upload copies src into dst[0:len(src)].
-func (b *Backend) Upload(dst engine.View, src []float32) {
+func (b *Backend) Upload(dst backend.View, src []float32) {
 	copy(span(dst, len(src), "Upload dst"), src)
 }
 
 // Download copies src[0:len(dst)] into dst.
-func (b *Backend) Download(dst []float32, src engine.View) {
+func (b *Backend) Download(dst []float32, src backend.View) {
 	copy(dst, span(src, len(dst), "Download src"))
 }
 
@@ -109,7 +109,7 @@ func (b *Backend) Commit() (time.Duration, error) {
 
 // Floats returns the memory of v from v.Off to the end of its buffer (aliased, not copied),
 // so tests can look at activations without a Download. It panics if v is not a CPU buffer.
-func Floats(v engine.View) []float32 {
+func Floats(v backend.View) []float32 {
 	buf := cpuBuffer(v, "Floats")
 	if v.Off < 0 || v.Off > len(buf.f) {
 		panic(fmt.Sprintf("cpu: Floats: offset %d outside buffer of %d", v.Off, len(buf.f)))
@@ -117,7 +117,7 @@ func Floats(v engine.View) []float32 {
 	return buf.f[v.Off:]
 }
 
-func cpuBuffer(v engine.View, what string) *Buffer {
+func cpuBuffer(v backend.View, what string) *Buffer {
 	buf, ok := v.Buf.(*Buffer)
 	if !ok || buf == nil {
 		panic(fmt.Sprintf("cpu: %s: view of %T, not a cpu buffer", what, v.Buf))
@@ -126,7 +126,7 @@ func cpuBuffer(v engine.View, what string) *Buffer {
 }
 
 // span returns the n elements of v as a capped slice, or panics naming the operand.
-func span(v engine.View, n int, what string) []float32 {
+func span(v backend.View, n int, what string) []float32 {
 	buf := cpuBuffer(v, what)
 	if n < 0 || v.Off < 0 || v.Off+n > len(buf.f) {
 		panic(fmt.Sprintf("cpu: %s: [%d, %d) outside buffer of %d", what, v.Off, v.Off+n, len(buf.f)))
@@ -134,9 +134,9 @@ func span(v engine.View, n int, what string) []float32 {
 	return buf.f[v.Off : v.Off+n : v.Off+n]
 }
 
-// noOverlap panics when an op's output shares memory with an input it reads (engine.Overlaps).
-func noOverlap(op string, out engine.View, nOut int, in engine.View, nIn int) {
-	if engine.Overlaps(out, nOut, in, nIn) {
+// noOverlap panics when an op's output shares memory with an input it reads (backend.Overlaps).
+func noOverlap(op string, out backend.View, nOut int, in backend.View, nIn int) {
+	if backend.Overlaps(out, nOut, in, nIn) {
 		panic(fmt.Sprintf("cpu: %s: output [%d,%d) overlaps input [%d,%d)", op, out.Off, out.Off+nOut, in.Off, in.Off+nIn))
 	}
 }

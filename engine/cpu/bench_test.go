@@ -11,13 +11,13 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 func BenchmarkMatMul(b *testing.B) {
 	shapes := [][3]int{{1024, 1152, 4304}, {1024, 4304, 1152}, {1024, 1152, 3456}}
-	for _, d := range []safetensors.DType{safetensors.F32, safetensors.BF16} {
+	for _, d := range []dtype.DType{dtype.F32, dtype.BF16} {
 		for _, s := range shapes {
 			rows, in, out := s[0], s[1], s[2]
 			b.Run(fmt.Sprintf("%s/%dx%dx%d", d, rows, in, out), func(b *testing.B) {
@@ -47,7 +47,7 @@ func BenchmarkAttention(b *testing.B) {
 	D := heads * hd
 	qkv := upload(b, be, randVals(r, seq*3*D, 1))
 	o := alloc(b, be, seq*D)
-	segs := []engine.Segment{{Start: 0, End: seq}}
+	segs := []backend.Segment{{Start: 0, End: seq}}
 	b.ResetTimer()
 	for range b.N {
 		be.Attention(o, qkv, qkv.At(D), qkv.At(2*D), 3*D, segs, heads, hd, 1/float32(8.485281374238571))

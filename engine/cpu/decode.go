@@ -12,8 +12,8 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // littleEndian says whether the host stores integers as the file does (the fast path's premise).
@@ -23,7 +23,7 @@ var littleEndian = func() bool {
 }()
 
 // checkWeight panics unless w is a float weight of exactly n elements.
-func checkWeight(op string, w engine.Weight, n int) {
+func checkWeight(op string, w backend.Weight, n int) {
 	if !w.DType.IsFloatWeight() {
 		panic(fmt.Sprintf("cpu: %s: weight %q has dtype %q, want F32, BF16 or F16", op, w.Name, w.DType))
 	}
@@ -36,10 +36,10 @@ func checkWeight(op string, w engine.Weight, n int) {
 }
 
 // hasWeight says whether an optional weight (a bias) is present: the zero Weight means none.
-func hasWeight(w engine.Weight) bool { return w.Region != nil }
+func hasWeight(w backend.Weight) bool { return w.Region != nil }
 
 // decodeWeight widens elements [start, start+len(dst)) of w into dst.
-func decodeWeight(dst []float32, w engine.Weight, start int) {
+func decodeWeight(dst []float32, w backend.Weight, start int) {
 	size := w.DType.Size()
 	off := w.Offset + start*size
 	raw := w.Region.Bytes[off : off+len(dst)*size]
@@ -47,14 +47,14 @@ func decodeWeight(dst []float32, w engine.Weight, start int) {
 }
 
 // decode widens len(dst) elements of raw (little-endian dtype d) into dst.
-func decode(dst []float32, raw []byte, d safetensors.DType) {
+func decode(dst []float32, raw []byte, d dtype.DType) {
 	n := len(dst)
 	if n == 0 {
 		return
 	}
 	aligned := littleEndian && uintptr(unsafe.Pointer(&raw[0]))%uintptr(d.Size()) == 0
 	switch d {
-	case safetensors.F32:
+	case dtype.F32:
 		if aligned {
 			copy(dst, unsafe.Slice((*float32)(unsafe.Pointer(&raw[0])), n))
 			return
@@ -62,7 +62,7 @@ func decode(dst []float32, raw []byte, d safetensors.DType) {
 		for i := range dst {
 			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
-	case safetensors.BF16:
+	case dtype.BF16:
 		if aligned {
 			for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&raw[0])), n) {
 				dst[i] = math.Float32frombits(uint32(h) << 16)
@@ -72,7 +72,7 @@ func decode(dst []float32, raw []byte, d safetensors.DType) {
 		for i := range dst {
 			dst[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(raw[2*i:])) << 16)
 		}
-	case safetensors.F16:
+	case dtype.F16:
 		if aligned {
 			for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&raw[0])), n) {
 				dst[i] = halfToFloat(h)
@@ -91,7 +91,7 @@ func decode(dst []float32, raw []byte, d safetensors.DType) {
 // position, read as a float32 that is 2^112 too small (a subnormal half becomes a subnormal
 // float32 with the same mantissa); one exact multiply by 2^112 fixes both cases. Inf and NaN
 // (exponent all ones) get the float32 all-ones exponent instead. Same bits as
-// safetensors.F16ToF32 for all 65536 inputs (tested), without its branches.
+// dtype.F16ToF32 for all 65536 inputs (tested), without its branches.
 func halfToFloat(h uint16) float32 {
 	const twoTo112 = 5.192296858534828e+33 // 2^112, exact in float32
 	sign := uint32(h&0x8000) << 16

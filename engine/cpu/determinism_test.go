@@ -12,19 +12,19 @@ import (
 	"math"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // bigCases are shapes that every op splits into several tasks.
 func bigCases() []opCase {
 	segs := cuts(0, 1, 100, 330)
 	return []opCase{
-		matMulCase(safetensors.BF16, 400, 300, 130, true, 0),
-		matMulCase(safetensors.F16, 13, 2100, 70, true, 0),
-		layerNormCase(safetensors.F32, 33, 1152, 0),
-		geluCase(engine.GELUTanh, 40000),
-		geluCase(engine.GELUErf, 40000),
+		matMulCase(dtype.BF16, 400, 300, 130, true, 0),
+		matMulCase(dtype.F16, 13, 2100, 70, true, 0),
+		layerNormCase(dtype.F32, 33, 1152, 0),
+		geluCase(backend.GELUTanh, 40000),
+		geluCase(backend.GELUErf, 40000),
 		addCase(40000),
 		ropeCase(33, 3, 72, true),
 		attentionCase(3, 72, segs),
@@ -97,7 +97,7 @@ func TestDecodeMatchesSafetensors(t *testing.T) {
 	for h := range 65536 {
 		raw[1+2*h], raw[2+2*h] = byte(h), byte(h>>8)
 	}
-	for _, d := range []safetensors.DType{safetensors.F16, safetensors.BF16} {
+	for _, d := range []dtype.DType{dtype.F16, dtype.BF16} {
 		for _, skew := range []int{0, 1} { // byte-wise path and (when aligned) fast path
 			src := raw[skew : skew+2*65536]
 			if skew == 0 {
@@ -105,7 +105,7 @@ func TestDecodeMatchesSafetensors(t *testing.T) {
 			}
 			got, want := make([]float32, 65536), make([]float32, 65536)
 			decode(got, src, d)
-			safetensors.DecodeF32(want, src, d)
+			dtype.DecodeF32(want, src, d)
 			if i, ok := sameBits(got, want); !ok {
 				t.Errorf("%s skew %d: bits %#04x widen to %#08x, want %#08x", d, skew, i,
 					math.Float32bits(got[i]), math.Float32bits(want[i]))

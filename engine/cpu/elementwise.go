@@ -11,21 +11,21 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 const elemChunk = 1 << 14 // elements per task of the elementwise ops
 
 // GELU applies the GELU named by form to x[0:n], in place.
-func (b *Backend) GELU(x engine.View, n int, form engine.GELUForm) {
+func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	xs := span(x, n, "GELU x")
 	var f func(float64) float64
 	switch form {
-	case engine.GELUTanh:
+	case backend.GELUTanh:
 		f = geluTanh // TANH here: the block MLP
-	case engine.GELUErf:
+	case backend.GELUErf:
 		f = geluErf // ERF here: the mergers
 	default:
 		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
@@ -50,7 +50,7 @@ func geluErf(x float64) float64 {
 }
 
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
-func (b *Backend) Add(dst, src engine.View, n int) {
+func (b *Backend) Add(dst, src backend.View, n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ds := span(dst, n, "Add dst")

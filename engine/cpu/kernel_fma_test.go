@@ -16,9 +16,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/internal/kernel"
-	"github.com/turbospark/inspector/engine/safetensors"
 )
 
 // forEachKernel runs f as a subtest per available MatMul kernel. Not for parallel tests:
@@ -32,7 +32,7 @@ func forEachKernel(t *testing.T, f func(t *testing.T)) {
 }
 
 // matMulWith runs y = x W^T + b on a 2-thread backend with the given kernel.
-func matMulWith(t *testing.T, fma bool, x []float32, w, bias engine.Weight, rows, in, out int) []float32 {
+func matMulWith(t *testing.T, fma bool, x []float32, w, bias backend.Weight, rows, in, out int) []float32 {
 	saved := kernel.UseFMA
 	defer func() { kernel.UseFMA = saved }()
 	kernel.UseFMA = fma
@@ -95,7 +95,7 @@ func TestMatMulRowCutInvariance(t *testing.T) {
 		be := New(2)
 		defer be.Close()
 		const rows, in, out = 40, 1153, 100 // in > fmaDepth and > 2 k-blocks; out not a multiple of 16
-		for _, d := range []safetensors.DType{safetensors.F32, safetensors.BF16} {
+		for _, d := range []dtype.DType{dtype.F32, dtype.BF16} {
 			r := rand.New(rand.NewPCG(5, 6))
 			w, _ := makeWeight("w", randVals(r, out*in, 0.1), d, 0, out, in)
 			bias, _ := makeWeight("b", randVals(r, out, 0.5), d, 0, out)
@@ -130,9 +130,9 @@ func TestFMARoundsOnce(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		be := New(1)
 		defer be.Close()
-		w, _ := makeWeight("w", wv, safetensors.F32, 0, 1, 2)
+		w, _ := makeWeight("w", wv, dtype.F32, 0, 1, 2)
 		y := alloc(t, be, 1)
-		be.MatMul(y, upload(t, be, xv), w, engine.Weight{}, 1, 2, 1)
+		be.MatMul(y, upload(t, be, xv), w, backend.Weight{}, 1, 2, 1)
 		got := download(be, y, 1)[0]
 		if got != want[kernel.UseFMA] {
 			t.Errorf("kernel.UseFMA %v: got %g, want %g", kernel.UseFMA, got, want[kernel.UseFMA])

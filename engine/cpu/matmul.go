@@ -16,7 +16,7 @@ package cpu
 import (
 	"fmt"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
@@ -36,7 +36,7 @@ const (
 
 // MatMul computes y = x W^T + bias for rows rows. A zero bias Weight (nil Region) means none.
 // y must not overlap x.
-func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, rows, in, out int) {
+func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if rows < 0 || in <= 0 || out <= 0 {
@@ -76,7 +76,7 @@ func (b *Backend) MatMul(y, x engine.View, w engine.Weight, bias engine.Weight, 
 
 type mmJob struct {
 	x, y, bias        []float32
-	w                 engine.Weight
+	w                 backend.Weight
 	rows, in, out     int
 	rowBlocks, panels int
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 func ulpDiff(a, b float32) int64 {
@@ -55,7 +55,7 @@ func TestBuffersAndCommit(t *testing.T) {
 	if err != nil || buf.Len() != 10 {
 		t.Fatalf("Alloc(10) = %v, %v", buf, err)
 	}
-	v := engine.View{Buf: buf}
+	v := backend.View{Buf: buf}
 	for _, x := range Floats(v) {
 		if x != 0 {
 			t.Fatal("Alloc does not zero")
@@ -113,18 +113,18 @@ func TestBadCallsPanicOnCaller(t *testing.T) {
 	defer be.Close()
 	x := alloc(t, be, 100)
 	y := alloc(t, be, 100)
-	w, _ := makeWeight("w", make([]float32, 12), safetensors.BF16, 0, 3, 4)
+	w, _ := makeWeight("w", make([]float32, 12), dtype.BF16, 0, 3, 4)
 	bad := w
-	bad.DType = safetensors.I32
-	mustPanic(t, "MatMul wrong weight size", func() { be.MatMul(y, x, w, engine.Weight{}, 2, 5, 3) })
-	mustPanic(t, "MatMul int weight", func() { be.MatMul(y, x, bad, engine.Weight{}, 2, 4, 3) })
-	mustPanic(t, "MatMul y beyond buffer", func() { be.MatMul(y.At(95), x, w, engine.Weight{}, 2, 4, 3) })
-	mustPanic(t, "MatMul in place", func() { be.MatMul(x.At(4), x, w, engine.Weight{}, 2, 4, 3) })
+	bad.DType = dtype.I32
+	mustPanic(t, "MatMul wrong weight size", func() { be.MatMul(y, x, w, backend.Weight{}, 2, 5, 3) })
+	mustPanic(t, "MatMul int weight", func() { be.MatMul(y, x, bad, backend.Weight{}, 2, 4, 3) })
+	mustPanic(t, "MatMul y beyond buffer", func() { be.MatMul(y.At(95), x, w, backend.Weight{}, 2, 4, 3) })
+	mustPanic(t, "MatMul in place", func() { be.MatMul(x.At(4), x, w, backend.Weight{}, 2, 4, 3) })
 	mustPanic(t, "Rope odd headDim", func() { be.Rope2D(x, 3, y, y, 2, 1, 3) })
 	mustPanic(t, "Attention overlapping segments", func() {
-		be.Attention(y, x, x, x, 4, []engine.Segment{{Start: 0, End: 3}, {Start: 2, End: 4}}, 1, 4, 1)
+		be.Attention(y, x, x, x, 4, []backend.Segment{{Start: 0, End: 3}, {Start: 2, End: 4}}, 1, 4, 1)
 	})
-	mustPanic(t, "GELU unknown form", func() { be.GELU(x, 10, engine.GELUForm(7)) })
+	mustPanic(t, "GELU unknown form", func() { be.GELU(x, 10, backend.GELUForm(7)) })
 	// The pool still works after a panic.
-	be.MatMul(y, x, w, engine.Weight{}, 2, 4, 3)
+	be.MatMul(y, x, w, backend.Weight{}, 2, 4, 3)
 }

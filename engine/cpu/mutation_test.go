@@ -12,7 +12,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // refRopeInterleaved is the WRONG convention: element 2i pairs with 2i+1, angle index i.
@@ -89,10 +89,10 @@ func TestParityCatchesMutations(t *testing.T) {
 
 	t.Run("GELU tanh and erf swapped", func(t *testing.T) {
 		x := randVals(r, 4096, 2)
-		for _, form := range []engine.GELUForm{engine.GELUTanh, engine.GELUErf} {
-			other := engine.GELUErf
-			if form == engine.GELUErf {
-				other = engine.GELUTanh
+		for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
+			other := backend.GELUErf
+			if form == backend.GELUErf {
+				other = backend.GELUTanh
 			}
 			xv := upload(t, be, x)
 			be.GELU(xv, len(x), form)

@@ -15,11 +15,11 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // LayerNorm writes out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b. out may be x itself.
-func (b *Backend) LayerNorm(out, x engine.View, w, bias engine.Weight, rows, cols int, eps float32) {
+func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, cols int, eps float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if rows < 0 || cols <= 0 {

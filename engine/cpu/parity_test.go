@@ -1,6 +1,6 @@
 // parity_test.go: every primitive against the float64 Ref* functions of reference.go.
 //
-// Invariant: each case builds its inputs from a fixed seed, runs the op on an engine.Backend
+// Invariant: each case builds its inputs from a fixed seed, runs the op on an backend.Backend
 // (only through the interface, so the table can hold another backend to the same references)
 // and compares with RelDiff = max|got-ref|/max|ref| against a stated tolerance. Sizes are not
 // multiples of the blockings (micro-kernel 3x2, k-block 2048, row block 192, column panel 64,
@@ -16,8 +16,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // Tolerances (RelDiff). MatMul and Attention accumulate in float32 over up to 300 terms;
@@ -31,13 +31,13 @@ const (
 	tolAdd       = 1e-7
 )
 
-var weightDTypes = []safetensors.DType{safetensors.F32, safetensors.BF16, safetensors.F16}
+var weightDTypes = []dtype.DType{dtype.F32, dtype.BF16, dtype.F16}
 
 // opCase is one parity check: run the op on be, return what it computed and the reference.
 type opCase struct {
 	name string
 	tol  float64
-	run  func(be engine.Backend) (got []float32, want []float64)
+	run  func(be backend.Backend) (got []float32, want []float64)
 }
 
 // parityOK is THE parity check of this file; the mutation test calls it on wrong variants.
@@ -62,7 +62,7 @@ func opCases() []opCase {
 			}
 		}
 	}
-	for _, form := range []engine.GELUForm{engine.GELUTanh, engine.GELUErf} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
 		for _, n := range []int{1, 7, 1000, 40000} {
 			cases = append(cases, geluCase(form, n))
 		}
@@ -94,12 +94,12 @@ func TestOpParity(t *testing.T) {
 }
 
 // matMulCase: y = x W^T + b, W of dtype d at byte offset skew.
-func matMulCase(d safetensors.DType, rows, in, out int, withBias bool, skew int) opCase {
+func matMulCase(d dtype.DType, rows, in, out int, withBias bool, skew int) opCase {
 	name := fmt.Sprintf("MatMul/%s/rows%d/in%d/out%d/bias%v/skew%d", d, rows, in, out, withBias, skew)
-	return opCase{name, tolMatMul, func(be engine.Backend) ([]float32, []float64) {
+	return opCase{name, tolMatMul, func(be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(rows*in), uint64(out)))
 		w, wf := makeWeight("w", randVals(r, out*in, 0.1), d, skew, out, in)
-		var bias engine.Weight
+		var bias backend.Weight
 		var bf []float32
 		if withBias {
 			bias, bf = makeWeight("b", randVals(r, out, 0.5), d, skew, out)
@@ -116,9 +116,9 @@ func matMulCase(d safetensors.DType, rows, in, out int, withBias bool, skew int)
 	}}
 }
 
-func layerNormCase(d safetensors.DType, rows, cols, skew int) opCase {
+func layerNormCase(d dtype.DType, rows, cols, skew int) opCase {
 	name := fmt.Sprintf("LayerNorm/%s/rows%d/cols%d/skew%d", d, rows, cols, skew)
-	return opCase{name, tolLayerNorm, func(be engine.Backend) ([]float32, []float64) {
+	return opCase{name, tolLayerNorm, func(be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
 		w, wf := makeWeight("w", randVals(r, cols, 1), d, skew, cols)
 		bias, bf := makeWeight("b", randVals(r, cols, 1), d, skew, cols)
@@ -133,8 +133,8 @@ func layerNormCase(d safetensors.DType, rows, cols, skew int) opCase {
 	}}
 }
 
-func geluCase(form engine.GELUForm, n int) opCase {
-	return opCase{fmt.Sprintf("GELU/%s/n%d", form, n), tolGELU, func(be engine.Backend) ([]float32, []float64) {
+func geluCase(form backend.GELUForm, n int) opCase {
+	return opCase{fmt.Sprintf("GELU/%s/n%d", form, n), tolGELU, func(be backend.Backend) ([]float32, []float64) {
 		xv := randVals(rand.New(rand.NewPCG(uint64(n), 7)), n, 3)
 		x := upload(testingTB{}, be, xv)
 		be.GELU(x, n, form)
@@ -143,7 +143,7 @@ func geluCase(form engine.GELUForm, n int) opCase {
 }
 
 func addCase(n int) opCase {
-	return opCase{fmt.Sprintf("Add/n%d", n), tolAdd, func(be engine.Backend) ([]float32, []float64) {
+	return opCase{fmt.Sprintf("Add/n%d", n), tolAdd, func(be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(n), 8))
 		a, b := randVals(r, n, 1), randVals(r, n, 1)
 		x, y := upload(testingTB{}, be, a), upload(testingTB{}, be, b)
@@ -156,7 +156,7 @@ func addCase(n int) opCase {
 // with random cos/sin (not angle-structured, so any wrong pairing shows).
 func ropeCase(seq, heads, hd int, kPart bool) opCase {
 	name := fmt.Sprintf("Rope2D/seq%d/heads%d/hd%d/k%v", seq, heads, hd, kPart)
-	return opCase{name, tolRope, func(be engine.Backend) ([]float32, []float64) {
+	return opCase{name, tolRope, func(be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(seq*hd), uint64(heads)))
 		D := heads * hd
 		qkv := randVals(r, seq*3*D, 1)
@@ -179,10 +179,10 @@ func ropeCase(seq, heads, hd int, kPart bool) opCase {
 }
 
 // attentionCase runs attention on q, k, v inside one [seq, 3D] qkv buffer (stride 3D).
-func attentionCase(heads, hd int, segs []engine.Segment) opCase {
+func attentionCase(heads, hd int, segs []backend.Segment) opCase {
 	end := segs[len(segs)-1].End
 	name := fmt.Sprintf("Attention/heads%d/hd%d/segs%v", heads, hd, segs)
-	return opCase{name, tolAttention, func(be engine.Backend) ([]float32, []float64) {
+	return opCase{name, tolAttention, func(be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(heads)))
 		D := heads * hd
 		qkv := randVals(r, end*3*D, 1)

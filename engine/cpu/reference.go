@@ -4,7 +4,7 @@
 // Invariant: each Ref function is the spec's formula, read off section 5/6 of
 // shared/spec/qwen3-vl-vision.md, in float64, with no blocking and no shortcut: rope pairs i
 // with i+hd/2 (halves), attention stays inside each segment, GELU tanh and erf are the two
-// formulas named by engine.GELUForm, LayerNorm uses the biased variance.
+// formulas named by backend.GELUForm, LayerNorm uses the biased variance.
 // Mutation that would silently break it: "simplifying" a Ref function to call the backend's own
 // code; parity would then compare the code with itself and prove nothing.
 package cpu
@@ -12,15 +12,15 @@ package cpu
 import (
 	"math"
 
-	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
-// RefWiden returns the float32 values of a weight, widened by safetensors.DecodeF32: the
+// RefWiden returns the float32 values of a weight, widened by dtype.DecodeF32: the
 // same bits a backend must compute with.
-func RefWiden(w engine.Weight) []float32 {
+func RefWiden(w backend.Weight) []float32 {
 	out := make([]float32, w.Elems())
-	safetensors.DecodeF32(out, w.Bytes(), w.DType)
+	dtype.DecodeF32(out, w.Bytes(), w.DType)
 	return out
 }
 
@@ -67,7 +67,7 @@ func RefLayerNorm(x, w, b []float32, rows, cols int, eps float64) []float64 {
 }
 
 // RefGELU applies the named GELU to every element.
-func RefGELU(x []float32, form engine.GELUForm) []float64 {
+func RefGELU(x []float32, form backend.GELUForm) []float64 {
 	y := make([]float64, len(x))
 	for i, v := range x {
 		y[i] = RefGELUScalar(float64(v), form)
@@ -77,11 +77,11 @@ func RefGELU(x []float32, form engine.GELUForm) []float64 {
 
 // RefGELUScalar is one GELU: TANH = 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) ("gelu_pytorch_tanh",
 // the block MLP); ERF = 0.5x(1+erf(x/sqrt(2))) (nn.GELU(), the mergers).
-func RefGELUScalar(x float64, form engine.GELUForm) float64 {
+func RefGELUScalar(x float64, form backend.GELUForm) float64 {
 	switch form {
-	case engine.GELUTanh:
+	case backend.GELUTanh:
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
-	case engine.GELUErf:
+	case backend.GELUErf:
 		return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
 	}
 	panic("cpu: RefGELUScalar: unknown GELU form")
@@ -130,7 +130,7 @@ func RefRope2D(x []float32, stride int, cos, sin []float32, seq, heads, hd int) 
 // RefAttention returns o [end, heads*hd], end the largest segment End, with
 // o[s, h*hd:(h+1)*hd] = softmax_j(q_s.k_j * scale) v_j over the keys j of s's segment only.
 // q, k and v rows have stride stride; rows outside every segment stay zero.
-func RefAttention(q, k, v []float32, stride int, segs []engine.Segment, heads, hd int, scale float64) []float64 {
+func RefAttention(q, k, v []float32, stride int, segs []backend.Segment, heads, hd int, scale float64) []float64 {
 	end := 0
 	for _, sg := range segs {
 		end = max(end, sg.End)

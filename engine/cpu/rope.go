@@ -16,17 +16,17 @@ package cpu
 import (
 	"fmt"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 // Rope2D rotates the heads*headDim columns of seq rows of x (row stride stride) in place.
-func (b *Backend) Rope2D(x engine.View, stride int, cos, sin engine.View, seq, heads, headDim int) {
+func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if seq < 0 || heads <= 0 || headDim <= 0 || headDim%2 != 0 || stride < heads*headDim {
 		panic(fmt.Sprintf("cpu: Rope2D: bad shape seq %d heads %d headDim %d stride %d", seq, heads, headDim, stride))
 	}
-	n := engine.Strided(seq, stride, heads*headDim)
+	n := backend.Strided(seq, stride, heads*headDim)
 	xs := span(x, n, "Rope2D x")
 	cs := span(cos, seq*headDim, "Rope2D cos")
 	ss := span(sin, seq*headDim, "Rope2D sin")

@@ -15,6 +15,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // MaxHeaderBytes bounds the JSON header; real checkpoints have headers well under 10 MB.
@@ -23,7 +25,7 @@ const MaxHeaderBytes = 256 << 20
 // TensorInfo describes one tensor. Begin and End are absolute byte offsets in the file.
 type TensorInfo struct {
 	Name       string
-	DType      DType
+	DType      dtype.DType
 	Shape      []int
 	Begin, End int64
 }
@@ -112,7 +114,7 @@ func (f *File) parseEntry(name string, msg json.RawMessage) (TensorInfo, error) 
 	if err := json.Unmarshal(msg, &e); err != nil {
 		return TensorInfo{}, fmt.Errorf("%s: tensor %q: invalid entry: %v", f.Path, name, err)
 	}
-	d := DType(e.DType)
+	d := dtype.DType(e.DType)
 	if d.Size() == 0 {
 		return TensorInfo{}, fmt.Errorf("%s: tensor %q: unknown dtype %q", f.Path, name, e.DType)
 	}
@@ -198,7 +200,7 @@ func (f *File) ReadF32(name string) ([]float32, error) {
 		return nil, fmt.Errorf("%s: tensor %q: dtype %s is not a float", f.Path, name, t.DType)
 	}
 	out := make([]float32, t.Elems())
-	DecodeF32(out, raw, t.DType)
+	dtype.DecodeF32(out, raw, t.DType)
 	return out, nil
 }
 
@@ -208,7 +210,7 @@ func (f *File) ReadI64(name string) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := f.Tensors[name]; t.DType != I64 {
+	if t := f.Tensors[name]; t.DType != dtype.I64 {
 		return nil, fmt.Errorf("%s: tensor %q: dtype %s, want I64", f.Path, name, t.DType)
 	}
 	out := make([]int64, len(raw)/8)

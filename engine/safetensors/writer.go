@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // Spec declares a tensor before its bytes are written.
 type Spec struct {
 	Name  string
-	DType DType
+	DType dtype.DType
 	Shape []int
 }
 
@@ -90,7 +92,7 @@ func (w *Writer) Write(name string, data []byte) error {
 // WriteF32 encodes float32 values into the tensor's declared dtype.
 func (w *Writer) WriteF32(name string, v []float32) error {
 	if w.next < len(w.specs) {
-		return w.Write(name, EncodeF32(nil, v, w.specs[w.next].DType))
+		return w.Write(name, dtype.EncodeF32(nil, v, w.specs[w.next].DType))
 	}
 	return w.Write(name, nil)
 }
@@ -117,7 +119,7 @@ type Tensor struct {
 
 // F32Tensor builds an F32 tensor.
 func F32Tensor(name string, shape []int, v []float32) Tensor {
-	return Tensor{Spec{name, F32, shape}, EncodeF32(nil, v, F32)}
+	return Tensor{Spec{name, dtype.F32, shape}, dtype.EncodeF32(nil, v, dtype.F32)}
 }
 
 // I64Tensor builds an I64 tensor.
@@ -126,7 +128,7 @@ func I64Tensor(name string, shape []int, v []int64) Tensor {
 	for _, x := range v {
 		b = binary.LittleEndian.AppendUint64(b, uint64(x))
 	}
-	return Tensor{Spec{name, I64, shape}, b}
+	return Tensor{Spec{name, dtype.I64, shape}, b}
 }
 
 // WriteFile writes a whole file from memory.

@@ -22,8 +22,8 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/imageproc"
-	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
 
@@ -378,11 +378,11 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("Preset(demo) = %+v", c)
 	}
 	a, b := t.TempDir(), t.TempDir()
-	if err := Generate(a, "tiny", Options{DType: safetensors.F32, Seed: 7}); err != nil {
+	if err := Generate(a, "tiny", Options{DType: dtype.F32, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	tiny, _ := Preset("tiny")
-	if err := Write(b, tiny, Options{DType: safetensors.F32, Seed: 7}); err != nil {
+	if err := Write(b, tiny, Options{DType: dtype.F32, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	x, _ := os.ReadFile(filepath.Join(a, "model.safetensors"))
@@ -397,7 +397,7 @@ func TestGenerate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dt := ck.DTypeCounts(); dt[safetensors.F32] != len(c.ExpectedTensors()) {
+	if dt := ck.DTypeCounts(); dt[dtype.F32] != len(c.ExpectedTensors()) {
 		t.Errorf("assets/demo dtypes %v, want all F32", dt)
 	}
 }
@@ -489,7 +489,7 @@ func TestDemoMutations(t *testing.T) {
 		ts := buildDemo(c)
 		m.mutate(ts)
 		dir := t.TempDir()
-		if err := Write(dir, c, Options{DType: safetensors.F32, Fill: func(name string, _ []int) []float32 { return ts[name] }}); err != nil {
+		if err := Write(dir, c, Options{DType: dtype.F32, Fill: func(name string, _ []int) []float32 { return ts[name] }}); err != nil {
 			t.Fatal(err)
 		}
 		if err := m.check(runDemo(t, dir)); err == nil {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -59,7 +60,7 @@ func Preset(name string) (engine.Config, error) {
 }
 
 // WriteConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
-func WriteConfigs(dir string, c engine.Config, dtype safetensors.DType) error {
+func WriteConfigs(dir string, c engine.Config, dt dtype.DType) error {
 	vision := map[string]any{
 		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
 		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
@@ -67,7 +68,7 @@ func WriteConfigs(dir string, c engine.Config, dtype safetensors.DType) error {
 		"num_position_embeddings": c.NumPositionEmbedding, "hidden_act": c.HiddenAct,
 		"deepstack_visual_indexes": append([]int{}, c.Deepstack...), "initializer_range": 0.02,
 	}
-	torchDType := map[safetensors.DType]string{safetensors.BF16: "bfloat16", safetensors.F16: "float16", safetensors.F32: "float32"}[dtype]
+	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
 	arch := map[string]string{"qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
 		"qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration"}[c.ModelType]
 	cfg := map[string]any{
@@ -111,7 +112,7 @@ func initFor(name string) Init {
 
 // Options for Write.
 type Options struct {
-	DType  safetensors.DType // BF16, F16 or F32
+	DType  dtype.DType // BF16, F16 or F32
 	Seed   uint64
 	Prefix string                                   // tensor prefix, "model.visual." by default
 	Fill   func(name string, shape []int) []float32 // optional: explicit values (the demo model)
@@ -127,7 +128,7 @@ func Generate(dir, preset string, o Options) error {
 	}
 	if preset == "demo" {
 		if o.DType == "" {
-			o.DType = safetensors.F32
+			o.DType = dtype.F32
 		}
 		ts := buildDemo(c)
 		o.Fill = func(name string, _ []int) []float32 { return ts[name] }
@@ -138,7 +139,7 @@ func Generate(dir, preset string, o Options) error {
 // Write writes a full random checkpoint for c into dir (created if needed).
 func Write(dir string, c engine.Config, o Options) error {
 	if o.DType == "" {
-		o.DType = safetensors.BF16
+		o.DType = dtype.BF16
 	}
 	if !o.DType.IsFloatWeight() {
 		return fmt.Errorf("dtype %q: want bf16, f16 or f32", o.DType)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -67,7 +68,7 @@ func must(t testing.TB, err error) {
 }
 
 // Engine opens the checkpoint in dir on be; it is closed when the test ends.
-func Engine(t testing.TB, dir string, be engine.Backend, opts engine.Options) *engine.Engine {
+func Engine(t testing.TB, dir string, be backend.Backend, opts engine.Options) *engine.Engine {
 	t.Helper()
 	ck, err := engine.OpenCheckpoint(dir)
 	must(t, err)

@@ -1,4 +1,11 @@
-package safetensors
+// Package dtype is the element types of weights and tensors, spelled as in a safetensors
+// header ("F32", "BF16", ...), and the exact conversions between float32 and the 16-bit
+// float types. Backends and the file format both use it; it depends on nothing.
+//
+// Invariant: widening BF16/F16 to float32 is exact, narrowing rounds to nearest even (as
+// torch casts). Mutation that would silently break it: narrowing to BF16 by truncating the
+// low half — every weight still loads, each one up to one ulp off.
+package dtype
 
 import (
 	"encoding/binary"
@@ -121,7 +128,7 @@ func DecodeF32(dst []float32, raw []byte, d DType) {
 			dst[i] = F16ToF32(binary.LittleEndian.Uint16(raw[2*i:]))
 		}
 	default:
-		panic("safetensors: DecodeF32 of " + string(d))
+		panic("dtype: DecodeF32 of " + string(d))
 	}
 }
 
@@ -141,7 +148,7 @@ func EncodeF32(dst []byte, src []float32, d DType) []byte {
 			dst = binary.LittleEndian.AppendUint16(dst, F32ToF16(v))
 		}
 	default:
-		panic("safetensors: EncodeF32 to " + string(d))
+		panic("dtype: EncodeF32 to " + string(d))
 	}
 	return dst
 }

@@ -1,18 +1,20 @@
-package engine
-
-import (
-	"time"
-
-	"github.com/turbospark/inspector/engine/safetensors"
-)
-
-// The central seam (DESIGN.md): the block graph is written once, in graph.go, over these
-// primitives; a backend implements them. Every backend is held to the CPU backend by the
-// shared op test in engine/cpu.
+// Package backend is the central seam (docs/ARCHITECTURE.md): the primitives the block
+// graph (engine/graph.go) is written with, once, and that every backend implements — the
+// CPU (engine/cpu) and Metal (metal). A backend imports only this package and engine/dtype,
+// never the engine that drives it. Every backend is held to the CPU by engine/conformance.
 //
 // Invariant: activations are float32 in backend-owned buffers; weights are read-only views
 // of any float dtype, widened to f32 inside the op. Ops on one backend execute in call order;
 // Commit ends a pass (the CPU backend runs each op at once, a GPU backend at Commit).
+// Mutation that would silently break it: a backend that reorders ops across a Download (a
+// GPU batching a read before the pass that writes it) — the values read are finite and stale.
+package backend
+
+import (
+	"time"
+
+	"github.com/turbospark/inspector/engine/dtype"
+)
 
 // Buffer is float32 activation memory owned by a backend.
 type Buffer interface {
@@ -40,7 +42,7 @@ type Region struct {
 // Weight is a view of one tensor inside a Region.
 type Weight struct {
 	Name   string // full tensor name, for messages
-	DType  safetensors.DType
+	DType  dtype.DType
 	Shape  []int
 	Region *Region
 	Offset int // byte offset into Region.Bytes
@@ -79,9 +81,19 @@ func (g GELUForm) String() string {
 // one temporal slice of a video.
 type Segment struct{ Start, End int }
 
+// Caps are what a backend declares about itself (the engine never probes for methods).
+type Caps struct {
+	// Synchronous: every op has finished when its call returns, so the engine can time
+	// each op by the wall clock (a GPU backend times whole passes instead).
+	Synchronous bool
+	// Threads is the number of CPU threads ops are spread over (0 for a GPU backend).
+	Threads int
+}
+
 // Backend is the set of primitives the block graph is encoded with.
 type Backend interface {
 	Name() string
+	Caps() Caps
 	Alloc(n int) (Buffer, error) // zeroed
 	Free(b Buffer)
 	Upload(dst View, src []float32)
