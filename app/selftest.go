@@ -29,6 +29,7 @@ import (
 	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
@@ -173,7 +174,7 @@ func selftestTowers() ([]selftestTower, func(), error) {
 			return e.LoadImage(photo, imageproc.DefaultLimits())
 		}},
 		{"tiny qwen3.5 (bf16, hd 72), image + video", tmp, func(e *engine.Engine) (*engine.Input, error) {
-			grids := []engine.Grid{{T: 1, H: 8, W: 12}, {T: 2, H: 4, W: 4}}
+			grids := []geom.Grid{{T: 1, H: 8, W: 12}, {T: 2, H: 4, W: 4}}
 			n := 0
 			for _, g := range grids {
 				n += g.Patches()

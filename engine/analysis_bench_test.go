@@ -18,6 +18,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -27,13 +28,13 @@ func benchRun(b *testing.B) *engine.Run {
 	must(b, err)
 	dir := b.TempDir()
 	must(b, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 11}))
-	g := engine.Grid{T: 1, H: 32, W: 32}
+	g := geom.Grid{T: 1, H: 32, W: 32}
 	rng := rand.New(rand.NewPCG(5, 6))
 	pix := make([]float32, g.Patches()*cfg.PatchDim())
 	for i := range pix {
 		pix[i] = float32(rng.NormFloat64())
 	}
-	run := runTower(b, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []engine.Grid{g}})
+	run := runTower(b, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
 	if len(run.Layout.Segments) != 1 || run.Layout.Rows() != 1024 {
 		b.Fatalf("page: %d segments, %d rows", len(run.Layout.Segments), run.Layout.Rows())
 	}

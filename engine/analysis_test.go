@@ -31,6 +31,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -230,12 +231,12 @@ func peakyRun(t *testing.T) *engine.Run {
 		return w
 	}
 	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 2, Fill: fill}))
-	g := engine.Grid{T: 1, H: 8, W: 8}
+	g := geom.Grid{T: 1, H: 8, W: 8}
 	pix := make([]float32, g.Patches()*cfg.PatchDim())
 	for i := range pix {
 		pix[i] = float32(rng.NormFloat64())
 	}
-	return runTower(t, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []engine.Grid{g}})
+	return runTower(t, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
 }
 
 // On peaky attention every entry, the smallest float32 ones included, agrees with

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -196,8 +197,8 @@ func TestBadInputs(t *testing.T) {
 		in   *engine.Input
 		want string
 	}{
-		{&engine.Input{Pixels: make([]float32, 10), Grids: []engine.Grid{{1, 2, 2}}}, "pixel_values hold 10 values"},
-		{&engine.Input{Pixels: make([]float32, 6*1536), Grids: []engine.Grid{{1, 2, 3}}}, "multiples of the merge size"},
+		{&engine.Input{Pixels: make([]float32, 10), Grids: []geom.Grid{{T: 1, H: 2, W: 2}}}, "pixel_values hold 10 values"},
+		{&engine.Input{Pixels: make([]float32, 6*1536), Grids: []geom.Grid{{T: 1, H: 2, W: 3}}}, "multiples of the merge size"},
 		{&engine.Input{}, "no grids"},
 	} {
 		if _, err := eng.Start(c.in); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -82,7 +83,7 @@ func TestShardedBF16(t *testing.T) {
 		must(t, synth.Write(d, cfg, synth.Options{DType: dtype.BF16, Seed: 7, Prefix: "visual."}))
 	}
 	shard(t, sharded)
-	in := randomInput(cfg, []engine.Grid{{1, 4, 6}, {1, 2, 2}})
+	in := randomInput(cfg, []geom.Grid{{T: 1, H: 4, W: 6}, {T: 1, H: 2, W: 2}})
 	ref := runTower(t, single, cpuBackend(), engine.Options{}, in)
 	for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
 		got := runTower(t, sharded, cpuBackend(), engine.Options{Residency: mode}, in)
@@ -99,7 +100,7 @@ func TestShardedBF16(t *testing.T) {
 	}
 }
 
-func randomInput(cfg engine.Config, grids []engine.Grid) *engine.Input {
+func randomInput(cfg engine.Config, grids []geom.Grid) *engine.Input {
 	n := 0
 	for _, g := range grids {
 		n += g.Patches()

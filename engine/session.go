@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 )
 
@@ -81,7 +82,7 @@ func (e *Engine) Close() error {
 // Input is a page to run: pixel_values rows and their grids, and the image when there is one.
 type Input struct {
 	Pixels []float32 // [S, C*Tp*P*P]
-	Grids  []Grid
+	Grids  []geom.Grid
 	Image  *imageproc.Page // nil for raw pixel_values
 }
 
@@ -95,7 +96,7 @@ func (e *Engine) LoadImage(path string, lim imageproc.Limits) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return &Input{Pixels: page.Pixels, Grids: []Grid{{page.Grid[0], page.Grid[1], page.Grid[2]}}, Image: page}, nil
+	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page}, nil
 }
 
 // BlockTiming is where one block's time went.
@@ -127,7 +128,7 @@ type Run struct {
 	e      *Engine
 	timer  *opTimer // non-nil on a synchronous backend
 	g      graph
-	Layout *Layout
+	Layout *geom.Layout
 	Input  *Input
 
 	next       int
@@ -148,7 +149,7 @@ type Run struct {
 // Start checks the input, prepares the page's buffers and computes the embeddings.
 func (e *Engine) Start(in *Input) (*Run, error) {
 	cfg := e.Checkpoint.Config
-	lay, err := NewLayout(cfg, in.Grids)
+	lay, err := geom.NewLayout(cfg.MergeSize, in.Grids)
 	if err != nil {
 		return nil, err
 	}

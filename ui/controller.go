@@ -19,6 +19,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 )
 
@@ -48,7 +49,7 @@ type Snapshot struct {
 	Settings      Settings
 	Config        engine.Config
 	Page          *imageproc.Page
-	Layout        *engine.Layout
+	Layout        *geom.Layout
 	Run           *engine.Run // for probes only (AttentionRow and analysis are safe while stepping)
 	Next          int         // blocks run so far
 	Timings       []engine.BlockTiming

@@ -2,7 +2,7 @@ package ui
 
 // util.go: small helpers shared by the panels: the page's patch grid, means, and the few
 // formatting functions. Invariant: patchGrid indexes patches in the engine's merge-window
-// order (widgets.MergeWindowGrid); the mutation that would silently break it: a raster grid,
+// order (engine/geom's Layout.Index, the inverse of the engine's own placement); the mutation that would silently break it: a raster grid,
 // which puts every heatmap value on a neighbour's patch.
 
 import (
@@ -17,8 +17,8 @@ import (
 
 // patchGrid describes the first frame of the page to the image widgets.
 func patchGrid(s *Snapshot) widgets.PatchGrid {
-	g := s.Layout.Grids[0]
-	return widgets.MergeWindowGrid(g.H, g.W, s.Config.MergeSize)
+	g, lay := s.Layout.Grids[0], s.Layout
+	return widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(row, col int) int { return lay.Index(0, 0, row, col) }}
 }
 
 func meanOf(xs []float32) float64 {

@@ -23,6 +23,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
@@ -36,10 +37,10 @@ const (
 // sequence position (merge-window order).
 type demoRun struct {
 	run    *engine.Run
-	pos    []engine.PatchPos
-	at     map[engine.PatchPos]int // (row, col) -> sequence index
-	rgb    [][3]float64            // patch mean colour, 0..255
-	edge   []float64               // mean |step| between neighbouring 4x4-pixel luminance block means
+	pos    []geom.PatchPos
+	at     map[geom.PatchPos]int // (row, col) -> sequence index
+	rgb    [][3]float64          // patch mean colour, 0..255
+	edge   []float64             // mean |step| between neighbouring 4x4-pixel luminance block means
 	gh, gw int
 }
 
@@ -53,7 +54,7 @@ func runDemo(t testing.TB, dir string) *demoRun {
 	}
 	run := testfixture.RunAll(t, e, in)
 	img, p := in.Image.Resized, ck.Config.PatchSize
-	d := &demoRun{run: run, pos: run.Layout.Pos, at: map[engine.PatchPos]int{}, gh: in.Grids[0].H, gw: in.Grids[0].W}
+	d := &demoRun{run: run, pos: run.Layout.Pos, at: map[geom.PatchPos]int{}, gh: in.Grids[0].H, gw: in.Grids[0].W}
 	for i, pp := range d.pos {
 		d.at[pp] = i
 		var c [3]float64
@@ -104,7 +105,7 @@ func (d *demoRun) lattice() []int {
 	var q []int
 	for _, r := range []int{0, 4, 9, 13, d.gh - 1} {
 		for _, c := range []int{0, 7, 14, 20, d.gw - 1} {
-			q = append(q, d.at[engine.PatchPos{Row: r, Col: c}])
+			q = append(q, d.at[geom.PatchPos{Row: r, Col: c}])
 		}
 	}
 	return q
@@ -168,7 +169,7 @@ func (d *demoRun) uniformQueries() []int {
 		ok := true
 		for dr := -1; dr <= 1; dr++ {
 			for dc := -1; dc <= 1; dc++ {
-				ok = ok && colourDist(d.rgb[i], d.rgb[d.at[engine.PatchPos{Row: p.Row + dr, Col: p.Col + dc}]]) <= 25
+				ok = ok && colourDist(d.rgb[i], d.rgb[d.at[geom.PatchPos{Row: p.Row + dr, Col: p.Col + dc}]]) <= 25
 			}
 		}
 		if ok {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -55,7 +56,7 @@ func (fx *Fixture) Input(t testing.TB) *engine.Input {
 	must(t, err)
 	in := &engine.Input{Pixels: fx.F32(t, "X")}
 	for i := 0; i+2 < len(g); i += 3 {
-		in.Grids = append(in.Grids, engine.Grid{T: int(g[i]), H: int(g[i+1]), W: int(g[i+2])})
+		in.Grids = append(in.Grids, geom.Grid{T: int(g[i]), H: int(g[i+1]), W: int(g[i+2])})
 	}
 	return in
 }

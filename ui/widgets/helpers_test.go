@@ -161,7 +161,7 @@ func barsMatchAny(cs ...color.Color) func(color.NRGBA) bool {
 }
 
 // ivTestMergeIndex is the engine's 2x2 merge-window order, written out independently of
-// MergeWindowGrid: windows row-major, then TL, TR, BL, BR inside a window.
+// engine/geom: windows row-major, then TL, TR, BL, BR inside a window.
 func ivTestMergeIndex(cols int) func(r, c int) int {
 	return func(r, c int) int {
 		window := (r/2)*(cols/2) + c/2

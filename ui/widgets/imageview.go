@@ -27,24 +27,11 @@ import (
 )
 
 // PatchGrid says how patches tile the image: Rows x Cols patches; Index(row, col) is the
-// patch's sequence index (the engine orders patches in 2x2 merge windows, not raster order).
-// A nil Index means raster order (row*Cols + col).
+// patch's sequence index (the engine orders patches in merge windows, not raster order: the
+// window passes engine/geom's Layout.Index). A nil Index means raster order (row*Cols + col).
 type PatchGrid struct {
 	Rows, Cols int
 	Index      func(row, col int) int
-}
-
-// MergeWindowGrid is the grid in the engine's sequence order: merge x merge windows run
-// row-major, and the patches inside a window run row-major too (top-left, top-right,
-// bottom-left, bottom-right for merge 2). rows and cols must be multiples of merge.
-func MergeWindowGrid(rows, cols, merge int) PatchGrid {
-	if merge < 1 {
-		merge = 1
-	}
-	wc := cols / merge
-	return PatchGrid{Rows: rows, Cols: cols, Index: func(r, c int) int {
-		return ((r/merge)*wc+c/merge)*merge*merge + (r%merge)*merge + c%merge
-	}}
 }
 
 // Len is the number of patches.

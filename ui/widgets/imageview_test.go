@@ -37,18 +37,8 @@ func ivTestCentre(size fyne.Size, W, H int, g PatchGrid, r, c int) fyne.Position
 	return fyne.NewPos(float32(ox+(float64(c)+0.5)*pw*sc), float32(oy+(float64(r)+0.5)*ph*sc))
 }
 
-func TestMergeWindowGridMatchesSpecOrder(t *testing.T) {
-	g := MergeWindowGrid(4, 4, 2)
-	// spec §3: each consecutive group of 4 is one 2x2 window (TL, TR, BL, BR), windows row-major
-	want := [4][4]int{{0, 1, 4, 5}, {2, 3, 6, 7}, {8, 9, 12, 13}, {10, 11, 14, 15}}
-	for r := range 4 {
-		for c := range 4 {
-			if got := g.At(r, c); got != want[r][c] {
-				t.Errorf("MergeWindowGrid(4,4,2).At(%d,%d) = %d, want %d", r, c, got, want[r][c])
-			}
-		}
-	}
-	if err := MergeWindowGrid(18, 28, 2).Check(); err != nil {
+func TestPatchGridCheck(t *testing.T) {
+	if err := (PatchGrid{Rows: 18, Cols: 28, Index: ivTestMergeIndex(28)}).Check(); err != nil {
 		t.Errorf("18x28 merge grid: %v", err)
 	}
 	if err := (PatchGrid{Rows: 2, Cols: 2, Index: func(r, c int) int { return r }}).Check(); err == nil {
@@ -468,7 +458,7 @@ func TestImageViewSetImageResetsForNewGrid(t *testing.T) {
 	if v.Selected() != 5 {
 		t.Errorf("same-size grid dropped the selection")
 	}
-	v.SetImage(ivTestGray(128, 128, 60), MergeWindowGrid(2, 2, 2)) // new grid: cleared
+	v.SetImage(ivTestGray(128, 128, 60), PatchGrid{Rows: 2, Cols: 2, Index: ivTestMergeIndex(2)}) // new grid: cleared
 	if v.Selected() != -1 {
 		t.Errorf("new grid kept selection %d", v.Selected())
 	}
@@ -492,7 +482,7 @@ func TestImageViewSetImageResetsForNewGrid(t *testing.T) {
 func BenchmarkImageViewOverlay(b *testing.B) {
 	test.NewTempApp(b)
 	const W, H, n = 1024, 1024, 64
-	g := MergeWindowGrid(n, n, 2)
+	g := PatchGrid{Rows: n, Cols: n, Index: ivTestMergeIndex(n)}
 	v := NewImageView()
 	v.SetImage(ivTestPhoto(W, H), g)
 	win := test.NewWindow(v)

@@ -1,12 +1,13 @@
-package engine
-
-// layout.go places patches: segments, (row, col) positions, the bilinear position embedding
-// and the 2D rope table, all in merge-window order (spec sections 3-5).
+// Package geom is where every patch of a page sits: the grids, the merge-window sequence
+// order and its inverse, the attention segments, the (row, col) positions, the bilinear
+// position embedding and the 2D rope tables (spec sections 3-5). The engine builds its
+// inputs from it and the window draws with it; nobody else derives the order.
 //
 // Invariant: row i of pixel_values, of the position embedding and of the rope table describe
-// the same patch. The mutation that would silently break it: raster order for positions
-// while pixels are in merge-window order — every shape agrees, every patch gets a neighbour's
-// position.
+// the same patch, and Index is the exact inverse of Pos. The mutation that would silently
+// break it: raster order for positions while pixels are in merge-window order — every shape
+// agrees, every patch gets a neighbour's position.
+package geom
 
 import (
 	"fmt"
@@ -27,18 +28,22 @@ type PatchPos struct{ Row, Col int }
 // Layout is the placement of every row of a page.
 type Layout struct {
 	Grids    []Grid
+	Merge    int               // the merge window's side (spatial_merge_size)
 	Segments []backend.Segment // one per (grid, temporal slice)
 	Pos      []PatchPos        // per row
 	GridOf   []int             // per row: index into Grids
 }
 
-// NewLayout checks the grids and places their patches.
-func NewLayout(cfg Config, grids []Grid) (*Layout, error) {
+// NewLayout checks the grids and places their patches, merge x merge windows at a time.
+func NewLayout(merge int, grids []Grid) (*Layout, error) {
 	if len(grids) == 0 {
 		return nil, fmt.Errorf("no grids")
 	}
-	m := cfg.MergeSize
-	l := &Layout{Grids: grids}
+	if merge < 1 {
+		return nil, fmt.Errorf("merge size %d: want at least 1", merge)
+	}
+	m := merge
+	l := &Layout{Grids: grids, Merge: m}
 	for gi, g := range grids {
 		if g.T <= 0 || g.H <= 0 || g.W <= 0 || g.H%m != 0 || g.W%m != 0 {
 			return nil, fmt.Errorf("grid %d (t=%d, h=%d, w=%d): t, h, w must be positive and h, w multiples of the merge size %d", gi, g.T, g.H, g.W, m)
@@ -61,6 +66,18 @@ func mergeOrderPos(i, w, m int) PatchPos {
 	win := i / (m * m)
 	br, bc := win/(w/m), win%(w/m)
 	return PatchPos{br*m + ir, bc*m + ic}
+}
+
+// Index is the sequence index of the patch at (row, col) of frame t of grid gi: the
+// inverse of Pos (merge windows row-major, patches row-major inside a window).
+func (l *Layout) Index(gi, t, row, col int) int {
+	start := 0
+	for _, g := range l.Grids[:gi] {
+		start += g.Patches()
+	}
+	g, m := l.Grids[gi], l.Merge
+	win := (row/m)*(g.W/m) + col/m
+	return start + t*g.H*g.W + win*m*m + (row%m)*m + col%m
 }
 
 // Rows is the sequence length S.
