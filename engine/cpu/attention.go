@@ -18,6 +18,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // attQueries is the number of queries per task (a multiple of 3, the kernel's row count).
@@ -66,13 +67,13 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	}
 	if kernel.UseFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
 		b.growScratch(attFMAScratch(longest, headDim))
-		b.pool.parallel(len(job.tasks), func(wk, t int) {
+		par.Do(len(job.tasks), b.threads, func(wk, t int) {
 			job.runFMA(b.scratch[wk], job.tasks[t])
 		})
 		return
 	}
 	b.growScratch(longest * (headDim + 3))
-	b.pool.parallel(len(job.tasks), func(wk, t int) {
+	par.Do(len(job.tasks), b.threads, func(wk, t int) {
 		job.run(b.scratch[wk], job.tasks[t])
 	})
 }

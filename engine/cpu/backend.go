@@ -26,11 +26,11 @@ type Buffer struct {
 // Len is the number of float32 elements (0 after Free).
 func (b *Buffer) Len() int { return len(b.f) }
 
-// Backend runs every op at once, on the calling goroutine plus threads-1 pool workers.
+// Backend runs every op at once, on the calling goroutine plus up to threads-1 more.
 // Its methods serialize on a mutex: ops from several goroutines run one at a time.
 type Backend struct {
 	mu      sync.Mutex
-	pool    *pool
+	threads int
 	scratch [][]float32 // per worker; ops grow them on demand
 	shared  []float32   // caller-side scratch: decoded bias / LayerNorm weights
 	last    time.Time   // previous Commit (or New)
@@ -39,37 +39,30 @@ type Backend struct {
 var _ backend.Backend = (*Backend)(nil)
 
 // New returns a backend that uses threads goroutines (runtime.NumCPU() when threads <= 0).
-// The workers live until Close, or until the backend becomes unreachable.
 func New(threads int) *Backend {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
 	b := &Backend{
-		pool:    newPool(threads),
+		threads: threads,
 		scratch: make([][]float32, threads),
 		last:    time.Now(),
 	}
-	runtime.AddCleanup(b, func(p *pool) { p.close() }, b.pool)
 	return b
 }
 
 // Threads is the number of goroutines that ops are spread over.
-func (b *Backend) Threads() int { return b.pool.n }
+func (b *Backend) Threads() int { return b.threads }
 
-// Close stops the worker goroutines; the backend must not be used afterwards (Free still
-// may: it only drops memory). It never fails.
-func (b *Backend) Close() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.pool.close()
-	return nil
-}
+// Close releases nothing (buffers are Go memory, goroutines live only during an op); it
+// never fails.
+func (b *Backend) Close() error { return nil }
 
 // Caps: every op has finished when it returns (the engine times ops by the wall clock).
-func (b *Backend) Caps() backend.Caps { return backend.Caps{Synchronous: true, Threads: b.pool.n} }
+func (b *Backend) Caps() backend.Caps { return backend.Caps{Synchronous: true, Threads: b.threads} }
 
 // Name identifies the backend in timings and reports.
-func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads)", b.pool.n) }
+func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads)", b.threads) }
 
 // Alloc returns a zeroed buffer of n float32.
 func (b *Backend) Alloc(n int) (backend.Buffer, error) {

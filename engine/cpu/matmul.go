@@ -18,6 +18,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // Blocking of MatMul (measured on a 2-core Zen 3 with BenchmarkMatMul and a sweep of these
@@ -61,7 +62,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 		job.panels = chunks(out, fmaCols)
 		n := fmaScratch(in)
 		b.growScratch(n)
-		b.pool.parallel(job.rowBlocks*job.panels, func(wk, t int) {
+		par.Do(job.rowBlocks*job.panels, b.threads, func(wk, t int) {
 			job.taskFMA(b.scratch[wk][:n], t)
 		})
 		return
@@ -69,7 +70,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 	job.rowBlocks = chunks(rows, mmRows)
 	job.panels = chunks(out, mmCols)
 	b.growScratch(mmCols * min(in, mmDepth))
-	b.pool.parallel(job.rowBlocks*job.panels, func(wk, t int) {
+	par.Do(job.rowBlocks*job.panels, b.threads, func(wk, t int) {
 		job.task(b.scratch[wk], t)
 	})
 }

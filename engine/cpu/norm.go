@@ -16,6 +16,7 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // LayerNorm writes out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b. out may be x itself.
@@ -36,7 +37,7 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 	decodeWeight(wb[:cols], w, 0)
 	decodeWeight(wb[cols:], bias, 0)
 	per := max(1, 8192/cols) // rows per task
-	b.pool.parallel(chunks(rows, per), func(_, t int) {
+	par.Do(chunks(rows, per), b.threads, func(_, t int) {
 		for r := t * per; r < min(rows, (t+1)*per); r++ {
 			layerNormRow(os[r*cols:(r+1)*cols], xs[r*cols:(r+1)*cols], wb[:cols], wb[cols:], float64(eps))
 		}

@@ -10,6 +10,8 @@ package imageproc
 import (
 	"image"
 	"image/color"
+
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // toRGB converts any decoded image to interleaved 8-bit RGB.
@@ -17,7 +19,7 @@ func toRGB(img image.Image) *RGB {
 	b := img.Bounds()
 	out := &RGB{W: b.Dx(), H: b.Dy(), Pix: make([]uint8, b.Dx()*b.Dy()*3)}
 	row := rowConverter(img)
-	parallelFor(out.H, 64, func(lo, hi int) {
+	par.Ranges(out.H, 64, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row(out.Pix[y*out.W*3:(y+1)*out.W*3], b.Min.X, b.Min.Y+y)
 		}

@@ -6,6 +6,8 @@
 // still yields a W/H swap with plausible-looking output, but upside down.
 package imageproc
 
+import "github.com/turbospark/inspector/internal/par"
+
 // orientMap gives, for an output pixel (x, y), its source pixel index
 // o0 + x*dx + y*dy in units of source pixels; the fields are coefficients
 // of W-1, H-1 and the source width W for o0, dx and dy.
@@ -41,7 +43,7 @@ func applyOrientation(img *RGB, o int) *RGB {
 	out.Pix = make([]uint8, len(img.Pix))
 	o0 := m.o0w*(W-1) + m.o0h*(H-1)*W
 	dx, dy := m.dxOne+m.dxW*W, m.dyOne+m.dyW*W
-	parallelFor(out.H, 64, func(lo, hi int) {
+	par.Ranges(out.H, 64, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			s := o0 + y*dy
 			row := out.Pix[y*out.W*3 : (y+1)*out.W*3]

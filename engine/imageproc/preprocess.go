@@ -10,7 +10,11 @@
 // against the position embeddings; the fixtures catch it at row 2.
 package imageproc
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/turbospark/inspector/internal/par"
+)
 
 // Page is the processor output for one image.
 type Page struct {
@@ -84,7 +88,7 @@ func patchify(page *Page, lut *[3][256]float32, cfg Config) {
 	gh, gw, m := page.Grid[1], page.Grid[2], cfg.MergeSize
 	stride, pp := page.Resized.W*3, p*p
 	pix := page.Resized.Pix
-	parallelFor(page.Rows, 64, func(lo, hi int) {
+	par.Ranges(page.Rows, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			r, c := PatchPosition(i, gh, gw, m)
 			row := page.Pixels[i*page.Cols : (i+1)*page.Cols]

@@ -24,6 +24,8 @@ package imageproc
 import (
 	"fmt"
 	"math"
+
+	"github.com/turbospark/inspector/internal/par"
 )
 
 const (
@@ -134,7 +136,7 @@ func ResizeBicubic(src *RGB, w, h int) *RGB {
 func resizeHorizontal(src *RGB, w int) *RGB {
 	t := newCoeffs(src.W, w)
 	dst := &RGB{W: w, H: src.H, Pix: make([]uint8, w*src.H*3)}
-	parallelFor(src.H, 16, func(lo, hi int) {
+	par.Ranges(src.H, 16, func(lo, hi int) {
 		for y := lo; y < hi; y++ {
 			in := src.Pix[y*src.W*3 : (y+1)*src.W*3]
 			out := dst.Pix[y*w*3 : (y+1)*w*3]
@@ -166,7 +168,7 @@ func resizeVertical(src *RGB, h int) *RGB {
 	t := newCoeffs(src.H, h)
 	stride := src.W * 3
 	dst := &RGB{W: src.W, H: h, Pix: make([]uint8, stride*h)}
-	parallelFor(h, 16, func(lo, hi int) {
+	par.Ranges(h, 16, func(lo, hi int) {
 		acc := make([]int32, stride)
 		for y := lo; y < hi; y++ {
 			verticalRow(dst.Pix[y*stride:(y+1)*stride], src.Pix, stride, acc, &t, y)

@@ -1,0 +1,78 @@
+package par
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+func TestEveryTaskOnce(t *testing.T) {
+	for _, c := range []struct{ n, workers int }{{0, 4}, {1, 4}, {7, 3}, {1000, 4}, {5, 1}, {3, 10}} {
+		counts := make([]atomic.Int32, c.n)
+		var maxW atomic.Int32
+		Do(c.n, c.workers, func(w, task int) {
+			counts[task].Add(1)
+			for {
+				m := maxW.Load()
+				if int32(w) <= m || maxW.CompareAndSwap(m, int32(w)) {
+					break
+				}
+			}
+		})
+		for i := range counts {
+			if counts[i].Load() != 1 {
+				t.Fatalf("n=%d workers=%d: task %d ran %d times", c.n, c.workers, i, counts[i].Load())
+			}
+		}
+		if int(maxW.Load()) >= max(1, c.workers) {
+			t.Errorf("worker id %d with %d workers", maxW.Load(), c.workers)
+		}
+	}
+}
+
+func TestCancelStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var ran atomic.Int32
+	err := For(ctx, 100000, 2, func(_, task int) {
+		if ran.Add(1) == 10 {
+			cancel()
+		}
+	})
+	if err != context.Canceled || ran.Load() > 1000 {
+		t.Errorf("err %v after %d tasks, want Canceled soon after 10", err, ran.Load())
+	}
+}
+
+func TestPanicReachesCaller(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil || !strings.Contains(p.(string), "boom") {
+			t.Errorf("recovered %v, want the task's panic", p)
+		}
+	}()
+	Do(50, 3, func(_, task int) {
+		if task == 17 {
+			panic("boom")
+		}
+	})
+	t.Error("no panic")
+}
+
+func TestRangesCover(t *testing.T) {
+	for _, c := range []struct{ n, minChunk int }{{0, 4}, {1, 64}, {100, 1}, {1000, 64}, {1001, 16}, {7, 0}} {
+		hit := make([]atomic.Int32, c.n)
+		Ranges(c.n, c.minChunk, func(lo, hi int) {
+			if lo >= hi {
+				t.Errorf("empty range [%d, %d)", lo, hi)
+			}
+			for i := lo; i < hi; i++ {
+				hit[i].Add(1)
+			}
+		})
+		for i := range hit {
+			if hit[i].Load() != 1 {
+				t.Fatalf("n=%d minChunk=%d: item %d covered %d times", c.n, c.minChunk, i, hit[i].Load())
+			}
+		}
+	}
+}
