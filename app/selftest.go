@@ -268,8 +268,9 @@ func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Ba
 // towerError is the worst relative error of any output of got against ref.
 func towerError(got, ref *engine.Run) float64 {
 	worst := numcheck.RelErr(got.Merger, ref.Merger)
-	for i := range ref.Outputs {
-		worst = max(worst, numcheck.RelErr(got.Outputs[i], ref.Outputs[i]))
+	gotOut := got.Probes.Outputs()
+	for i, want := range ref.Probes.Outputs() {
+		worst = max(worst, numcheck.RelErr(gotOut[i], want))
 	}
 	for k := range ref.Deepstack {
 		worst = max(worst, numcheck.RelErr(got.Deepstack[k], ref.Deepstack[k]))

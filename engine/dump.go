@@ -10,46 +10,78 @@ package engine
 import (
 	"fmt"
 
+	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
+
+// Dump is a finished run's tensors, immutable: what `run --dump` and the window's export
+// write. It holds no backend memory, so it outlives the run.
+type Dump struct {
+	config    Config
+	layout    *geom.Layout
+	pixels    []float32
+	embed     []float32
+	outputs   [][]float32
+	merger    []float32
+	deepstack [][]float32
+	probes    *probe.Store
+}
+
+// Dump is the run's tensors; it needs a finished run with every block's output kept.
+func (r *Run) Dump() (*Dump, error) {
+	c := r.Config()
+	outputs := r.Probes.Outputs()
+	if r.Merger == nil || len(outputs) != c.Depth {
+		return nil, fmt.Errorf("dump: the run has not finished with outputs kept (%d of %d blocks kept)", len(outputs), c.Depth)
+	}
+	if len(r.Layout.Grids) != 1 {
+		return nil, fmt.Errorf("dump: one image per dump (this run has %d grids)", len(r.Layout.Grids))
+	}
+	return &Dump{config: c, layout: r.Layout, pixels: r.Input.Pixels, embed: r.Embed, outputs: outputs,
+		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes}, nil
+}
 
 // WriteDump writes the run's tensors; query < 0 leaves out the attention rows. It needs
 // KeepOutputs (and KeepAttention for rows) and a finished run.
 func (r *Run) WriteDump(path string, query int) error {
-	c := r.Config()
-	S, D, O := r.Layout.Rows(), c.Hidden, c.OutHidden
-	if r.Merger == nil || len(r.Outputs) != c.Depth {
-		return fmt.Errorf("dump: the run has not finished with outputs kept (%d of %d blocks kept)", len(r.Outputs), c.Depth)
+	d, err := r.Dump()
+	if err != nil {
+		return err
 	}
-	if len(r.Layout.Grids) != 1 {
-		return fmt.Errorf("dump: one image per dump (this run has %d grids)", len(r.Layout.Grids))
-	}
-	g := r.Layout.Grids[0]
-	merged := len(r.Merger) / O
+	return d.Write(path, query)
+}
+
+// Write writes the tensors to path; query < 0 leaves out the attention rows.
+func (d *Dump) Write(path string, query int) error {
+	c := d.config
+	S, D, O := d.layout.Rows(), c.Hidden, c.OutHidden
+	g := d.layout.Grids[0]
+	merged := len(d.merger) / O
 	ts := []safetensors.Tensor{
-		safetensors.F32Tensor("pixel_values", []int{S, c.PatchDim()}, r.Input.Pixels),
+		safetensors.F32Tensor("pixel_values", []int{S, c.PatchDim()}, d.pixels),
 		safetensors.I64Tensor("grid_thw", []int{3}, []int64{int64(g.T), int64(g.H), int64(g.W)}),
-		safetensors.F32Tensor("embed", []int{S, D}, r.Embed),
+		safetensors.F32Tensor("embed", []int{S, D}, d.embed),
 	}
-	for i, out := range r.Outputs {
+	for i, out := range d.outputs {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.out", i), []int{S, D}, out))
 	}
 	if query >= 0 {
-		rows, err := r.attentionDump(query)
+		rows, err := d.attentionRows(query)
 		if err != nil {
 			return err
 		}
 		ts = append(ts, rows...)
 	}
-	ts = append(ts, safetensors.F32Tensor("merger", []int{merged, O}, r.Merger))
-	for k, d := range r.Deepstack {
-		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, d))
+	ts = append(ts, safetensors.F32Tensor("merger", []int{merged, O}, d.merger))
+	for k, ds := range d.deepstack {
+		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, ds))
 	}
 	return safetensors.WriteFile(path, ts, map[string]string{"producer": "turbospark inspector"})
 }
 
-func (r *Run) attentionDump(query int) ([]safetensors.Tensor, error) {
-	c, S := r.Config(), r.Layout.Rows()
+func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {
+	c, S := d.config, d.layout.Rows()
 	if query >= S {
 		return nil, fmt.Errorf("attention query %d: the image has %d patches", query, S)
 	}
@@ -57,7 +89,7 @@ func (r *Run) attentionDump(query int) ([]safetensors.Tensor, error) {
 	for i := 0; i < c.Depth; i++ {
 		rows := make([]float32, 0, c.Heads*S)
 		for h := 0; h < c.Heads; h++ {
-			row, err := r.AttentionRow(i, h, query)
+			row, err := d.probes.AttentionRow(i, h, query)
 			if err != nil {
 				return nil, err
 			}

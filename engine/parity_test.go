@@ -10,7 +10,7 @@ import (
 // towerOutputs names a run's tensors like the f32 fixture does.
 func towerOutputs(run *engine.Run) map[string][]float32 {
 	out := map[string][]float32{"pooler_output": run.Merger}
-	for i, o := range run.Outputs {
+	for i, o := range run.Probes.Outputs() {
 		out[fmt.Sprintf("blk%d", i)] = o
 	}
 	for k, d := range run.Deepstack {

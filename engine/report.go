@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/turbospark/inspector/engine/probe"
 )
 
 // Report is a run's settings and timings.
@@ -148,4 +150,29 @@ func FormatBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
+// residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
+// runs need KeepOutputs. It is an error when the runs differ in blocks kept, sequence length,
+// width or merger shape, or when either has not finished.
+func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
+	if !a.Finished() || !b.Finished() {
+		return nil, 0, fmt.Errorf("compare: both runs must have finished (%v, %v)", a.Finished(), b.Finished())
+	}
+	ca, cb := a.Config(), b.Config()
+	if sa, sb := a.Layout.Rows(), b.Layout.Rows(); sa != sb || ca.Hidden != cb.Hidden {
+		return nil, 0, fmt.Errorf("compare: shapes differ: %d x %d against %d x %d", sa, ca.Hidden, sb, cb.Hidden)
+	}
+	oa, ob := a.Probes.Outputs(), b.Probes.Outputs()
+	if len(oa) != len(ob) || len(oa) != ca.Depth {
+		return nil, 0, fmt.Errorf("compare: %d and %d block outputs kept of %d (run with outputs kept)", len(oa), len(ob), ca.Depth)
+	}
+	if len(a.Merger) != len(b.Merger) {
+		return nil, 0, fmt.Errorf("compare: merger outputs of %d and %d values", len(a.Merger), len(b.Merger))
+	}
+	if perBlock, err = probe.CompareOutputs(oa, ob); err != nil {
+		return nil, 0, err
+	}
+	return perBlock, probe.MaxAbsDiff(a.Merger, b.Merger), nil
 }

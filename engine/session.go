@@ -13,13 +13,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"sync"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/probe"
 )
 
 // Options are the run settings a user can change.
@@ -111,16 +110,10 @@ type BlockTiming struct {
 	Ops       OpTimes       // per op kind, on a synchronous (CPU) backend; nil elsewhere
 }
 
-// PatchStats are per-patch statistics of a block's output.
-type PatchStats struct {
-	Norm, Mean, MaxAbs []float32 // of the output row
-	Change             []float32 // ||out-in|| / ||in||
-}
-
 // BlockResult is what an observer sees after each block.
 type BlockResult struct {
 	Timing BlockTiming
-	Stats  PatchStats
+	Stats  probe.PatchStats
 }
 
 // Run is one page going through the tower.
@@ -134,13 +127,11 @@ type Run struct {
 	next       int
 	Embed      []float32 // [S, D] block 0 input
 	EmbedTime  time.Duration
-	Outputs    [][]float32 // per block [S, D], when KeepOutputs
 	Deepstack  [][]float32 // per tap [S/4, O]
 	Merger     []float32   // [S/4, O] once finished
 	MergerTime time.Duration
 	Timings    []BlockTiming
-	probeMu    sync.RWMutex // probes may read qk and Outputs while Step appends to them
-	qk         [][]float32  // per block [S, 2D] post-rope q|k, when KeepAttention
+	Probes     *probe.Store // kept outputs (KeepOutputs) and q|k (KeepAttention), for the probes
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -163,7 +154,7 @@ func (e *Engine) Start(in *Input) (*Run, error) {
 		timer = newOpTimer(be)
 		be = timer
 	}
-	r := &Run{e: e, Layout: lay, Input: in, timer: timer,
+	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()),
 		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Opts.TileRows, S)}}
 	if err := r.g.alloc(); err != nil {
 		return nil, err
@@ -281,9 +272,7 @@ func (r *Run) keepQK() {
 	for s := 0; s < S; s++ {
 		copy(qk[s*2*D:(s+1)*2*D], qkv[s*3*D:s*3*D+2*D])
 	}
-	r.probeMu.Lock()
-	r.qk = append(r.qk, qk)
-	r.probeMu.Unlock()
+	r.Probes.AddQK(qk)
 }
 
 // tap runs the deepstack merger when block i is a deepstack index.
@@ -312,16 +301,10 @@ func (r *Run) mergerWeights(prefix string) MergerWeights {
 func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	D := r.e.Checkpoint.Config.Hidden
 	r.cur = r.download(r.g.buf.h, r.g.seq*D)
-	res := BlockResult{Stats: patchStats(r.prev, r.cur, D)}
-	var sum float64
-	for _, c := range res.Stats.Change {
-		sum += float64(c)
-	}
-	r.changes = append(r.changes, sum/float64(max(len(res.Stats.Change), 1)))
+	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D)}
+	r.changes = append(r.changes, res.Stats.MeanChange)
 	if r.e.Opts.KeepOutputs {
-		r.probeMu.Lock()
-		r.Outputs = append(r.Outputs, r.cur)
-		r.probeMu.Unlock()
+		r.Probes.AddOutput(r.cur)
 	}
 	r.prev = r.cur
 	t.Wall = time.Since(start)
@@ -331,26 +314,6 @@ func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 		o(res)
 	}
 	return res
-}
-
-func patchStats(in, out []float32, d int) PatchStats {
-	n := len(out) / d
-	st := PatchStats{Norm: make([]float32, n), Mean: make([]float32, n), MaxAbs: make([]float32, n), Change: make([]float32, n)}
-	for p := 0; p < n; p++ {
-		var ss, sum, diff, inSS float64
-		var mx float64
-		for j, x := range out[p*d : (p+1)*d] {
-			xf, xin := float64(x), float64(in[p*d+j])
-			ss += xf * xf
-			sum += xf
-			mx = math.Max(mx, math.Abs(xf))
-			diff += (xf - xin) * (xf - xin)
-			inSS += xin * xin
-		}
-		st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(d)), float32(mx)
-		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
-	}
-	return st
 }
 
 // Finish runs the final merger on the last block's output.
@@ -400,62 +363,6 @@ func (r *Run) Hidden() []float32 { return r.prev }
 
 // Close frees the page's backend buffers.
 func (r *Run) Close() { r.g.free() }
-
-// keptQK returns block's post-rope q|k rows; safe while another goroutine steps the run.
-func (r *Run) keptQK(block int) ([]float32, error) {
-	r.probeMu.RLock()
-	defer r.probeMu.RUnlock()
-	if block < 0 || block >= len(r.qk) {
-		return nil, fmt.Errorf("attention of block %d is not kept (%d blocks kept; run with attention kept)", block, len(r.qk))
-	}
-	return r.qk[block], nil
-}
-
-// keptBlocks is how many blocks have q|k kept; safe while another goroutine steps the run.
-func (r *Run) keptBlocks() int {
-	r.probeMu.RLock()
-	defer r.probeMu.RUnlock()
-	return len(r.qk)
-}
-
-// AttentionRow returns softmax(q_query . K^T * scale) of one head of one block, [S] in
-// sequence order, zero outside the query's segment. It needs KeepAttention, and is safe
-// to call while another goroutine steps the run.
-func (r *Run) AttentionRow(block, head, query int) ([]float32, error) {
-	cfg := r.e.Checkpoint.Config
-	qk, err := r.keptQK(block)
-	if err != nil {
-		return nil, err
-	}
-	if head < 0 || head >= cfg.Heads || query < 0 || query >= r.g.seq {
-		return nil, fmt.Errorf("head %d / query %d outside %d heads / %d patches", head, query, cfg.Heads, r.g.seq)
-	}
-	D, hd := cfg.Hidden, cfg.HeadDim()
-	q := qk[query*2*D+head*hd : query*2*D+(head+1)*hd]
-	seg := r.Layout.SegmentOf(query)
-	row := make([]float32, r.g.seq)
-	scale := 1 / math.Sqrt(float64(hd))
-	mx := math.Inf(-1)
-	scores := make([]float64, seg.End-seg.Start)
-	for j := seg.Start; j < seg.End; j++ {
-		k := qk[j*2*D+D+head*hd : j*2*D+D+(head+1)*hd]
-		var dot float64
-		for x := range q {
-			dot += float64(q[x]) * float64(k[x])
-		}
-		scores[j-seg.Start] = dot * scale
-		mx = math.Max(mx, dot*scale)
-	}
-	var z float64
-	for j, s := range scores {
-		scores[j] = math.Exp(s - mx)
-		z += scores[j]
-	}
-	for j, s := range scores {
-		row[seg.Start+j] = float32(s / z)
-	}
-	return row, nil
-}
 
 // ProbeBytes is what a run keeps on the host for the probes of a page of S patches: every
 // block's output [S, D] (KeepOutputs) and post-rope q|k [S, 2D] (KeepAttention), float32.

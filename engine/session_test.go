@@ -106,7 +106,7 @@ func TestAttentionRowShape(t *testing.T) {
 	must(t, run.RunAll(context.Background()))
 	// Segments: image 24 rows, video 2 x 16 rows, image 120 rows.
 	for _, q := range []int{0, 30, 50, 100} {
-		row, err := run.AttentionRow(2, 1, q)
+		row, err := run.Probes.AttentionRow(2, 1, q)
 		must(t, err)
 		seg := run.Layout.SegmentOf(q)
 		var sum float64
@@ -120,7 +120,7 @@ func TestAttentionRowShape(t *testing.T) {
 			t.Errorf("query %d: row sums to %v", q, sum)
 		}
 	}
-	if _, err := run.AttentionRow(4, 0, 0); err == nil {
+	if _, err := run.Probes.AttentionRow(4, 0, 0); err == nil {
 		t.Error("block 4 of 4 gave a row")
 	}
 }

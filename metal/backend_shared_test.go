@@ -332,15 +332,16 @@ func checkTower(t *testing.T, be *Backend, mode engine.ResidencyMode) float64 {
 		ref       string
 	}
 	var pairs []pair
-	for i := range want.Outputs {
-		pairs = append(pairs, pair{fmt.Sprintf("block %d", i), got.Outputs[i], want.Outputs[i], fmt.Sprintf("blk%d", i)})
+	wantOut, gotOut := want.Probes.Outputs(), got.Probes.Outputs()
+	for i := range wantOut {
+		pairs = append(pairs, pair{fmt.Sprintf("block %d", i), gotOut[i], wantOut[i], fmt.Sprintf("blk%d", i)})
 	}
 	for k := range want.Deepstack {
 		pairs = append(pairs, pair{fmt.Sprintf("deepstack %d", k), got.Deepstack[k], want.Deepstack[k], fmt.Sprintf("deepstack%d", k)})
 	}
 	pairs = append(pairs, pair{"merger", got.Merger, want.Merger, "pooler_output"})
-	if len(got.Outputs) != 4 || len(got.Deepstack) != 2 {
-		t.Fatalf("%d block outputs and %d deepstack outputs, want 4 and 2", len(got.Outputs), len(got.Deepstack))
+	if len(gotOut) != 4 || len(got.Deepstack) != 2 {
+		t.Fatalf("%d block outputs and %d deepstack outputs, want 4 and 2", len(gotOut), len(got.Deepstack))
 	}
 	worst := 0.0
 	for _, p := range pairs {

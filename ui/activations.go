@@ -14,7 +14,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -24,7 +24,7 @@ type activationPanel struct {
 	hist     *widgets.Histogram
 	summary  *widget.Label
 	channels *widget.List
-	top      []engine.ChannelScore
+	top      []probe.ChannelScore
 	drawn    string
 }
 
@@ -89,12 +89,12 @@ func (p *activationPanel) refresh() {
 		return
 	}
 	out := s.Outputs[b]
-	counts, lo, hi := engine.Histogram(out, 64)
+	counts, lo, hi := probe.Histogram(out, 64)
 	p.hist.SetData(counts, lo, hi, fmt.Sprintf("block %d output: %d values", b, len(out)))
-	mean, std, mn, mx := engine.Summary(out)
+	mean, std, mn, mx := probe.Summary(out)
 	p.summary.SetText(fmt.Sprintf("mean %.4f  std %.4f  min %.4f  max %.4f\nmean change ||out-in||/||in|| %.4f",
 		mean, std, mn, mx, meanOf(s.Stats[b].Change)))
-	p.top = engine.TopChannelsOf(out, s.Config.Hidden, 12)
+	p.top = probe.TopChannelsOf(out, s.Config.Hidden, 12)
 	p.channels.UnselectAll()
 	p.channels.Refresh()
 }

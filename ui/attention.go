@@ -106,7 +106,7 @@ func (a *attentionPanel) drawHeads() {
 	in, s := a.in, a.in.Snap
 	maps := make([][]float32, s.Config.Heads)
 	for h := range maps {
-		row, err := s.Run.AttentionRow(in.Sel.Block, h, in.Sel.Query)
+		row, err := s.Probes.AttentionRow(in.Sel.Block, h, in.Sel.Query)
 		if err != nil {
 			return
 		}
@@ -148,14 +148,14 @@ func (a *attentionPanel) refreshStats() {
 		return
 	}
 	a.pending = true
-	gen, run, to := a.statGen, s.Run, s.Next
+	gen, probes, to := a.statGen, s.Probes, s.Next
 	a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
 	go func() {
 		var dist, ent [][]float64
 		var err error
 		for b := from; b < to && err == nil; b++ {
 			var d, e []float64
-			d, e, err = run.HeadStats(context.Background(), b, headStatQueries)
+			d, e, err = probes.HeadStats(context.Background(), b, headStatQueries)
 			dist, ent = append(dist, d), append(ent, e)
 		}
 		a.in.Ctl.do(func() {

@@ -5,8 +5,9 @@
 // controller.go: invariant — engine work (open, step, compare) runs on one worker
 // goroutine, one job at a time, and every widget change it causes goes through the do
 // function (fyne.Do in the app), always with an immutable Snapshot. The mutation that would
-// silently break it: handing the UI the live *engine.Run slices instead of a snapshot — the
-// worker's next append would race the UI's read.
+// silently break it: handing the UI the live *engine.Run (its slices, its backend) instead
+// of a snapshot — the worker's next append would race the UI's read. The UI gets the run's
+// probe.Store (made for concurrent reads) and, once finished, its immutable engine.Dump.
 package ui
 
 import (
@@ -21,6 +22,7 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/probe"
 )
 
 // Settings are what the user can change about a run.
@@ -50,19 +52,20 @@ type Snapshot struct {
 	Config        engine.Config
 	Page          *imageproc.Page
 	Layout        *geom.Layout
-	Run           *engine.Run // for probes only (AttentionRow and analysis are safe while stepping)
-	Next          int         // blocks run so far
+	Probes        *probe.Store // kept q|k and outputs: attention rows, rollout, statistics
+	Next          int          // blocks run so far
 	Timings       []engine.BlockTiming
-	Stats         []engine.PatchStats
+	Stats         []probe.PatchStats
 	Outputs       [][]float32
 	Embed         []float32
 	Finished      bool // merger done
 	Report        *engine.Report
+	Dump          *engine.Dump // the finished run's tensors (nil before the merger ran)
 	WeightBytes   int64
 }
 
 // Loaded says whether a run exists to draw.
-func (s *Snapshot) Loaded() bool { return s != nil && s.Run != nil }
+func (s *Snapshot) Loaded() bool { return s != nil && s.Probes != nil }
 
 // Status is the line under the toolbar.
 type Status struct {
@@ -112,7 +115,7 @@ type session struct {
 	eng        *engine.Engine
 	input      *engine.Input
 	run        *engine.Run
-	stats      []engine.PatchStats
+	stats      []probe.PatchStats
 	report     *engine.Report
 	started    time.Time
 	note       string // why the run is not on the backend asked for ("" when it is)
@@ -443,13 +446,14 @@ func (c *Controller) post(sess *session) {
 	r := sess.run
 	c.mu.Lock()
 	snap := &Snapshot{Gen: c.gen, CheckpointDir: sess.dir, ImagePath: sess.image, Settings: sess.settings,
-		Config: sess.ck.Config, Page: sess.input.Image, Layout: r.Layout, Run: r, Next: r.Next(),
-		Timings: append([]engine.BlockTiming(nil), r.Timings...), Stats: append([]engine.PatchStats(nil), sess.stats...),
-		Outputs: append([][]float32(nil), r.Outputs...), Embed: r.Embed, Finished: r.Finished(),
+		Config: sess.ck.Config, Page: sess.input.Image, Layout: r.Layout, Probes: r.Probes, Next: r.Next(),
+		Timings: append([]engine.BlockTiming(nil), r.Timings...), Stats: append([]probe.PatchStats(nil), sess.stats...),
+		Outputs: r.Probes.Outputs(), Embed: r.Embed, Finished: r.Finished(),
 		WeightBytes: sess.ck.VisionBytes()}
 	if snap.Finished {
 		rep := *sess.report
 		snap.Report = &rep
+		snap.Dump, _ = r.Dump() // nil when outputs were not kept (over the probe budget)
 	}
 	c.snapshot = snap
 	c.mu.Unlock()
@@ -575,7 +579,7 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b Settings) 
 		return nil, err
 	}
 	for k := range runs[0].Deepstack {
-		res.DeepstackDiffs = append(res.DeepstackDiffs, engine.MaxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
+		res.DeepstackDiffs = append(res.DeepstackDiffs, probe.MaxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
 	}
 	return res, nil
 }

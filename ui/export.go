@@ -53,7 +53,10 @@ func (in *Inspector) ExportDump(path string) error {
 	if _, err := in.finishedReport(); err != nil {
 		return err
 	}
-	return in.Snap.Run.WriteDump(path, in.Sel.Query)
+	if in.Snap.Dump == nil {
+		return errors.New("this run kept no block outputs (over the probe memory budget): nothing to dump")
+	}
+	return in.Snap.Dump.Write(path, in.Sel.Query)
 }
 
 func (in *Inspector) finishedReport() (*engine.Report, error) {

@@ -156,7 +156,7 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 		if b >= len(s.Outputs) {
 			return nil, notKept
 		}
-		m, err := s.Run.ChannelMap(b, ch)
+		m, err := s.Probes.ChannelMap(b, ch)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -211,9 +211,9 @@ func (p *imagePanel) rolloutValues() ([]float32, string) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	p.rollStop = stop
-	gen, run, q, upTo := p.rollGen, in.Snap.Run, in.Sel.Query, in.Sel.Block
+	gen, probes, q, upTo := p.rollGen, in.Snap.Probes, in.Sel.Query, in.Sel.Block
 	go func() {
-		vals, err := run.Rollout(ctx, q, upTo)
+		vals, err := probes.Rollout(ctx, q, upTo)
 		in.Ctl.do(func() {
 			if gen != p.rollGen {
 				return // superseded (and cancelled)

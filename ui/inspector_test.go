@@ -162,7 +162,7 @@ func TestClickSelectsQueryPatch(t *testing.T) {
 	if h.in.Sel.Query != target || h.in.image.view.Selected() != target {
 		t.Fatalf("query %d, view selection %d, want %d", h.in.Sel.Query, h.in.image.view.Selected(), target)
 	}
-	want, err := s.Run.AttentionRowMean(h.in.Sel.Block, target)
+	want, err := s.Probes.AttentionRowMean(h.in.Sel.Block, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestChangeHead(t *testing.T) {
 	if h.in.Sel.Head != 1 {
 		t.Fatalf("head %d after choosing head 1", h.in.Sel.Head)
 	}
-	row, _ := s.Run.AttentionRow(h.in.Sel.Block, 1, q)
+	row, _ := s.Probes.AttentionRow(h.in.Sel.Block, 1, q)
 	for i := range row {
 		if row[i] != h.in.image.values[i] {
 			t.Fatalf("overlay[%d] = %v, head 1's row has %v", i, h.in.image.values[i], row[i])
@@ -190,7 +190,7 @@ func TestChangeHead(t *testing.T) {
 	h.in.attention.head.SetSelected("mean of heads")
 	var mean float64
 	for hd := 0; hd < s.Config.Heads; hd++ {
-		r, _ := s.Run.AttentionRow(h.in.Sel.Block, hd, q)
+		r, _ := s.Probes.AttentionRow(h.in.Sel.Block, hd, q)
 		mean += float64(r[q])
 	}
 	mean /= float64(s.Config.Heads)
@@ -389,14 +389,14 @@ func TestHeadStatsChart(t *testing.T) {
 	a := h.in.attention
 	depth := h.in.Snap.Config.Depth
 	h.pump("head statistics", func() bool { return len(a.dist) == depth && !a.pending })
-	dist, ent, err := h.in.Snap.Run.HeadStatsAll(context.Background(), headStatQueries)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for b := 0; b < depth; b++ {
-		for hd := range dist[b] {
-			if a.dist[b][hd] != dist[b][hd] || a.entropy[b][hd] != ent[b][hd] {
-				t.Fatalf("block %d head %d: chart %v/%v, engine %v/%v", b, hd, a.dist[b][hd], a.entropy[b][hd], dist[b][hd], ent[b][hd])
+		dist, ent, err := h.in.Snap.Probes.HeadStats(context.Background(), b, headStatQueries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for hd := range dist {
+			if a.dist[b][hd] != dist[hd] || a.entropy[b][hd] != ent[hd] {
+				t.Fatalf("block %d head %d: chart %v/%v, engine %v/%v", b, hd, a.dist[b][hd], a.entropy[b][hd], dist[hd], ent[hd])
 			}
 		}
 		if a.dist[b][2] < 5*a.dist[b][1] {
@@ -446,7 +446,7 @@ func TestRolloutOverlay(t *testing.T) {
 		t.Errorf("caption while computing: %q", h.in.image.caption.Text)
 	}
 	h.pump("the rollout", func() bool { return h.in.image.rollout != nil })
-	want, err := h.in.Snap.Run.Rollout(context.Background(), h.in.Sel.Query, 2)
+	want, err := h.in.Snap.Probes.Rollout(context.Background(), h.in.Sel.Query, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

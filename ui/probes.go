@@ -6,19 +6,19 @@ package ui
 import (
 	"image"
 
-	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/probe"
 )
 
 // attentionRow is one head's row, or the mean of heads when head < 0.
 func attentionRow(s *Snapshot, block, head, query int) ([]float32, error) {
 	if head < 0 {
-		return s.Run.AttentionRowMean(block, query)
+		return s.Probes.AttentionRowMean(block, query)
 	}
-	return s.Run.AttentionRow(block, head, query)
+	return s.Probes.AttentionRow(block, head, query)
 }
 
-func topK(row []float32, k int) []int { return engine.TopK(row, k) }
+func topK(row []float32, k int) []int { return probe.TopK(row, k) }
 
 // rgbImage wraps the preprocessor's resized RGB as an image.Image.
 func rgbImage(src *imageproc.RGB) image.Image {

@@ -83,7 +83,7 @@ func runDemo(t testing.TB, dir string) *demoRun {
 
 func (d *demoRun) row(t testing.TB, block, head, query int) []float32 {
 	t.Helper()
-	r, err := d.run.AttentionRow(block, head, query)
+	r, err := d.run.Probes.AttentionRow(block, head, query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,14 +316,14 @@ func TestDemoOutputs(t *testing.T) {
 	d := runDemo(t, demoAssets)
 	r := d.run
 	named := map[string][]float32{"embed": r.Embed, "merger": r.Merger}
-	for i, o := range r.Outputs {
+	for i, o := range r.Probes.Outputs() {
 		named[fmt.Sprintf("block %d", i)] = o
 	}
 	for i, o := range r.Deepstack {
 		named[fmt.Sprintf("deepstack %d", i)] = o
 	}
-	if len(r.Outputs) != 4 || len(r.Deepstack) != 2 || len(r.Merger) != 126*48 {
-		t.Fatalf("%d block outputs, %d deepstack outputs, merger of %d values", len(r.Outputs), len(r.Deepstack), len(r.Merger))
+	if len(r.Probes.Outputs()) != 4 || len(r.Deepstack) != 2 || len(r.Merger) != 126*48 {
+		t.Fatalf("%d block outputs, %d deepstack outputs, merger of %d values", len(r.Probes.Outputs()), len(r.Deepstack), len(r.Merger))
 	}
 	for name, v := range named {
 		var mx float64
@@ -337,7 +337,7 @@ func TestDemoOutputs(t *testing.T) {
 			t.Errorf("%s: max |x| = %v", name, mx)
 		}
 	}
-	for b := range r.Outputs {
+	for b := range r.Probes.Outputs() {
 		if c := r.MeanChange(b); c < 0.02 || c > 0.3 {
 			t.Errorf("block %d changes the activations by %.3f, want 0.02..0.3", b, c)
 		}

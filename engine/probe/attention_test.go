@@ -1,4 +1,4 @@
-package engine_test
+package probe_test
 
 // analysis_test.go holds the analysis (analysis.go) to brute-force references built in the
 // test: full S x S per-head matrices from AttentionRow on the 176-patch fixture (four
@@ -21,8 +21,10 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -30,19 +32,95 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/internal/kernel"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/engine/synth"
+	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 const fixtureS = 176
 
+// attentionRow is the reference row: float64 dot products of the kept q|k, a plain softmax
+// over the query's segment, zero elsewhere (what the probes compute in float32 scores).
+func attentionRow(run *engine.Run, block, head, query int) ([]float32, error) {
+	p := run.Probes
+	qk, err := p.QK(block)
+	if err != nil {
+		return nil, err
+	}
+	if head < 0 || head >= p.Heads || query < 0 || query >= run.Layout.Rows() {
+		return nil, fmt.Errorf("head %d / query %d outside %d heads / %d patches", head, query, p.Heads, run.Layout.Rows())
+	}
+	D, hd := p.Hidden, p.HeadDim
+	q := qk[query*2*D+head*hd:][:hd]
+	seg := run.Layout.SegmentOf(query)
+	scale := 1 / math.Sqrt(float64(hd))
+	scores := make([]float64, seg.End-seg.Start)
+	mx := math.Inf(-1)
+	for j := seg.Start; j < seg.End; j++ {
+		k := qk[j*2*D+D+head*hd:][:hd]
+		var dot float64
+		for x := range q {
+			dot += float64(q[x]) * float64(k[x])
+		}
+		scores[j-seg.Start] = dot * scale
+		mx = math.Max(mx, dot*scale)
+	}
+	var z float64
+	for j, v := range scores {
+		scores[j] = math.Exp(v - mx)
+		z += scores[j]
+	}
+	row := make([]float32, run.Layout.Rows())
+	for j, v := range scores {
+		row[seg.Start+j] = float32(v / z)
+	}
+	return row, nil
+}
+
+// headStatsAll is HeadStats of every block whose attention is kept.
+func headStatsAll(run *engine.Run, ctx context.Context, maxQueries int) (dist, entropy [][]float64, err error) {
+	for b := range run.Probes.KeptQK() {
+		d, e, err := run.Probes.HeadStats(ctx, b, maxQueries)
+		if err != nil {
+			return nil, nil, err
+		}
+		dist, entropy = append(dist, d), append(entropy, e)
+	}
+	return dist, entropy, nil
+}
+
+func openFixture(t testing.TB, name string) *testfixture.Fixture {
+	t.Helper()
+	return testfixture.Open(t, filepath.Join("..", "testdata", name+".safetensors"))
+}
+
+// runTower runs a whole page and returns the run (outputs kept).
+func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Options, in *engine.Input) *engine.Run {
+	t.Helper()
+	opts.KeepOutputs = true
+	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
+}
+
+func cpuBackend() backend.Backend { return cpu.New(0) }
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // analysisRun runs the fixture page with outputs and attention kept.
-func analysisRun(t *testing.T) (*engine.Run, *fixture) {
+func analysisRun(t *testing.T) (*engine.Run, *testfixture.Fixture) {
 	t.Helper()
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
-	run := runTower(t, fx.dir, cpuBackend(), engine.Options{KeepAttention: true}, fx.input(t))
+	run := runTower(t, fx.Dir, cpuBackend(), engine.Options{KeepAttention: true}, fx.Input(t))
 	if run.Layout.Rows() != fixtureS || len(run.Layout.Segments) != 4 {
 		t.Fatalf("fixture layout: %d rows, %d segments", run.Layout.Rows(), len(run.Layout.Segments))
 	}
@@ -64,7 +142,7 @@ func headMatrix(t *testing.T, run *engine.Run, block, head int) []float64 {
 	S := run.Layout.Rows()
 	a := make([]float64, S*S)
 	for i := range S {
-		row, err := run.AttentionRow(block, head, i)
+		row, err := attentionRow(run, block, head, i)
 		must(t, err)
 		for j, p := range row {
 			a[i*S+j] = float64(p)
@@ -167,7 +245,7 @@ func TestAttentionRowsMatchAttentionRow(t *testing.T) {
 	}
 	forEachScoreKernel(t, func(t *testing.T) { testRowsMatch(t, run, queries) })
 	for _, bad := range []struct{ block, head, q int }{{4, 0, 0}, {-1, 0, 0}, {0, 4, 0}, {0, -1, 0}, {0, 0, fixtureS}, {0, 0, -1}} {
-		if err := run.AttentionRows(context.Background(), bad.block, bad.head, []int{bad.q}, func(int, []float32) {}); err == nil {
+		if err := run.Probes.AttentionRows(context.Background(), bad.block, bad.head, []int{bad.q}, func(int, []float32) {}); err == nil {
 			t.Errorf("block %d head %d query %d: no error", bad.block, bad.head, bad.q)
 		}
 	}
@@ -177,18 +255,18 @@ func testRowsMatch(t *testing.T, run *engine.Run, queries []int) {
 	for _, head := range []int{0, 3} {
 		seen := map[int]int{}
 		var inFlight atomic.Int32
-		err := run.AttentionRows(context.Background(), 2, head, queries, func(q int, row []float32) {
+		err := run.Probes.AttentionRows(context.Background(), 2, head, queries, func(q int, row []float32) {
 			if inFlight.Add(1) != 1 {
 				t.Error("fn calls overlap")
 			}
 			defer inFlight.Add(-1)
 			seen[q]++
-			want, err := run.AttentionRow(2, head, q)
+			want, err := attentionRow(run, 2, head, q)
 			if err != nil {
 				t.Error(err) // not Fatal: fn may run on a worker goroutine
 				return
 			}
-			if d := engine.MaxAbsDiff(row, want); d > 1e-6 {
+			if d := probe.MaxAbsDiff(row, want); d > 1e-6 {
 				t.Errorf("head %d query %d: differs from AttentionRow by %.2e", head, q, d)
 			}
 			row[0] = -1 // the row is the callee's: scribbling on it must not disturb later rows
@@ -252,8 +330,8 @@ func TestAttentionRowsPeaky(t *testing.T) {
 	S := run.Layout.Rows()
 	forEachScoreKernel(t, func(t *testing.T) {
 		var smallest float32 = 1
-		err := run.AttentionRows(context.Background(), 3, 2, engine.EvenQueries(S, 0), func(q int, row []float32) {
-			want, err := run.AttentionRow(3, 2, q)
+		err := run.Probes.AttentionRows(context.Background(), 3, 2, probe.EvenQueries(S, 0), func(q int, row []float32) {
+			want, err := attentionRow(run, 3, 2, q)
 			if err != nil {
 				t.Error(err)
 				return
@@ -285,10 +363,10 @@ func TestAttentionRowsPeaky(t *testing.T) {
 // A done context stops AttentionRows before it has seen every query.
 func TestAttentionRowsCancel(t *testing.T) {
 	run, _ := analysisRun(t)
-	queries := engine.EvenQueries(fixtureS, 0)
+	queries := probe.EvenQueries(fixtureS, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	err := run.AttentionRows(ctx, 1, 0, queries, func(int, []float32) {
+	err := run.Probes.AttentionRows(ctx, 1, 0, queries, func(int, []float32) {
 		calls++
 		cancel()
 	})
@@ -299,7 +377,7 @@ func TestAttentionRowsCancel(t *testing.T) {
 		t.Errorf("cancelled after the first row, yet %d of %d rows came", calls, len(queries))
 	}
 	calls = 0
-	if err := run.AttentionRows(ctx, 1, 0, queries, func(int, []float32) { calls++ }); !errors.Is(err, context.Canceled) || calls != 0 {
+	if err := run.Probes.AttentionRows(ctx, 1, 0, queries, func(int, []float32) { calls++ }); !errors.Is(err, context.Canceled) || calls != 0 {
 		t.Errorf("done context: err %v, %d rows", err, calls)
 	}
 }
@@ -310,11 +388,11 @@ func TestAttentionRowMean(t *testing.T) {
 	H := run.Config().Heads
 	forEachScoreKernel(t, func(t *testing.T) {
 		for _, q := range []int{0, 23, 24, 45, 60, 175} {
-			got, err := run.AttentionRowMean(3, q)
+			got, err := run.Probes.AttentionRowMean(3, q)
 			must(t, err)
 			want := make([]float64, fixtureS)
 			for h := range H {
-				row, err := run.AttentionRow(3, h, q)
+				row, err := attentionRow(run, 3, h, q)
 				must(t, err)
 				for j, p := range row {
 					want[j] += float64(p) / float64(H)
@@ -324,16 +402,16 @@ func TestAttentionRowMean(t *testing.T) {
 				t.Errorf("query %d: mean row off by %.2e", q, d)
 			}
 			checkSegmentRow(t, run, "mean row", q, got)
-			head0, _ := run.AttentionRow(3, 0, q)
-			if engine.MaxAbsDiff(got, head0) < 1e-3 {
+			head0, _ := attentionRow(run, 3, 0, q)
+			if probe.MaxAbsDiff(got, head0) < 1e-3 {
 				t.Errorf("query %d: the mean row is head 0's row", q)
 			}
 		}
 	})
-	if _, err := run.AttentionRowMean(4, 0); err == nil {
+	if _, err := run.Probes.AttentionRowMean(4, 0); err == nil {
 		t.Error("block 4 of 4 gave a mean row")
 	}
-	if _, err := run.AttentionRowMean(0, fixtureS); err == nil {
+	if _, err := run.Probes.AttentionRowMean(0, fixtureS); err == nil {
 		t.Error("query past the page gave a mean row")
 	}
 }
@@ -363,7 +441,7 @@ func TestRolloutMatchesFullProduct(t *testing.T) {
 			noIdentity := product(hats(upTo, false, false), S)
 			reversed := product(hats(upTo, true, true), S)
 			for _, q := range []int{0, 30, 50, 100, 175} {
-				got, err := run.Rollout(context.Background(), q, upTo)
+				got, err := run.Probes.Rollout(context.Background(), q, upTo)
 				must(t, err)
 				if d := maxDiff64(got, ref[q*S:(q+1)*S]); d > 1e-6 {
 					t.Errorf("up to %d, query %d: rollout off the full product by %.2e", upTo, q, d)
@@ -377,16 +455,16 @@ func TestRolloutMatchesFullProduct(t *testing.T) {
 						t.Errorf("up to %d, query %d: rollout equals the reversed product (%.2e)", upTo, q, d)
 					}
 				}
-				raw, err := run.AttentionRowMean(upTo, q)
+				raw, err := run.Probes.AttentionRowMean(upTo, q)
 				must(t, err)
-				if d := engine.MaxAbsDiff(got, raw); d < 1e-3 {
+				if d := probe.MaxAbsDiff(got, raw); d < 1e-3 {
 					t.Errorf("up to %d, query %d: rollout is the raw mean row (%.2e)", upTo, q, d)
 				}
 			}
 		}
 	})
 	for _, bad := range [][2]int{{0, depth}, {0, -1}, {-1, 0}, {S, 0}} {
-		if _, err := run.Rollout(context.Background(), bad[0], bad[1]); err == nil {
+		if _, err := run.Probes.Rollout(context.Background(), bad[0], bad[1]); err == nil {
 			t.Errorf("query %d up to %d: no error", bad[0], bad[1])
 		}
 	}
@@ -396,20 +474,20 @@ func TestRolloutMatchesFullProduct(t *testing.T) {
 func TestRolloutDeterministicAndCancellable(t *testing.T) {
 	run, _ := analysisRun(t)
 	forEachScoreKernel(t, func(t *testing.T) {
-		ref, err := run.Rollout(context.Background(), 100, 3)
+		ref, err := run.Probes.Rollout(context.Background(), 100, 3)
 		must(t, err)
-		ds, es, err := run.HeadStats(context.Background(), 2, 0)
+		ds, es, err := run.Probes.HeadStats(context.Background(), 2, 0)
 		must(t, err)
 		prev := runtime.GOMAXPROCS(1)
 		defer runtime.GOMAXPROCS(prev)
 		for _, procs := range []int{1, 3} {
 			runtime.GOMAXPROCS(procs)
-			got, err := run.Rollout(context.Background(), 100, 3)
+			got, err := run.Probes.Rollout(context.Background(), 100, 3)
 			must(t, err)
-			if !bitEqual(got, ref) {
-				t.Errorf("GOMAXPROCS %d: rollout differs by %.2e", procs, engine.MaxAbsDiff(got, ref))
+			if !numcheck.BitEqual(got, ref) {
+				t.Errorf("GOMAXPROCS %d: rollout differs by %.2e", procs, probe.MaxAbsDiff(got, ref))
 			}
-			d, e, err := run.HeadStats(context.Background(), 2, 0)
+			d, e, err := run.Probes.HeadStats(context.Background(), 2, 0)
 			must(t, err)
 			if !slices.Equal(d, ds) || !slices.Equal(e, es) {
 				t.Errorf("GOMAXPROCS %d: head stats differ", procs)
@@ -418,13 +496,13 @@ func TestRolloutDeterministicAndCancellable(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := run.Rollout(ctx, 100, 3); !errors.Is(err, context.Canceled) {
+	if _, err := run.Probes.Rollout(ctx, 100, 3); !errors.Is(err, context.Canceled) {
 		t.Errorf("rollout on a done context: %v", err)
 	}
-	if _, _, err := run.HeadStats(ctx, 2, 0); !errors.Is(err, context.Canceled) {
+	if _, _, err := run.Probes.HeadStats(ctx, 2, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("head stats on a done context: %v", err)
 	}
-	if _, _, err := run.HeadStatsAll(ctx, 0); !errors.Is(err, context.Canceled) {
+	if _, _, err := headStatsAll(run, ctx, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("all head stats on a done context: %v", err)
 	}
 }
@@ -435,7 +513,7 @@ func headStatsRef(t *testing.T, run *engine.Run, block int, queries []int) (dist
 	dist, ent = make([]float64, H), make([]float64, H)
 	for h := range H {
 		for _, q := range queries {
-			row, err := run.AttentionRow(block, h, q)
+			row, err := attentionRow(run, block, h, q)
 			must(t, err)
 			pq := run.Layout.Pos[q]
 			for j, p := range row {
@@ -471,8 +549,8 @@ func TestHeadStatsMatchLoops(t *testing.T) {
 	forEachScoreKernel(t, func(t *testing.T) {
 		for _, block := range []int{0, 3} {
 			for _, maxQ := range []int{0, 10, 1} {
-				qs := engine.EvenQueries(fixtureS, maxQ)
-				d, e, err := run.HeadStats(context.Background(), block, maxQ)
+				qs := probe.EvenQueries(fixtureS, maxQ)
+				d, e, err := run.Probes.HeadStats(context.Background(), block, maxQ)
 				must(t, err)
 				rd, re := headStatsRef(t, run, block, qs)
 				if x := relDiff(d, rd); x > 1e-6 {
@@ -490,23 +568,23 @@ func TestHeadStatsMatchLoops(t *testing.T) {
 		}
 	})
 	// The sample is a different average: it must not quietly use every query.
-	dAll, _, _ := run.HeadStats(context.Background(), 0, 0)
-	dTen, _, _ := run.HeadStats(context.Background(), 0, 10)
+	dAll, _, _ := run.Probes.HeadStats(context.Background(), 0, 0)
+	dTen, _, _ := run.Probes.HeadStats(context.Background(), 0, 10)
 	if relDiff(dAll, dTen) < 1e-4 {
 		t.Error("10 sampled queries give the all-query distances")
 	}
-	dist, ent, err := run.HeadStatsAll(context.Background(), 10)
+	dist, ent, err := headStatsAll(run, context.Background(), 10)
 	must(t, err)
 	if len(dist) != 4 || len(ent) != 4 {
 		t.Fatalf("all blocks: %d x %d", len(dist), len(ent))
 	}
 	for b := range 4 {
-		d, e, _ := run.HeadStats(context.Background(), b, 10)
+		d, e, _ := run.Probes.HeadStats(context.Background(), b, 10)
 		if !slices.Equal(dist[b], d) || !slices.Equal(ent[b], e) {
 			t.Errorf("block %d: HeadStatsAll differs from HeadStats", b)
 		}
 	}
-	if _, _, err := run.HeadStats(context.Background(), 4, 0); err == nil {
+	if _, _, err := run.Probes.HeadStats(context.Background(), 4, 0); err == nil {
 		t.Error("block 4 of 4 gave head stats")
 	}
 }
@@ -514,7 +592,7 @@ func TestHeadStatsMatchLoops(t *testing.T) {
 // EvenQueries spreads at most max distinct queries evenly, all of them when max allows.
 func TestEvenQueries(t *testing.T) {
 	for _, c := range []struct{ n, max int }{{176, 0}, {176, 176}, {176, 500}, {176, 10}, {176, 1}, {1024, 256}, {7, 3}} {
-		qs := engine.EvenQueries(c.n, c.max)
+		qs := probe.EvenQueries(c.n, c.max)
 		want := c.n
 		if c.max > 0 && c.max < c.n {
 			want = c.max
@@ -557,13 +635,13 @@ func topKRef(row []float32, k int) []int {
 func TestTopK(t *testing.T) {
 	nan := float32(math.NaN())
 	row := []float32{0.1, 0.5, nan, 0.5, 0.2, 0.9, 0.2}
-	if got := engine.TopK(row, 4); !slices.Equal(got, []int{5, 1, 3, 4}) {
+	if got := probe.TopK(row, 4); !slices.Equal(got, []int{5, 1, 3, 4}) {
 		t.Errorf("TopK = %v, want [5 1 3 4]", got)
 	}
-	if got := engine.TopK(row, 10); !slices.Equal(got, []int{5, 1, 3, 4, 6, 0, 2}) {
+	if got := probe.TopK(row, 10); !slices.Equal(got, []int{5, 1, 3, 4, 6, 0, 2}) {
 		t.Errorf("TopK past the length = %v", got)
 	}
-	if got := engine.TopK(row, 0); len(got) != 0 {
+	if got := probe.TopK(row, 0); len(got) != 0 {
 		t.Errorf("TopK 0 = %v", got)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -573,14 +651,14 @@ func TestTopK(t *testing.T) {
 			r[i] = float32(rng.IntN(8)) // many ties
 		}
 		k := rng.IntN(len(r) + 2)
-		if got, want := engine.TopK(r, k), topKRef(r, k); !slices.Equal(got, want) {
+		if got, want := probe.TopK(r, k), topKRef(r, k); !slices.Equal(got, want) {
 			t.Fatalf("TopK(%v, %d) = %v, want %v", r, k, got, want)
 		}
 	}
 	// On a real attention row the top patch is the row's maximum.
 	run, _ := analysisRun(t)
-	ar, _ := run.AttentionRow(3, 1, 100)
-	top := engine.TopK(ar, 3)
+	ar, _ := attentionRow(run, 3, 1, 100)
+	top := probe.TopK(ar, 3)
 	if slices.Max(ar) != ar[top[0]] || ar[top[1]] > ar[top[0]] || ar[top[2]] > ar[top[1]] {
 		t.Errorf("top 3 %v of an attention row", top)
 	}
@@ -589,9 +667,9 @@ func TestTopK(t *testing.T) {
 // ChannelMap is the channel column of the block output, as transformers computed it.
 func TestChannelMap(t *testing.T) {
 	run, fx := analysisRun(t)
-	ref := fx.f32(t, "blk2")
+	ref := fx.F32(t, "blk2")
 	for _, ch := range []int{0, 17, 63} {
-		m, err := run.ChannelMap(2, ch)
+		m, err := run.Probes.ChannelMap(2, ch)
 		must(t, err)
 		if len(m) != fixtureS {
 			t.Fatalf("map of %d patches", len(m))
@@ -600,12 +678,12 @@ func TestChannelMap(t *testing.T) {
 		for p := range col {
 			col[p] = ref[p*64+ch]
 		}
-		if e := relErr(m, col); e > 1e-5 {
+		if e := numcheck.RelErr(m, col); e > 1e-5 {
 			t.Errorf("channel %d: rel %.2e against transformers' block 2", ch, e)
 		}
 	}
 	for _, bad := range [][2]int{{4, 0}, {-1, 0}, {0, 64}, {0, -1}} {
-		if _, err := run.ChannelMap(bad[0], bad[1]); err == nil {
+		if _, err := run.Probes.ChannelMap(bad[0], bad[1]); err == nil {
 			t.Errorf("block %d channel %d: no error", bad[0], bad[1])
 		}
 	}
@@ -613,17 +691,17 @@ func TestChannelMap(t *testing.T) {
 
 func TestHistogram(t *testing.T) {
 	inf := float32(math.Inf(1))
-	counts, lo, hi := engine.Histogram([]float32{4, 0, 1, 2, 3, float32(math.NaN()), inf, -inf}, 4)
+	counts, lo, hi := probe.Histogram([]float32{4, 0, 1, 2, 3, float32(math.NaN()), inf, -inf}, 4)
 	if !slices.Equal(counts, []int{1, 1, 1, 2}) || lo != 0 || hi != 4 {
 		t.Errorf("Histogram = %v over [%v, %v], want [1 1 1 2] over [0, 4]", counts, lo, hi)
 	}
-	if c, lo, hi := engine.Histogram([]float32{2, 2, 2}, 3); !slices.Equal(c, []int{3, 0, 0}) || lo != 2 || hi != 2 {
+	if c, lo, hi := probe.Histogram([]float32{2, 2, 2}, 3); !slices.Equal(c, []int{3, 0, 0}) || lo != 2 || hi != 2 {
 		t.Errorf("constant values: %v [%v, %v]", c, lo, hi)
 	}
-	if c, lo, hi := engine.Histogram(nil, 2); !slices.Equal(c, []int{0, 0}) || lo != 0 || hi != 0 {
+	if c, lo, hi := probe.Histogram(nil, 2); !slices.Equal(c, []int{0, 0}) || lo != 0 || hi != 0 {
 		t.Errorf("no values: %v [%v, %v]", c, lo, hi)
 	}
-	if c, _, _ := engine.Histogram([]float32{1}, 0); c != nil {
+	if c, _, _ := probe.Histogram([]float32{1}, 0); c != nil {
 		t.Errorf("0 bins: %v", c)
 	}
 	// Against edge comparisons on random values.
@@ -632,7 +710,7 @@ func TestHistogram(t *testing.T) {
 	for i := range vals {
 		vals[i] = float32(rng.NormFloat64()*3 - 1)
 	}
-	counts, lo, hi = engine.Histogram(vals, 7)
+	counts, lo, hi = probe.Histogram(vals, 7)
 	if lo != slices.Min(vals) || hi != slices.Max(vals) {
 		t.Errorf("range [%v, %v], want [%v, %v]", lo, hi, slices.Min(vals), slices.Max(vals))
 	}
@@ -652,14 +730,14 @@ func TestHistogram(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	mean, std, lo, hi := engine.Summary([]float32{4, 1, 3, 2})
+	mean, std, lo, hi := probe.Summary([]float32{4, 1, 3, 2})
 	if mean != 2.5 || math.Abs(std-math.Sqrt(1.25)) > 1e-15 || lo != 1 || hi != 4 {
 		t.Errorf("Summary = %v %v %v %v, want 2.5 %v 1 4", mean, std, lo, hi, math.Sqrt(1.25))
 	}
-	if m, s, lo, hi := engine.Summary(nil); m != 0 || s != 0 || lo != 0 || hi != 0 {
+	if m, s, lo, hi := probe.Summary(nil); m != 0 || s != 0 || lo != 0 || hi != 0 {
 		t.Errorf("empty: %v %v %v %v", m, s, lo, hi)
 	}
-	if m, _, _, _ := engine.Summary([]float32{1, float32(math.NaN())}); !math.IsNaN(m) {
+	if m, _, _, _ := probe.Summary([]float32{1, float32(math.NaN())}); !math.IsNaN(m) {
 		t.Errorf("a NaN is hidden: mean %v", m)
 	}
 }
@@ -667,7 +745,8 @@ func TestSummary(t *testing.T) {
 // TopChannels ranks channels by mean |x| over patches, ties by the lower channel.
 func TestTopChannels(t *testing.T) {
 	run, _ := analysisRun(t)
-	out := run.Outputs[1]
+	out, err := run.Probes.Output(1)
+	must(t, err)
 	D := 64
 	means := make([]float64, D)
 	for p := range fixtureS {
@@ -675,8 +754,7 @@ func TestTopChannels(t *testing.T) {
 			means[c] += math.Abs(float64(out[p*D+c])) / fixtureS
 		}
 	}
-	got, err := run.TopChannels(1, 5)
-	must(t, err)
+	got := probe.TopChannelsOf(out, D, 5)
 	if len(got) != 5 {
 		t.Fatalf("%d channels", len(got))
 	}
@@ -685,7 +763,7 @@ func TestTopChannels(t *testing.T) {
 			t.Errorf("channel %d: mean |x| %v, want %v", cs.Channel, cs.MeanAbs, means[cs.Channel])
 		}
 		for c, m := range means { // nothing outside the top beats the i-th
-			if !slices.ContainsFunc(got[:i+1], func(s engine.ChannelScore) bool { return s.Channel == c }) && m > cs.MeanAbs {
+			if !slices.ContainsFunc(got[:i+1], func(s probe.ChannelScore) bool { return s.Channel == c }) && m > cs.MeanAbs {
 				t.Errorf("rank %d is channel %d (%v) but channel %d has %v", i, cs.Channel, cs.MeanAbs, c, m)
 			}
 		}
@@ -695,26 +773,24 @@ func TestTopChannels(t *testing.T) {
 	for p := range fixtureS {
 		edited[p*D+40], edited[p*D+9] = 100, -100
 	}
-	run.Outputs[1] = edited
-	got, err = run.TopChannels(1, 2)
-	must(t, err)
+	got = probe.TopChannelsOf(edited, D, 2)
 	if got[0].Channel != 9 || got[1].Channel != 40 || got[0].MeanAbs != 100 {
 		t.Errorf("tied channels ranked %v", got)
 	}
-	if all, _ := run.TopChannels(1, 1000); len(all) != D {
+	if all := probe.TopChannelsOf(out, D, 1000); len(all) != D {
 		t.Errorf("k past the width: %d channels", len(all))
 	}
 	// TopChannelsOf on a raw [rows, width] slice: columns 2 > 0 > 1 by mean |x|.
 	raw := []float32{1, 0, -3, -1, 0.5, 2, 1, 0, 3}
-	if got := engine.TopChannelsOf(raw, 3, 3); len(got) != 3 || got[0] != (engine.ChannelScore{Channel: 2, MeanAbs: 8.0 / 3}) ||
-		got[1] != (engine.ChannelScore{Channel: 0, MeanAbs: 1}) || got[2] != (engine.ChannelScore{Channel: 1, MeanAbs: 0.5 / 3}) {
+	if got := probe.TopChannelsOf(raw, 3, 3); len(got) != 3 || got[0] != (probe.ChannelScore{Channel: 2, MeanAbs: 8.0 / 3}) ||
+		got[1] != (probe.ChannelScore{Channel: 0, MeanAbs: 1}) || got[2] != (probe.ChannelScore{Channel: 1, MeanAbs: 0.5 / 3}) {
 		t.Errorf("TopChannelsOf = %v", got)
 	}
-	if got := engine.TopChannelsOf(raw, 3, 0); len(got) != 0 {
+	if got := probe.TopChannelsOf(raw, 3, 0); len(got) != 0 {
 		t.Errorf("k 0: %v", got)
 	}
-	if _, err := run.TopChannels(4, 1); err == nil {
-		t.Error("block 4 of 4 gave channels")
+	if _, err := run.Probes.Output(4); err == nil {
+		t.Error("block 4 of 4 gave an output")
 	}
 }
 
@@ -732,40 +808,43 @@ func TestMaxAbsDiff(t *testing.T) {
 		{[]float32{1}, []float32{1, 2}, math.Inf(1)},
 		{nil, nil, 0},
 	} {
-		if got := engine.MaxAbsDiff(c.a, c.b); got != c.want {
+		if got := probe.MaxAbsDiff(c.a, c.b); got != c.want {
 			t.Errorf("MaxAbsDiff(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
 
-// CompareRuns finds a difference in the block it was put in and refuses other shapes.
+// CompareOutputs finds a difference in the block it was put in; CompareRuns refuses other
+// shapes and unfinished runs.
 func TestCompareRuns(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
-	in := fx.input(t)
-	a := runTower(t, fx.dir, cpuBackend(), engine.Options{TileRows: 48}, in)
-	b := runTower(t, fx.dir, cpuBackend(), engine.Options{Residency: engine.Pread}, in)
+	in := fx.Input(t)
+	a := runTower(t, fx.Dir, cpuBackend(), engine.Options{TileRows: 48}, in)
+	b := runTower(t, fx.Dir, cpuBackend(), engine.Options{Residency: engine.Pread}, in)
 	per, merger, err := engine.CompareRuns(a, b)
 	must(t, err)
 	if len(per) != 4 || slices.Max(per) != 0 || merger != 0 {
 		t.Errorf("tile 48 mapped against tile 512 pread: %v, merger %v (want bit-identical)", per, merger)
 	}
-	b.Outputs[2] = slices.Clone(b.Outputs[2])
-	b.Outputs[2][77] += 0.5
-	b.Merger = slices.Clone(b.Merger)
-	b.Merger[5] -= 0.25
-	per, merger, err = engine.CompareRuns(a, b)
+	edited := b.Probes.Outputs()
+	edited[2] = slices.Clone(edited[2])
+	edited[2][77] += 0.5
+	mergerB := slices.Clone(b.Merger)
+	mergerB[5] -= 0.25
+	per, err = probe.CompareOutputs(a.Probes.Outputs(), edited)
 	must(t, err)
+	merger = probe.MaxAbsDiff(a.Merger, mergerB)
 	if per[0] != 0 || per[1] != 0 || per[3] != 0 || math.Abs(per[2]-0.5) > 1e-6 || math.Abs(merger-0.25) > 1e-6 {
 		t.Errorf("one value moved by 0.5 in block 2, one by 0.25 in the merger: %v, %v", per, merger)
 	}
 	// Another page (the first grid alone): other shapes.
 	small := &engine.Input{Pixels: in.Pixels[:24*1536], Grids: in.Grids[:1]}
-	c := runTower(t, fx.dir, cpuBackend(), engine.Options{}, small)
+	c := runTower(t, fx.Dir, cpuBackend(), engine.Options{}, small)
 	if _, _, err := engine.CompareRuns(a, c); err == nil {
 		t.Error("runs of 176 and 24 patches compared")
 	}
 	// An unfinished run.
-	ck, err := engine.OpenCheckpoint(fx.dir)
+	ck, err := engine.OpenCheckpoint(fx.Dir)
 	must(t, err)
 	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Options{KeepOutputs: true})
 	must(t, err)

@@ -1,17 +1,16 @@
-package engine
+package probe
 
-// analysis.go computes what the app's panels show from a finished (or partly run) Run:
-// attention rows in batches, head means, attention rollout, per-head distance and entropy,
-// top-k patches, and activation views and comparisons. Attention rows are computed on the
-// fly from the kept post-rope q and k, a few rows per worker at a time. No S x S matrix is
-// ever held. The q . k scores run through the micro-kernels of engine/internal/kernel (the
-// AVX2+FMA kernel.FMA6x16 where the CPU has it, against keys packed once per call); the
-// softmax, head means and the rollout's v . A are float64. These calls may run at the same
-// time as each other and as Step or Finish on the same Run: the kept q|k and outputs are
-// read through keptQK / output, behind probeMu.
+// attention.go: attention rows (one, a batch, or the mean over heads), attention rollout,
+// per-head distance and entropy, top-k patches — computed on the fly from the kept
+// post-rope q and k, a few rows per worker at a time; no S x S matrix is ever held. This is
+// the one attention-row implementation: the window, the dump and the analyses all use it.
+// The q . k scores run through the micro-kernels of engine/internal/kernel (the AVX2+FMA
+// kernel.FMA6x16 where the CPU has it, against keys packed once per call); the softmax,
+// head means and the rollout's v . A are float64. These calls may run at the same time as
+// each other and as the run that fills the Store.
 //
 // Invariant: every attention row here is softmax(q_i . K^T * scale) over the keys of i's own
-// segment, the row AttentionRow returns (up to float32 scores: see Scores below), and
+// segment (up to float32 scores: see Scores below), and
 // Rollout is e_q Â_L Â_{L-1} ... Â_0 with Â_l = rownorm(0.5*mean_h A_l + 0.5*I), applied
 // from the top block down. The mutation that would silently break it: dropping the 0.5*I
 // term (or applying the blocks from 0 upward). The result is still a probability row over
@@ -49,8 +48,8 @@ const maxChunks = 64
 // float64 as before. A score's bits depend only on its query row, its key row and the kernel
 // (fixed at start-up): not on the query's slot in a tile (short tiles repeat their last query
 // and drop the copy), the key's lane in a strip (keys past the segment are zero-padded lanes,
-// computed and never read), the grouping, the chunking or GOMAXPROCS. Against AttentionRow's
-// float64 dot products a score differs by about 2^-24 * sum_x |q_x k_x| * scale.
+// computed and never read), the grouping, the chunking or GOMAXPROCS. Against float64 dot
+// products a score differs by about 2^-24 * sum_x |q_x k_x| * scale.
 
 // attnBlock is one kept block's post-rope q|k rows with the shape needed to score them.
 type attnBlock struct {
@@ -64,14 +63,13 @@ type attnBlock struct {
 }
 
 // attnBlock sets up block for scoring queries of the segments segs (repeats allowed).
-func (r *Run) attnBlock(block int, segs ...backend.Segment) (attnBlock, error) {
-	qk, err := r.keptQK(block)
+func (s *Store) attnBlock(block int, segs ...backend.Segment) (attnBlock, error) {
+	qk, err := s.QK(block)
 	if err != nil {
 		return attnBlock{}, err
 	}
-	cfg := r.Config()
-	hd := cfg.HeadDim()
-	ab := attnBlock{qk: qk, d: cfg.Hidden, hd: hd, heads: cfg.Heads, scale: 1 / math.Sqrt(float64(hd))}
+	hd := s.HeadDim
+	ab := attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd))}
 	if kernel.UseFMA {
 		ab.packKeys(segs)
 	}
@@ -116,9 +114,9 @@ func (ab *attnBlock) packKeys(segs []backend.Segment) {
 	})
 }
 
-func (r *Run) checkQuery(q int) error {
-	if q < 0 || q >= r.Layout.Rows() {
-		return fmt.Errorf("query %d outside %d patches", q, r.Layout.Rows())
+func (s *Store) checkQuery(q int) error {
+	if q < 0 || q >= s.Layout.Rows() {
+		return fmt.Errorf("query %d outside %d patches", q, s.Layout.Rows())
 	}
 	return nil
 }
@@ -155,7 +153,7 @@ func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment
 	if ab.kp != nil {
 		off, ok := ab.kpOff[seg.Start]
 		if !ok {
-			panic(fmt.Sprintf("engine: keys of segment %v not packed", seg))
+			panic(fmt.Sprintf("probe: keys of segment %v not packed", seg))
 		}
 		Lp := padded(L)
 		kp := ab.kp[off+head*Lp*hd:][:Lp*hd]
@@ -273,10 +271,10 @@ type qGroup struct {
 
 // groupQueries cuts queries, in the given order, into groups of at most qTile consecutive
 // queries that share a segment.
-func (r *Run) groupQueries(queries []int) []qGroup {
+func (s *Store) groupQueries(queries []int) []qGroup {
 	var out []qGroup
 	for i := 0; i < len(queries); {
-		seg := r.Layout.SegmentOf(queries[i])
+		seg := s.Layout.SegmentOf(queries[i])
 		j := i + 1
 		for j < len(queries) && j-i < qTile && queries[j] >= seg.Start && queries[j] < seg.End {
 			j++
@@ -296,9 +294,9 @@ func groupSegments(groups []qGroup) []backend.Segment {
 	return segs
 }
 
-func (r *Run) longestSegment() int {
+func (s *Store) longestSegment() int {
 	n := 0
-	for _, s := range r.Layout.Segments {
+	for _, s := range s.Layout.Segments {
 		n = max(n, s.End-s.Start)
 	}
 	return n
@@ -345,19 +343,19 @@ func parallel(ctx context.Context, n, workers int, fn func(w, t int)) error {
 	return nil
 }
 
-// AttentionRows computes the rows AttentionRow would return for every query of queries
+// AttentionRows computes the attention row of every query of queries
 // (one head of one block), several at a time on all cores, and hands each to fn. Calls of
 // fn never overlap but come in no particular order; each row is a new slice the callee may
 // keep. A done ctx stops the work; AttentionRows then returns ctx.Err() and some queries
 // have not been seen. It needs KeepAttention.
-func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
+func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
 	for _, q := range queries {
-		if err := r.checkQuery(q); err != nil {
+		if err := s.checkQuery(q); err != nil {
 			return err
 		}
 	}
-	groups := r.groupQueries(queries)
-	ab, err := r.attnBlock(block, groupSegments(groups)...)
+	groups := s.groupQueries(queries)
+	ab, err := s.attnBlock(block, groupSegments(groups)...)
 	if err != nil {
 		return err
 	}
@@ -366,7 +364,7 @@ func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int,
 	}
 	workers := workersFor(len(groups))
 	scr := make([]*scratch, workers)
-	S, longest := r.Layout.Rows(), r.longestSegment()
+	S, longest := s.Layout.Rows(), s.longestSegment()
 	var mu sync.Mutex
 	return parallel(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
@@ -391,19 +389,19 @@ func (r *Run) AttentionRows(ctx context.Context, block, head int, queries []int,
 
 // AttentionRowMean is the mean over heads of AttentionRow(block, h, query): [S] in sequence
 // order, zero outside the query's segment. It needs KeepAttention.
-func (r *Run) AttentionRowMean(block, query int) ([]float32, error) {
-	if err := r.checkQuery(query); err != nil {
+func (s *Store) AttentionRowMean(block, query int) ([]float32, error) {
+	if err := s.checkQuery(query); err != nil {
 		return nil, err
 	}
-	seg := r.Layout.SegmentOf(query)
-	ab, err := r.attnBlock(block, seg)
+	seg := s.Layout.SegmentOf(query)
+	ab, err := s.attnBlock(block, seg)
 	if err != nil {
 		return nil, err
 	}
 	L := seg.End - seg.Start
 	sc := newScratch(L)
 	ab.headMeans(sc, []int{query}, seg)
-	out := make([]float32, r.Layout.Rows())
+	out := make([]float32, s.Layout.Rows())
 	for j, m := range row(sc.m, 0, L) {
 		out[seg.Start+j] = float32(m)
 	}
@@ -416,14 +414,14 @@ func (r *Run) AttentionRowMean(block, query int) ([]float32, error) {
 // the query's segment flows into the query's output of block upTo. It sums to 1 and is zero
 // outside the segment. Each block costs every row of its attention over the segment
 // (O(L^2*D)), computed on the fly on all cores. It needs KeepAttention for blocks 0..upTo.
-func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
-	if err := r.checkQuery(query); err != nil {
+func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
+	if err := s.checkQuery(query); err != nil {
 		return nil, err
 	}
-	if kept := r.keptBlocks(); upTo < 0 || upTo >= kept {
+	if kept := s.KeptQK(); upTo < 0 || upTo >= kept {
 		return nil, fmt.Errorf("rollout up to block %d: %d blocks have attention kept", upTo, kept)
 	}
-	seg := r.Layout.SegmentOf(query)
+	seg := s.Layout.SegmentOf(query)
 	L := seg.End - seg.Start
 	v := make([]float64, L)
 	v[query-seg.Start] = 1
@@ -431,7 +429,7 @@ func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
 	var partials [][]float64 // reused across blocks
 	var scr []*scratch
 	for l := upTo; l >= 0; l-- {
-		ab, err := r.attnBlock(l, seg)
+		ab, err := s.attnBlock(l, seg)
 		if err != nil {
 			return nil, err
 		}
@@ -471,7 +469,7 @@ func (r *Run) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
 		}
 		v, out = out, v
 	}
-	res := make([]float32, r.Layout.Rows())
+	res := make([]float32, s.Layout.Rows())
 	for j, x := range v {
 		res[seg.Start+j] = float32(x)
 	}
@@ -516,10 +514,10 @@ func EvenQueries(n, max int) []int {
 // attention, averaged over queries) and the mean attention entropy (nats, averaged over
 // queries). At most maxQueries queries are used, spread evenly by EvenQueries (all of them
 // when maxQueries <= 0). It needs KeepAttention.
-func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
-	qs := EvenQueries(r.Layout.Rows(), maxQueries)
-	groups := r.groupQueries(qs)
-	ab, err := r.attnBlock(block, groupSegments(groups)...)
+func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
+	qs := EvenQueries(s.Layout.Rows(), maxQueries)
+	groups := s.groupQueries(qs)
+	ab, err := s.attnBlock(block, groupSegments(groups)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -532,8 +530,8 @@ func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entro
 	}
 	workers := workersFor(len(groups))
 	scr := make([]*scratch, workers)
-	longest := r.longestSegment()
-	pos := r.Layout.Pos
+	longest := s.longestSegment()
+	pos := s.Layout.Pos
 	err = parallel(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
 			scr[w] = newScratch(longest)
@@ -591,18 +589,6 @@ func (r *Run) HeadStats(ctx context.Context, block, maxQueries int) (dist, entro
 	return dist, entropy, nil
 }
 
-// HeadStatsAll is HeadStats for every block whose attention is kept: [block][head].
-func (r *Run) HeadStatsAll(ctx context.Context, maxQueries int) (dist, entropy [][]float64, err error) {
-	for b := range r.keptBlocks() {
-		d, e, err := r.HeadStats(ctx, b, maxQueries)
-		if err != nil {
-			return nil, nil, err
-		}
-		dist, entropy = append(dist, d), append(entropy, e)
-	}
-	return dist, entropy, nil
-}
-
 // TopK returns the indices of the k largest values of row, largest first, ties broken by
 // the lower index; NaN ranks below every number. Fewer than k when row is shorter.
 func TopK(row []float32, k int) []int {
@@ -631,180 +617,4 @@ func TopK(row []float32, k int) []int {
 		return a - b
 	})
 	return idx[:k:k]
-}
-
-func (r *Run) output(block int) ([]float32, error) {
-	r.probeMu.RLock()
-	defer r.probeMu.RUnlock()
-	if block < 0 || block >= len(r.Outputs) {
-		return nil, fmt.Errorf("output of block %d is not kept (%d blocks kept; run with outputs kept)", block, len(r.Outputs))
-	}
-	return r.Outputs[block], nil
-}
-
-// ChannelMap is channel ch of block's output for every patch: [S] in sequence order (place
-// it on the image with Layout.Pos). It needs KeepOutputs.
-func (r *Run) ChannelMap(block, ch int) ([]float32, error) {
-	out, err := r.output(block)
-	if err != nil {
-		return nil, err
-	}
-	D := r.Config().Hidden
-	if ch < 0 || ch >= D {
-		return nil, fmt.Errorf("channel %d outside %d", ch, D)
-	}
-	m := make([]float32, len(out)/D)
-	for p := range m {
-		m[p] = out[p*D+ch]
-	}
-	return m, nil
-}
-
-// Histogram counts values into bins equal bins over [lo, hi], the range of the finite values.
-// Bin b holds lo + b*w <= x < lo + (b+1)*w, with w = (hi-lo)/bins, and the last bin also
-// holds hi. NaN and ±Inf are not counted. When all finite values are equal, bin 0 holds
-// them; when there are none, counts are all zero and lo = hi = 0. bins < 1 gives nil.
-func Histogram(values []float32, bins int) (counts []int, lo, hi float32) {
-	if bins < 1 {
-		return nil, 0, 0
-	}
-	counts = make([]int, bins)
-	lo, hi = float32(math.Inf(1)), float32(math.Inf(-1))
-	for _, x := range values {
-		if finite(x) {
-			lo, hi = min(lo, x), max(hi, x)
-		}
-	}
-	if lo > hi {
-		return counts, 0, 0
-	}
-	width := float64(hi) - float64(lo)
-	for _, x := range values {
-		if !finite(x) {
-			continue
-		}
-		b := 0
-		if width > 0 {
-			b = min(int((float64(x)-float64(lo))/width*float64(bins)), bins-1)
-		}
-		counts[b]++
-	}
-	return counts, lo, hi
-}
-
-func finite(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
-
-// Summary is the mean, population standard deviation, minimum and maximum of values, in
-// float64; a NaN or Inf among them shows in the results. All zero for no values.
-func Summary(values []float32) (mean, std, lo, hi float64) {
-	if len(values) == 0 {
-		return 0, 0, 0, 0
-	}
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, x := range values {
-		f := float64(x)
-		mean += f
-		lo, hi = min(lo, f), max(hi, f)
-	}
-	mean /= float64(len(values))
-	for _, x := range values {
-		d := float64(x) - mean
-		std += d * d
-	}
-	return mean, math.Sqrt(std / float64(len(values))), lo, hi
-}
-
-// ChannelScore is one channel and its mean |x| over the patches.
-type ChannelScore struct {
-	Channel int
-	MeanAbs float64
-}
-
-// TopChannels returns the k channels of block's output with the largest mean |x| over
-// patches, largest first, ties broken by the lower channel. It needs KeepOutputs.
-func (r *Run) TopChannels(block, k int) ([]ChannelScore, error) {
-	out, err := r.output(block)
-	if err != nil {
-		return nil, err
-	}
-	return TopChannelsOf(out, r.Config().Hidden, k), nil
-}
-
-// TopChannelsOf is TopChannels of any [rows, width] activation (say a snapshot's copy of a
-// block output): the k channels with the largest mean |x| over rows, largest first, ties
-// broken by the lower channel; all of them when k >= width.
-func TopChannelsOf(values []float32, width, k int) []ChannelScore {
-	if width <= 0 {
-		return nil
-	}
-	rows := len(values) / width
-	sums := make([]float64, width)
-	for p := range rows {
-		for c, x := range values[p*width : (p+1)*width] {
-			sums[c] += math.Abs(float64(x))
-		}
-	}
-	scores := make([]ChannelScore, width)
-	for c, s := range sums {
-		scores[c] = ChannelScore{c, s / float64(max(rows, 1))}
-	}
-	slices.SortFunc(scores, func(a, b ChannelScore) int {
-		switch {
-		case a.MeanAbs > b.MeanAbs:
-			return -1
-		case a.MeanAbs < b.MeanAbs:
-			return 1
-		}
-		return a.Channel - b.Channel
-	})
-	return scores[:max(0, min(k, width))]
-}
-
-// MaxAbsDiff is max_i |a_i - b_i| in float64. Equal values (NaN against NaN and an infinity
-// against itself included) differ by 0; a NaN against a number, or slices of different
-// lengths, give +Inf.
-func MaxAbsDiff(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return math.Inf(1)
-	}
-	var m float64
-	for i, x := range a {
-		y := b[i]
-		if x == y || (x != x && y != y) {
-			continue
-		}
-		d := math.Abs(float64(x) - float64(y))
-		if d != d {
-			return math.Inf(1)
-		}
-		m = max(m, d)
-	}
-	return m
-}
-
-// CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
-// residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
-// runs need KeepOutputs. It is an error when the runs differ in blocks kept, sequence length,
-// width or merger shape, or when either has not finished.
-func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
-	if !a.Finished() || !b.Finished() {
-		return nil, 0, fmt.Errorf("compare: both runs must have finished (%v, %v)", a.Finished(), b.Finished())
-	}
-	ca, cb := a.Config(), b.Config()
-	if sa, sb := a.Layout.Rows(), b.Layout.Rows(); sa != sb || ca.Hidden != cb.Hidden {
-		return nil, 0, fmt.Errorf("compare: shapes differ: %d x %d against %d x %d", sa, ca.Hidden, sb, cb.Hidden)
-	}
-	if len(a.Outputs) != len(b.Outputs) || len(a.Outputs) != ca.Depth {
-		return nil, 0, fmt.Errorf("compare: %d and %d block outputs kept of %d (run with outputs kept)", len(a.Outputs), len(b.Outputs), ca.Depth)
-	}
-	if len(a.Merger) != len(b.Merger) {
-		return nil, 0, fmt.Errorf("compare: merger outputs of %d and %d values", len(a.Merger), len(b.Merger))
-	}
-	for i := range a.Outputs {
-		if len(a.Outputs[i]) != len(b.Outputs[i]) {
-			return nil, 0, fmt.Errorf("compare: block %d outputs of %d and %d values", i, len(a.Outputs[i]), len(b.Outputs[i]))
-		}
-		perBlock = append(perBlock, MaxAbsDiff(a.Outputs[i], b.Outputs[i]))
-	}
-	return perBlock, MaxAbsDiff(a.Merger, b.Merger), nil
 }

@@ -1,4 +1,4 @@
-package engine_test
+package probe_test
 
 // analysis_bench_test.go times the heavy analyses on a larger page than the fixture: the
 // synth "tiny" preset (4 blocks, D 64, 4 heads) on one random 32 x 32 grid (1,024 patches,
@@ -51,7 +51,7 @@ func BenchmarkRollout(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := run.Rollout(ctx, 500, 3); err != nil {
+		if _, err := run.Probes.Rollout(ctx, 500, 3); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkHeadStats(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := run.HeadStats(ctx, 3, 0); err != nil {
+		if _, _, err := run.Probes.HeadStats(ctx, 3, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -77,7 +77,7 @@ func BenchmarkHeadStatsSampled(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := run.HeadStats(ctx, 3, 256); err != nil {
+		if _, _, err := run.Probes.HeadStats(ctx, 3, 256); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func BenchmarkAttentionRowMean(b *testing.B) {
 	run := benchRun(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := run.AttentionRowMean(3, 500); err != nil {
+		if _, err := run.Probes.AttentionRowMean(3, 500); err != nil {
 			b.Fatal(err)
 		}
 	}
