@@ -161,49 +161,6 @@ func TestOpsMatchCPU(t *testing.T) {
 	}
 }
 
-func TestAttentionRow(t *testing.T) {
-	be := newTestBackend(t)
-	r := rand.New(rand.NewPCG(2, 2))
-	const heads, hd = 2, 16
-	D := heads * hd
-	qk := randn(r, 41*2*D, 2) // post-rope q|k rows, stride 2D
-	segs := []backend.Segment{{Start: 0, End: 3}, {Start: 3, End: 40}, {Start: 40, End: 41}}
-	buf, _ := be.Alloc(len(qk))
-	rowBuf, _ := be.Alloc(41)
-	be.Upload(backend.View{Buf: buf}, qk)
-	const query, head = 17, 1
-	scale := float32(1 / math.Sqrt(hd))
-	row := backend.View{Buf: rowBuf}
-	be.AttentionRow(row, backend.View{Buf: buf}, backend.View{Buf: buf}.At(D), 2*D, 41, segs[1], query, head, hd, scale)
-	got := make([]float32, 41)
-	be.Download(got, row) // flushes the pending pass
-	want := make([]float64, 41)
-	m, z := math.Inf(-1), 0.0
-	for j := segs[1].Start; j < segs[1].End; j++ {
-		dot := 0.0
-		for x := 0; x < hd; x++ {
-			dot += float64(qk[query*2*D+head*hd+x]) * float64(qk[j*2*D+D+head*hd+x])
-		}
-		want[j] = dot * float64(scale)
-		m = math.Max(m, want[j])
-	}
-	for j := segs[1].Start; j < segs[1].End; j++ {
-		want[j] = math.Exp(want[j] - m)
-		z += want[j]
-	}
-	for j := range want {
-		want[j] /= z
-	}
-	if e := cpu.RelDiff(got, want); !(e <= 1e-5) {
-		t.Fatalf("attention row: relative error %.3e", e)
-	}
-	for j, p := range got {
-		if (j < segs[1].Start || j >= segs[1].End) && p != 0 {
-			t.Fatalf("row[%d] = %v outside the query's segment, want 0", j, p)
-		}
-	}
-}
-
 // TestWeightPlacement: aligned weights in page-aligned regions are bound in place (one
 // wrapper per region); a misaligned weight of a mapping is copied once; of a slot, copied
 // for each pass; a region in the Go heap is never wrapped. All give the CPU's results.

@@ -89,23 +89,6 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	}
 }
 
-// AttentionRow writes row[0:seq] = softmax(q_query . K^T * scale) of one head over the keys
-// of seg (the query's segment), 0 elsewhere; q and k rows have stride stride (post-rope).
-// It is the inspector's attention map for one query patch, computed on the GPU.
-func (b *Backend) AttentionRow(row, q, k backend.View, stride, seq int, seg backend.Segment, query, head, headDim int, scale float32) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if seg.Start < 0 || seg.End > seq || query < seg.Start || query >= seg.End {
-		panic(fmt.Sprintf("metal: AttentionRow: query %d outside its segment %+v of %d rows", query, seg, seq))
-	}
-	in := backend.Strided(seq, stride, (head+1)*headDim)
-	noOverlap("AttentionRow", row, seq, q, in)
-	noOverlap("AttentionRow", row, seq, k, in)
-	ro := operand(row, seq, "AttentionRow row")
-	qo, ko := operand(q, in, "AttentionRow q"), operand(k, in, "AttentionRow k")
-	b.encode(shaders.AttentionRow(ro, qo, ko, stride, seq, seg, query, head, headDim, scale))
-}
-
 // GELU applies the named form to x[0:n] in place: the graph passes TANH in the block MLP
 // and ERF in the mergers; shaders.GELUKernel maps each to its own kernel.
 func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {

@@ -81,7 +81,6 @@ const (
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
 	attentionMaxDim    = 128 // 32 lanes x 4 output dims
-	attentionRowThread = 256
 )
 
 // ThreadgroupSize is the number of threads per threadgroup a kernel is dispatched with
@@ -92,8 +91,6 @@ func ThreadgroupSize(kernel string) int {
 		return layerNormThreads
 	case "attention":
 		return 32 * attentionQueries
-	case "attention_row":
-		return attentionRowThread
 	case "matmul_f32", "matmul_bf16", "matmul_f16":
 		return 16 * 16
 	}
@@ -224,19 +221,6 @@ func Attention(o, q, k, v Operand, stride int, seg backend.Segment, seq, heads, 
 		Params:  pack(u32(seg.Start), u32(seg.End), u32(seq), u32(heads), u32(headDim), u32(stride), scale),
 		Groups:  [3]int{ceilDiv(seg.End-seg.Start, attentionQueries), heads, 1},
 		Threads: [3]int{32 * attentionQueries, 1, 1},
-	}
-}
-
-// AttentionRow writes row[0:seq]: softmax(q_query . K^T * scale) of one head over the keys
-// of seg (the query's segment), 0 outside it.
-func AttentionRow(row, q, k Operand, stride, seq int, seg backend.Segment, query, head, headDim int, scale float32) Dispatch {
-	const kn = "attention_row"
-	return Dispatch{
-		Kernel:  kn,
-		Buffers: floats(kn, row, q, k),
-		Params:  pack(u32(seq), u32(seg.Start), u32(seg.End), u32(query), u32(head), u32(headDim), u32(stride), scale),
-		Groups:  [3]int{1, 1, 1},
-		Threads: [3]int{attentionRowThread, 1, 1},
 	}
 }
 

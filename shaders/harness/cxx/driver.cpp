@@ -78,11 +78,6 @@ const Kernel kKernels[] = {
        attention((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
                  *(const AttentionParams*)p, xy(i.group), i.sg, i.lane);
      }},
-    {"attention_row", sizeof(AttentionRowParams), 3,
-     [](void* const* b, const void* p, const Ids& i) {
-       attention_row((float*)b[0], (const float*)b[1], (const float*)b[2], *(const AttentionRowParams*)p,
-                     i.index, i.lane, i.sg, i.tpg.x * i.tpg.y * i.tpg.z);
-     }},
     {"gelu_tanh", sizeof(ElementwiseParams), 1,
      [](void* const* b, const void* p, const Ids& i) {
        gelu_tanh((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
