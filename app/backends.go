@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/metal"
@@ -56,16 +57,20 @@ func resolveBackend(want string) (name, note string, err error) {
 	return "", "", fmt.Errorf("backend %q: want auto, cpu or metal", want)
 }
 
-// openBackend makes the backend --backend asks for; auto falls back to the CPU, with a
-// note, when Metal passed its check but cannot be made now.
-func openBackend(want string, threads int) (backend.Backend, string, error) {
+// openBackend makes the backend s.Backend asks for and sets s.Backend to the one made;
+// auto falls back to the CPU, with a note, when Metal passed its check but cannot be made
+// now.
+func openBackend(s *engine.Settings) (backend.Backend, string, error) {
+	want := s.Backend
 	name, note, err := resolveBackend(want)
 	if err != nil {
 		return nil, "", err
 	}
-	be, err := newBackend(name, threads)
+	s.Backend = name
+	be, err := newBackend(name, s.Threads)
 	if err != nil && name != "cpu" && (want == backendAuto || want == "") {
-		return cpu.New(threads), fmt.Sprintf("running on the CPU: %v", err), nil
+		s.Backend = "cpu"
+		return cpu.New(s.Threads), fmt.Sprintf("running on the CPU: %v", err), nil
 	}
 	return be, note, err
 }

@@ -9,12 +9,14 @@ import (
 
 var ms = engine.Millis
 
-func printHeader(w io.Writer, r *engine.Report) {
-	s := r.Settings
+func printHeader(w io.Writer, sess *engine.Session) {
+	s := sess.Report.Settings
 	fmt.Fprintf(w, "%s on %s, residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
 		s.ModelType, s.Backend, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
-	if s.BackendNote != "" {
-		fmt.Fprintln(w, "note:", s.BackendNote)
+	for _, note := range append([]string{s.BackendNote}, sess.Notes...) {
+		if note != "" {
+			fmt.Fprintln(w, "note:", note)
+		}
 	}
 	fmt.Fprintf(w, "%5s %10s %10s %10s %10s %10s %10s\n", "block", "wait ms", "attn ms", "mlp ms", "wall ms", "read", "change")
 }

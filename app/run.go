@@ -8,32 +8,34 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"time"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/imageproc"
 )
 
+// runFlags are run's flags: the inputs and outputs, and the run's engine.Settings.
 type runFlags struct {
-	checkpoint, image, residency, dump, jsonOut, backend string
-	tile, threads, slots, query, maxPixels               int
-	quiet                                                bool
+	checkpoint, image, dump, jsonOut string
+	query                            int
+	quiet                            bool
+	settings                         engine.Settings
 }
 
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
+	s := &f.settings
+	var residency string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout)")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
-	fs.IntVar(&f.tile, "tile", engine.DefaultTileRows, "MLP row tile: rows of fc1 -> gelu -> fc2 at a time")
-	fs.StringVar(&f.residency, "residency", "mapped", "weight residency: mapped or pread")
-	fs.IntVar(&f.slots, "slots", 2, "pread ring size (at least 2)")
-	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
-	fs.StringVar(&f.backend, "backend", backendAuto, "compute backend: auto (Metal where it runs, else the CPU), cpu or metal")
+	fs.IntVar(&s.TileRows, "tile", engine.DefaultTileRows, "MLP row tile: rows of fc1 -> gelu -> fc2 at a time")
+	fs.StringVar(&residency, "residency", "mapped", "weight residency: mapped or pread")
+	fs.IntVar(&s.Slots, "slots", 2, "pread ring size (at least 2)")
+	fs.IntVar(&s.Threads, "threads", 0, "CPU threads (0: every core)")
+	fs.StringVar(&s.Backend, "backend", backendAuto, "compute backend: auto (Metal where it runs, else the CPU), cpu or metal")
 	fs.StringVar(&f.dump, "dump", "", "write the run's tensors to this safetensors file")
 	fs.IntVar(&f.query, "attention-query", -1, "with --dump: also dump each block's attention row of this query patch")
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
-	fs.IntVar(&f.maxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
+	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -41,9 +43,14 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if f.checkpoint == "" || f.image == "" {
 		return nil, fmt.Errorf("--checkpoint DIR and --image FILE are required")
 	}
-	if f.tile < 1 {
-		return nil, fmt.Errorf("--tile %d: must be at least 1", f.tile)
+	if s.TileRows < 1 {
+		return nil, fmt.Errorf("--tile %d: must be at least 1", s.TileRows)
 	}
+	var err error
+	if s.Residency, err = engine.ParseResidency(residency); err != nil {
+		return nil, err
+	}
+	s.Keep = engine.Keep{Outputs: f.dump != "", Attention: f.query >= 0}
 	return f, nil
 }
 
@@ -52,74 +59,48 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	mode, err := engine.ParseResidency(f.residency)
+	be, note, err := openBackend(&f.settings)
 	if err != nil {
 		return err
 	}
-	ck, err := engine.OpenCheckpoint(f.checkpoint)
+	sess, err := engine.OpenSession(f.checkpoint, f.image, f.settings, be)
 	if err != nil {
 		return err
 	}
-	if f.maxPixels > 0 {
-		ck.Pre.MaxPixels = f.maxPixels
-	}
-	be, note, err := openBackend(f.backend, f.threads)
-	if err != nil {
-		return err
-	}
-	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: mode, Slots: f.slots, TileRows: f.tile,
-		KeepOutputs: f.dump != "", KeepAttention: f.query >= 0})
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	in, err := eng.LoadImage(f.image, imageproc.DefaultLimits())
-	if err != nil {
-		return err
-	}
+	defer sess.Close()
+	sess.SetBackendNote(note)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	rep, run, err := execute(ctx, eng, in, f, note, stdout)
-	if err != nil {
+	if err := execute(ctx, sess, f.quiet, stdout); err != nil {
 		return err
 	}
-	defer run.Close()
 	if f.dump != "" {
-		if err := run.WriteDump(f.dump, f.query); err != nil {
+		if err := sess.Run.WriteDump(f.dump, f.query); err != nil {
 			return err
 		}
 	}
 	if f.jsonOut != "" {
-		if err := writeJSONFile(f.jsonOut, rep); err != nil {
+		if err := writeJSONFile(f.jsonOut, sess.Report); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// execute runs the page and prints the table as blocks finish.
-func execute(ctx context.Context, eng *engine.Engine, in *engine.Input, f *runFlags, backendNote string, w io.Writer) (*engine.Report, *engine.Run, error) {
-	start := time.Now()
-	run, err := eng.Start(in)
-	if err != nil {
-		return nil, nil, err
+// execute runs the session's page and prints the table as blocks finish.
+func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer) error {
+	if !quiet {
+		printHeader(w, sess)
+		mode := string(sess.Settings.Residency)
+		sess.Observers = append(sess.Observers, func(r engine.BlockResult) { printBlock(w, r, mode) })
 	}
-	rep := engine.NewReport(eng, in, f.checkpoint, f.image)
-	rep.Settings.BackendNote = backendNote
-	if !f.quiet {
-		printHeader(w, rep)
-		mode := string(eng.Opts.Residency)
-		run.Observers = append(run.Observers, func(r engine.BlockResult) { printBlock(w, r, mode) })
+	if err := sess.RunAll(ctx); err != nil {
+		return err
 	}
-	if err := run.RunAll(ctx); err != nil {
-		run.Close()
-		return nil, nil, err
+	if !quiet {
+		printTotals(w, sess.Report)
 	}
-	rep.Finish(run, time.Since(start))
-	if !f.quiet {
-		printTotals(w, rep)
-	}
-	return rep, run, nil
+	return nil
 }
 
 func writeJSONFile(path string, v any) error {

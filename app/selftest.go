@@ -150,7 +150,7 @@ func (st *selftest) ops(newBackend func() (backend.Backend, error), exact float6
 type selftestTower struct {
 	name string
 	dir  string
-	in   func(e *engine.Engine) (*engine.Input, error)
+	in   func(ck *engine.Checkpoint) (*engine.Input, error)
 }
 
 // selftestTowers are the demo on its photo (F32, the preprocessing included) and a tiny
@@ -170,17 +170,17 @@ func selftestTowers() ([]selftestTower, func(), error) {
 		return nil, nil, fmt.Errorf("writing the tiny tower: %v", err)
 	}
 	towers := []selftestTower{
-		{"demo (f32) on the sample photo", demoDir, func(e *engine.Engine) (*engine.Input, error) {
-			return e.LoadImage(photo, imageproc.DefaultLimits())
+		{"demo (f32) on the sample photo", demoDir, func(ck *engine.Checkpoint) (*engine.Input, error) {
+			return ck.LoadImage(photo, imageproc.DefaultLimits())
 		}},
-		{"tiny qwen3.5 (bf16, hd 72), image + video", tmp, func(e *engine.Engine) (*engine.Input, error) {
+		{"tiny qwen3.5 (bf16, hd 72), image + video", tmp, func(ck *engine.Checkpoint) (*engine.Input, error) {
 			grids := []geom.Grid{{T: 1, H: 8, W: 12}, {T: 2, H: 4, W: 4}}
 			n := 0
 			for _, g := range grids {
 				n += g.Patches()
 			}
 			r := rand.New(rand.NewPCG(3, 5))
-			px := make([]float32, n*e.Checkpoint.Config.PatchDim())
+			px := make([]float32, n*ck.Config.PatchDim())
 			for i := range px {
 				px[i] = float32(2*r.Float64() - 1)
 			}
@@ -191,32 +191,26 @@ func selftestTowers() ([]selftestTower, func(), error) {
 }
 
 // runTower runs a whole tower and keeps every output.
-func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*engine.Run, func(), error) {
+func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*engine.Session, error) {
 	ck, err := engine.OpenCheckpoint(t.dir)
 	if err != nil {
 		be.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	e, err := engine.NewEngine(ck, be, engine.Options{Residency: mode, KeepOutputs: true})
+	in, err := t.in(ck)
 	if err != nil {
-		return nil, nil, err
+		be.Close()
+		return nil, err
 	}
-	in, err := t.in(e)
+	sess, err := engine.NewSession(ck, in, t.dir, "", engine.Settings{Residency: mode, Keep: engine.Keep{Outputs: true}}, be)
 	if err != nil {
-		e.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	run, err := e.Start(in)
-	if err != nil {
-		e.Close()
-		return nil, nil, err
+	if err := sess.RunAll(context.Background()); err != nil {
+		sess.Close()
+		return nil, err
 	}
-	done := func() { run.Close(); e.Close() }
-	if err := run.RunAll(context.Background()); err != nil {
-		done()
-		return nil, nil, err
-	}
-	return run, done, nil
+	return sess, nil
 }
 
 // towers runs each tower on the backend in both residency modes against the CPU engine
@@ -224,7 +218,7 @@ func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*
 func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Backend, error), tol float64) {
 	fmt.Fprintln(st.w, "  whole towers against the CPU engine (every block output, deepstack and merger):")
 	for _, t := range towers {
-		ref, refDone, err := runTower(t, cpu.New(1), engine.Mapped)
+		ref, err := runTower(t, cpu.New(1), engine.Mapped)
 		if err != nil {
 			st.check(t.name, false, "on the CPU: "+err.Error())
 			continue
@@ -242,12 +236,12 @@ func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Ba
 				if err != nil {
 					return err
 				}
-				run, done, err := runTower(t, be, mode)
+				sess, err := runTower(t, be, mode)
 				if err != nil {
 					return err
 				}
-				defer done()
-				worst = towerError(run, ref)
+				defer sess.Close()
+				worst = towerError(sess.Run, ref.Run)
 				return nil
 			}()
 			if err != nil {
@@ -261,7 +255,7 @@ func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Ba
 				st.check(name, worst <= tol, fmt.Sprintf("%.2e (tolerance %.0e), %.0f ms", worst, tol, engine.Millis(wall)))
 			}
 		}
-		refDone()
+		ref.Close()
 	}
 }
 

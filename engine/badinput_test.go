@@ -190,7 +190,7 @@ func TestBadInputs(t *testing.T) {
 	dir := tinyCheckpoint(t)
 	ck, err := engine.OpenCheckpoint(dir)
 	must(t, err)
-	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Options{})
+	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{})
 	must(t, err)
 	defer eng.Close()
 	for _, c := range []struct {

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
@@ -209,4 +210,17 @@ func equalShape(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// LoadImage decodes and preprocesses an image with the checkpoint's processor settings.
+func (c *Checkpoint) LoadImage(path string, lim imageproc.Limits) (*Input, error) {
+	img, err := imageproc.Load(path, lim)
+	if err != nil {
+		return nil, err
+	}
+	page, err := imageproc.Preprocess(img, c.Pre)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page}, nil
 }

@@ -38,9 +38,9 @@ func must(t testing.TB, err error) {
 }
 
 // runTower runs a whole page and returns the run (outputs kept).
-func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Options, in *engine.Input) *engine.Run {
+func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Settings, in *engine.Input) *engine.Run {
 	t.Helper()
-	opts.KeepOutputs = true
+	opts.Keep.Outputs = true
 	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
 }
 

@@ -43,7 +43,7 @@ func TestParityCatchesMutations(t *testing.T) {
 	in := fx.input(t)
 	for _, kind := range []string{"rope-on-v", "swap-gelu", "qkv-order", "qkv-order-v"} {
 		t.Run(kind, func(t *testing.T) {
-			run := runTower(t, fx.dir, &mutant{cpuBackend(), kind}, engine.Options{}, in)
+			run := runTower(t, fx.dir, &mutant{cpuBackend(), kind}, engine.Settings{}, in)
 			worst, at := checkParity(t, fx, run, func(s string) string { return s })
 			t.Logf("%s: worst relative error %.2e at %s", kind, worst, at)
 			if worst <= 1e-5 {
@@ -52,7 +52,7 @@ func TestParityCatchesMutations(t *testing.T) {
 		})
 	}
 	// The unmutated wrapper passes, so a failure above is the mutation's doing.
-	run := runTower(t, fx.dir, &mutant{cpuBackend(), "none"}, engine.Options{}, in)
+	run := runTower(t, fx.dir, &mutant{cpuBackend(), "none"}, engine.Settings{}, in)
 	if worst, at := checkParity(t, fx, run, func(s string) string { return s }); worst > 1e-5 {
 		t.Errorf("unmutated wrapper fails parity at %s (%.2e)", at, worst)
 	}

@@ -42,7 +42,7 @@ func checkParity(t *testing.T, fx *fixture, run *engine.Run, refName func(string
 func TestParityTinyF32(t *testing.T) {
 	for _, name := range []string{"qwen3vl_vision_tiny_f32", "tower_tiny_f32_regen"} {
 		fx := openFixture(t, name)
-		run := runTower(t, fx.dir, cpuBackend(), engine.Options{}, fx.input(t))
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{}, fx.input(t))
 		for out, g := range towerOutputs(run) {
 			e := relErr(g, fx.f32(t, out))
 			t.Logf("%s %-14s rel %.2e", name, out, e)
@@ -60,7 +60,7 @@ func TestParityTinyF32(t *testing.T) {
 // differs by bf16 arithmetic drift, about 1% (fixtures README); 3% bounds it with margin.
 func TestParityTinyBF16Run(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_bf16run")
-	run := runTower(t, fx.dir, cpuBackend(), engine.Options{}, fx.input(t))
+	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{}, fx.input(t))
 	for _, impl := range []string{"sdpa", "eager"} {
 		ref := func(name string) string {
 			switch name {

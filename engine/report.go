@@ -84,10 +84,10 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	g := in.Grids[0]
 	threads := e.Backend.Caps().Threads
 	r := &Report{Settings: ReportSettings{Checkpoint: checkpoint, Image: image, ModelType: e.Checkpoint.Config.ModelType,
-		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Opts.Residency), TileRows: e.Opts.TileRows,
+		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Settings.Residency), TileRows: e.Settings.TileRows,
 		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}}}
-	if e.Opts.Residency == Pread {
-		r.Settings.Slots = e.Opts.Slots
+	if e.Settings.Residency == Pread {
+		r.Settings.Slots = e.Settings.Slots
 	}
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}

@@ -18,9 +18,9 @@ import (
 func TestMappedEqualsPread(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	in := fx.input(t)
-	mapped := runTower(t, fx.dir, cpuBackend(), engine.Options{Residency: engine.Mapped}, in)
+	mapped := runTower(t, fx.dir, cpuBackend(), engine.Settings{Residency: engine.Mapped}, in)
 	for _, slots := range []int{2, 3} {
-		pread := runTower(t, fx.dir, cpuBackend(), engine.Options{Residency: engine.Pread, Slots: slots}, in)
+		pread := runTower(t, fx.dir, cpuBackend(), engine.Settings{Residency: engine.Pread, Slots: slots}, in)
 		for name, m := range towerOutputs(mapped) {
 			if !bitEqual(m, towerOutputs(pread)[name]) {
 				t.Errorf("slots %d: %s differs between mapped and pread", slots, name)
@@ -33,9 +33,9 @@ func TestMappedEqualsPread(t *testing.T) {
 func TestTileInvariance(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	in := fx.input(t)
-	ref := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Options{TileRows: 176}, in))
+	ref := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Settings{TileRows: 176}, in))
 	for _, tile := range []int{1, 7, 64, 175, 100000} {
-		got := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Options{TileRows: tile}, in))
+		got := towerOutputs(runTower(t, fx.dir, cpuBackend(), engine.Settings{TileRows: tile}, in))
 		for name, r := range ref {
 			if !bitEqual(got[name], r) {
 				t.Errorf("tile %d: %s differs from the single-tile run", tile, name)
@@ -84,9 +84,9 @@ func TestShardedBF16(t *testing.T) {
 	}
 	shard(t, sharded)
 	in := randomInput(cfg, []geom.Grid{{T: 1, H: 4, W: 6}, {T: 1, H: 2, W: 2}})
-	ref := runTower(t, single, cpuBackend(), engine.Options{}, in)
+	ref := runTower(t, single, cpuBackend(), engine.Settings{}, in)
 	for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
-		got := runTower(t, sharded, cpuBackend(), engine.Options{Residency: mode}, in)
+		got := runTower(t, sharded, cpuBackend(), engine.Settings{Residency: mode}, in)
 		for name, r := range towerOutputs(ref) {
 			if !bitEqual(towerOutputs(got)[name], r) {
 				t.Errorf("sharded %s: %s differs from single-file", mode, name)
@@ -119,7 +119,7 @@ func TestPreadReportsBytes(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
-	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Options{Residency: engine.Pread})
+	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Residency: engine.Pread})
 	must(t, err)
 	defer eng.Close()
 	run, err := eng.Start(fx.input(t))

@@ -1,372 +1,192 @@
 package engine
 
-// session.go is the stepping API the CLI and the app drive: prepare a page (image ->
-// patches -> embeddings), step one block at a time, cancel between ops, finish with the
-// merger; observers see per-block timings and per-patch statistics as they happen.
+// session.go: one checkpoint, one page and one Settings, from open to close. The CLI's
+// `run`, the window's run and each side of Compare are Sessions: they open, step, report
+// and close the same way. A Session owns its engine (the backend and the resident weights)
+// and its run.
 //
-// Invariant: Step(i) runs exactly block i on the hidden state left by block i-1, and
-// releases block i's weights (Done) before block i+1 may need its slot. The mutation that
-// would silently break it: releasing the slot before the backend's pass has committed — a
-// GPU pass would read weights the pread ring is already overwriting.
+// Invariant: Close frees the run's backend buffers, then the backend (which releases what
+// it wrapped of the weights' memory), then the weights; every failure on the way out of
+// OpenSession closes what was made. Mutation that would silently break it: closing the
+// engine before the run — the run's Frees would reach a closed backend (harmless on the
+// CPU, a release of released Metal buffers on a Mac).
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
-	"github.com/turbospark/inspector/engine/probe"
 )
 
-// Options are the run settings a user can change.
-type Options struct {
-	Residency     ResidencyMode // mapped (default) or pread
-	Slots         int           // pread ring size, at least 2
-	TileRows      int           // MLP rows per tile (default 512)
-	KeepOutputs   bool          // keep every block's output on the host (dump, app)
-	KeepAttention bool          // keep post-rope q and k of every block for AttentionRow
+// Session is a page under one Settings.
+type Session struct {
+	Dir, Image  string
+	Settings    Settings // as run: Keep may be narrower than asked (see Notes)
+	Checkpoint  *Checkpoint
+	Input       *Input
+	Engine      *Engine
+	Run         *Run
+	Report      *Report // the current run's; its totals are filled when the merger ran
+	BackendNote string  // why the backend is not the one asked for ("" when it is)
+	Notes       []string
+	// Observers see every block of every run of the session, from when they are added.
+	Observers []func(BlockResult)
+	started   time.Time
 }
 
-// DefaultTileRows is the MLP tile when none is given.
-const DefaultTileRows = 512
-
-func (o Options) normalized() Options {
-	if o.Residency == "" {
-		o.Residency = Mapped
-	}
-	if o.Slots < 2 {
-		o.Slots = 2
-	}
-	if o.TileRows <= 0 {
-		o.TileRows = DefaultTileRows
-	}
-	return o
-}
-
-// Engine is a checkpoint, its resident weights and a backend. The engine owns the backend:
-// Close releases the backend, then the weights.
-//
-// Invariant: a backend's wrappers over the weights' memory (Metal's no-copy buffers over
-// the mapping and the pread slots) are released before that memory is unmapped. Mutation
-// that would silently break it: closing the residency first — Apple requires the memory
-// of a no-copy buffer to outlive the buffer, and nothing shows until a Mac reuses it.
-type Engine struct {
-	Checkpoint *Checkpoint
-	Backend    backend.Backend
-	Res        Residency
-	Opts       Options
-}
-
-// NewEngine makes the weights resident in the chosen mode. It takes ownership of be: when
-// it fails, be is closed.
-func NewEngine(ck *Checkpoint, be backend.Backend, opts Options) (*Engine, error) {
-	opts = opts.normalized()
-	res, err := NewResidency(ck, opts.Residency, opts.Slots)
+// OpenSession opens dir's checkpoint, loads image under s (s.MaxPixels, when set, bounds
+// the page instead of the processor's max_pixels), and starts a run at block 0 on be. It
+// owns be from the call on: on failure be is closed.
+func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, error) {
+	ck, err := OpenCheckpoint(dir)
 	if err != nil {
 		be.Close()
 		return nil, err
 	}
-	return &Engine{Checkpoint: ck, Backend: be, Res: res, Opts: opts}, nil
+	if s.MaxPixels > 0 {
+		ck.Pre.MaxPixels = s.MaxPixels
+	}
+	in, err := ck.LoadImage(image, imageproc.DefaultLimits())
+	if err != nil {
+		be.Close()
+		return nil, err
+	}
+	return NewSession(ck, in, dir, image, s, be)
 }
 
-// Close releases the backend, then the weights (in that order: see Engine). Runs of this
-// engine should be closed first; a Run closed later frees nothing twice.
-func (e *Engine) Close() error {
-	return errors.Join(e.Backend.Close(), e.Res.Close())
-}
-
-// Input is a page to run: pixel_values rows and their grids, and the image when there is one.
-type Input struct {
-	Pixels []float32 // [S, C*Tp*P*P]
-	Grids  []geom.Grid
-	Image  *imageproc.Page // nil for raw pixel_values
-}
-
-// LoadImage decodes and preprocesses an image with the checkpoint's processor settings.
-func (e *Engine) LoadImage(path string, lim imageproc.Limits) (*Input, error) {
-	img, err := imageproc.Load(path, lim)
+// NewSession starts in's page of ck under s on be (owned from the call on: on failure it is
+// closed); dir and image name the page's sources in reports ("" where there are none).
+func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
+	e, err := NewEngine(ck, be, s)
 	if err != nil {
 		return nil, err
 	}
-	page, err := imageproc.Preprocess(img, e.Checkpoint.Pre)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
+	return start(dir, image, e, in)
+}
+
+// Sibling is the same checkpoint and page under other settings, on be (owned from the
+// call on): one side of a Compare. The page is kept, so MaxPixels must not change.
+func (s *Session) Sibling(set Settings, be backend.Backend) (*Session, error) {
+	if set.MaxPixels != s.Settings.MaxPixels {
+		be.Close()
+		return nil, fmt.Errorf("a sibling keeps the page: max pixels must stay %d (not %d)", s.Settings.MaxPixels, set.MaxPixels)
 	}
-	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page}, nil
+	return NewSession(s.Checkpoint, s.Input, s.Dir, s.Image, set, be)
 }
 
-// BlockTiming is where one block's time went.
-type BlockTiming struct {
-	Block     int
-	Wait      time.Duration // waiting for weights (pread stall)
-	Attention time.Duration // attention half, as the backend reports it
-	MLP       time.Duration // MLP half
-	Deepstack time.Duration // deepstack merger after this block, if it is a tap
-	BytesRead int64
-	Wall      time.Duration // everything, host work included
-	Ops       OpTimes       // per op kind, on a synchronous (CPU) backend; nil elsewhere
-}
-
-// BlockResult is what an observer sees after each block.
-type BlockResult struct {
-	Timing BlockTiming
-	Stats  probe.PatchStats
-}
-
-// Run is one page going through the tower.
-type Run struct {
-	e      *Engine
-	timer  *opTimer // non-nil on a synchronous backend
-	g      graph
-	Layout *geom.Layout
-	Input  *Input
-
-	next       int
-	Embed      []float32 // [S, D] block 0 input
-	EmbedTime  time.Duration
-	Deepstack  [][]float32 // per tap [S/4, O]
-	Merger     []float32   // [S/4, O] once finished
-	MergerTime time.Duration
-	Timings    []BlockTiming
-	Probes     *probe.Store // kept outputs (KeepOutputs) and q|k (KeepAttention), for the probes
-	prev, cur  []float32
-	changes    []float64 // mean change per block
-	Observers  []func(BlockResult)
-}
-
-// Start checks the input, prepares the page's buffers and computes the embeddings.
-func (e *Engine) Start(in *Input) (*Run, error) {
-	cfg := e.Checkpoint.Config
-	lay, err := geom.NewLayout(cfg.MergeSize, in.Grids)
-	if err != nil {
+func start(dir, image string, e *Engine, in *Input) (*Session, error) {
+	s := &Session{Dir: dir, Image: image, Settings: e.Settings, Checkpoint: e.Checkpoint, Input: in, Engine: e}
+	s.fitProbes()
+	if err := s.Restart(); err != nil {
+		e.Close()
 		return nil, err
 	}
-	S := lay.Rows()
-	if len(in.Pixels) != S*cfg.PatchDim() {
-		return nil, fmt.Errorf("pixel_values hold %d values; the grids need %d rows of %d", len(in.Pixels), S, cfg.PatchDim())
-	}
-	be := e.Backend
-	var timer *opTimer
-	if be.Caps().Synchronous {
-		timer = newOpTimer(be)
-		be = timer
-	}
-	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()),
-		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Opts.TileRows, S)}}
-	if err := r.g.alloc(); err != nil {
-		return nil, err
-	}
-	if err := r.embed(); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
+	return s, nil
 }
 
-func (r *Run) embed() error {
-	cfg, be, res := r.e.Checkpoint.Config, r.e.Backend, r.e.Res
-	start := time.Now()
-	cos, sin := r.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
-	be.Upload(v(r.g.buf.cos), cos)
-	be.Upload(v(r.g.buf.sin), sin)
-	table := decodeWeight(res.Global("pos_embed.weight"))
-	pos := r.Layout.PosEmbed(table, cfg.PosGrid(), cfg.Hidden)
-	pix, err := be.Alloc(len(r.Input.Pixels))
+// fitProbes turns off what the page's probes would keep beyond the budget (attention
+// first: it is twice the outputs) and says so in Notes.
+func (s *Session) fitProbes() {
+	keep := &s.Engine.Settings.Keep
+	budget := keep.Budget
+	if budget <= 0 {
+		if budget = PhysicalMemory() / 2; budget <= 0 {
+			budget = 8 << 30
+		}
+	}
+	patches := 0
+	for _, g := range s.Input.Grids {
+		patches += g.Patches()
+	}
+	outputs, attention := s.Checkpoint.Config.ProbeBytes(patches)
+	kept := int64(0)
+	if keep.Outputs {
+		kept += outputs
+	}
+	if keep.Attention {
+		kept += attention
+	}
+	if kept <= budget {
+		return
+	}
+	what := "attention probes are off"
+	keep.Attention = false
+	if keep.Outputs && outputs > budget {
+		keep.Outputs = false
+		what = "attention and activation probes are off"
+	}
+	s.Settings.Keep = *keep
+	s.Notes = append(s.Notes, fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: %s (lower max pixels in Settings)",
+		patches, FormatBytes(kept), FormatBytes(budget), what))
+}
+
+// SetBackendNote records why the backend is not the one asked for (the report says so).
+func (s *Session) SetBackendNote(note string) {
+	s.BackendNote = note
+	s.Report.Settings.BackendNote = note
+}
+
+// Restart starts a new run of the page at block 0 (the previous run is closed).
+func (s *Session) Restart() error {
+	run, err := s.Engine.Start(s.Input)
 	if err != nil {
 		return err
 	}
-	defer be.Free(pix)
-	be.Upload(v(pix), r.Input.Pixels)
-	r.g.embed(v(pix), res.Global("patch_embed.proj.weight"), res.Global("patch_embed.proj.bias"), pos)
-	if _, err := be.Commit(); err != nil {
-		return err
+	if s.Run != nil {
+		s.Run.Close()
 	}
-	r.takeOps() // embedding ops are not a block's
-	r.Embed = r.download(r.g.buf.h, r.g.seq*cfg.Hidden)
-	r.prev = r.Embed
-	r.EmbedTime = time.Since(start)
+	s.Run, s.started = run, time.Now()
+	run.Observers = append(run.Observers, func(r BlockResult) {
+		for _, o := range s.Observers {
+			o(r)
+		}
+	})
+	s.Report = NewReport(s.Engine, s.Input, s.Dir, s.Image)
+	s.Report.Settings.BackendNote = s.BackendNote
 	return nil
 }
 
-// takeOps returns the per-op times since the last call (nil off a synchronous backend).
-func (r *Run) takeOps() OpTimes {
-	if r.timer == nil {
+// Step runs the next block, or the merger after the last (then the report's totals are
+// filled). It is an error to step a finished run.
+func (s *Session) Step(ctx context.Context) error {
+	r := s.Run
+	if r.Finished() {
+		return fmt.Errorf("the run has finished: restart to run again")
+	}
+	if r.Next() < s.Checkpoint.Config.Depth {
+		_, err := r.Step(ctx)
+		return err
+	}
+	if _, err := r.Finish(ctx); err != nil {
+		return err
+	}
+	s.Report.Finish(r, time.Since(s.started))
+	return nil
+}
+
+// RunAll steps until the merger has run.
+func (s *Session) RunAll(ctx context.Context) error {
+	for !s.Run.Finished() {
+		if err := s.Step(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close frees the run, then the engine (backend, then weights). A second Close does
+// nothing.
+func (s *Session) Close() error {
+	if s.Engine == nil {
 		return nil
 	}
-	return r.timer.take()
-}
-
-func decodeWeight(w backend.Weight) []float32 {
-	out := make([]float32, w.Elems())
-	decodeInto(out, w)
-	return out
-}
-
-func (r *Run) download(b backend.Buffer, n int) []float32 {
-	out := make([]float32, n)
-	r.e.Backend.Download(out, v(b))
-	return out
-}
-
-// Next is the index of the block Step will run; Depth when all blocks have run.
-func (r *Run) Next() int { return r.next }
-
-// Finished says whether the merger has run.
-func (r *Run) Finished() bool { return r.Merger != nil }
-
-// Step runs the next block and returns its timings and statistics.
-func (r *Run) Step(ctx context.Context) (BlockResult, error) {
-	cfg := r.e.Checkpoint.Config
-	i := r.next
-	if i >= cfg.Depth {
-		return BlockResult{}, fmt.Errorf("all %d blocks have run", cfg.Depth)
+	if s.Run != nil {
+		s.Run.Close()
+		s.Run = nil
 	}
-	if err := ctx.Err(); err != nil {
-		return BlockResult{}, err
-	}
-	start := time.Now()
-	w, fetch, err := r.e.Res.Block(i)
-	if err != nil {
-		return BlockResult{}, err
-	}
-	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead}
-	err = r.runBlock(ctx, w, &t)
-	r.e.Res.Done(i) // after the passes committed: the slot may be refilled now
-	if err != nil {
-		return BlockResult{}, err
-	}
-	if err := r.tap(i, &t); err != nil {
-		return BlockResult{}, err
-	}
-	t.Ops = r.takeOps()
-	res := r.observe(i, &t, start)
-	r.next++
-	return res, nil
-}
-
-func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) error {
-	var err error
-	r.g.attentionHalf(w)
-	if t.Attention, err = r.e.Backend.Commit(); err != nil {
-		return err
-	}
-	if r.e.Opts.KeepAttention {
-		r.keepQK()
-	}
-	if err := r.g.mlpHalf(ctx, w); err != nil {
-		r.e.Backend.Commit()
-		return err
-	}
-	t.MLP, err = r.e.Backend.Commit()
+	err := s.Engine.Close()
+	s.Engine = nil
 	return err
-}
-
-// keepQK stores the post-rope q and k columns of the block just run.
-func (r *Run) keepQK() {
-	S, D := r.g.seq, r.e.Checkpoint.Config.Hidden
-	qkv := r.download(r.g.buf.qkv, S*3*D)
-	qk := make([]float32, S*2*D)
-	for s := 0; s < S; s++ {
-		copy(qk[s*2*D:(s+1)*2*D], qkv[s*3*D:s*3*D+2*D])
-	}
-	r.Probes.AddQK(qk)
-}
-
-// tap runs the deepstack merger when block i is a deepstack index.
-func (r *Run) tap(i int, t *BlockTiming) error {
-	cfg := r.e.Checkpoint.Config
-	for k, d := range cfg.Deepstack {
-		if d != i {
-			continue
-		}
-		r.g.deepstack(r.mergerWeights(fmt.Sprintf("deepstack_merger_list.%d.", k)))
-		var err error
-		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
-			return err
-		}
-		r.Deepstack = append(r.Deepstack, r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden))
-	}
-	return nil
-}
-
-func (r *Run) mergerWeights(prefix string) MergerWeights {
-	g := func(s string) backend.Weight { return r.e.Res.Global(prefix + s) }
-	return MergerWeights{g("norm.weight"), g("norm.bias"), g("linear_fc1.weight"), g("linear_fc1.bias"), g("linear_fc2.weight"), g("linear_fc2.bias")}
-}
-
-// observe downloads the block output, computes statistics and tells the observers.
-func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
-	D := r.e.Checkpoint.Config.Hidden
-	r.cur = r.download(r.g.buf.h, r.g.seq*D)
-	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D)}
-	r.changes = append(r.changes, res.Stats.MeanChange)
-	if r.e.Opts.KeepOutputs {
-		r.Probes.AddOutput(r.cur)
-	}
-	r.prev = r.cur
-	t.Wall = time.Since(start)
-	res.Timing = *t
-	r.Timings = append(r.Timings, *t)
-	for _, o := range r.Observers {
-		o(res)
-	}
-	return res
-}
-
-// Finish runs the final merger on the last block's output.
-func (r *Run) Finish(ctx context.Context) (time.Duration, error) {
-	cfg := r.e.Checkpoint.Config
-	if r.next < cfg.Depth {
-		return 0, fmt.Errorf("the merger needs all %d blocks; %d have run", cfg.Depth, r.next)
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	r.g.merger(r.mergerWeights("merger."))
-	d, err := r.e.Backend.Commit()
-	if err != nil {
-		return 0, err
-	}
-	r.takeOps()
-	r.Merger = r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden)
-	r.MergerTime = d
-	return d, nil
-}
-
-// RunAll steps through the remaining blocks and the merger.
-func (r *Run) RunAll(ctx context.Context) error {
-	for r.next < r.e.Checkpoint.Config.Depth {
-		if _, err := r.Step(ctx); err != nil {
-			return err
-		}
-	}
-	_, err := r.Finish(ctx)
-	return err
-}
-
-// Config is the model's config.
-func (r *Run) Config() Config { return r.e.Checkpoint.Config }
-
-// MeanChange is the mean over patches of ||out-in||/||in|| for a block that has run.
-func (r *Run) MeanChange(block int) float64 {
-	if block < 0 || block >= len(r.changes) {
-		return 0
-	}
-	return r.changes[block]
-}
-
-// Hidden returns the current hidden state [S, D] (the last block's output, or the embeddings).
-func (r *Run) Hidden() []float32 { return r.prev }
-
-// Close frees the page's backend buffers.
-func (r *Run) Close() { r.g.free() }
-
-// ProbeBytes is what a run keeps on the host for the probes of a page of S patches: every
-// block's output [S, D] (KeepOutputs) and post-rope q|k [S, 2D] (KeepAttention), float32.
-func (c Config) ProbeBytes(patches int) (outputs, attention int64) {
-	per := int64(patches) * int64(c.Hidden) * 4 * int64(c.Depth)
-	return per, 2 * per
 }

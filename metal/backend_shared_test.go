@@ -269,7 +269,7 @@ func TestHostAccessKeepsCallOrder(t *testing.T) {
 
 func runTower(t testing.TB, dir string, be backend.Backend, mode engine.ResidencyMode, in *engine.Input) *engine.Run {
 	t.Helper()
-	e := testfixture.Engine(t, dir, be, engine.Options{Residency: mode, KeepOutputs: true, TileRows: 50})
+	e := testfixture.Engine(t, dir, be, engine.Settings{Residency: mode, TileRows: 50, Keep: engine.Keep{Outputs: true}})
 	return testfixture.RunAll(t, e, in)
 }
 

@@ -30,12 +30,12 @@ import (
 
 // Tolerances: max|got-want| / max|want| against float64 references, per kernel.
 var tolerance = map[string]float64{
-	"layer_norm":    1e-5,
-	"matmul":        1e-5,
-	"rope2d":        1e-6,
-	"attention":     1e-5,
-	"gelu":          1e-6,
-	"add":           0, // float32 addition is exact rounding of the float64 sum
+	"layer_norm": 1e-5,
+	"matmul":     1e-5,
+	"rope2d":     1e-6,
+	"attention":  1e-5,
+	"gelu":       1e-6,
+	"add":        0, // float32 addition is exact rounding of the float64 sum
 }
 
 // check runs one kernel family's cases with a driver (and mutant) and returns the largest
@@ -43,12 +43,12 @@ var tolerance = map[string]float64{
 type check func(d *harness.Driver, mutant string) (float64, error)
 
 var checks = map[string]check{
-	"layer_norm":    checkLayerNorm,
-	"matmul":        checkMatMul,
-	"rope2d":        checkRope,
-	"attention":     checkAttention,
-	"gelu":          checkGELU,
-	"add":           checkAdd,
+	"layer_norm": checkLayerNorm,
+	"matmul":     checkMatMul,
+	"rope2d":     checkRope,
+	"attention":  checkAttention,
+	"gelu":       checkGELU,
+	"add":        checkAdd,
 }
 
 // mutants: each deliberately broken variant and the check that must catch it.

@@ -48,14 +48,14 @@ func (b Backends) Default() string {
 func (b Backends) Offers(name string) bool { return slices.Contains(b.Names, name) }
 
 // DefaultSettings are the default backend, mapped weights, the default tile, every core.
-func (b Backends) DefaultSettings() Settings {
-	return Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: b.Default()}
+func (b Backends) DefaultSettings() engine.Settings {
+	return engine.Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: b.Default()}
 }
 
 // ComparePair is what Compare starts with: the CPU against Metal where Metal runs (where
 // a backend diverges is the first question), else the default tile against a 4x larger one
 // (which must not change a bit).
-func (b Backends) ComparePair() (Settings, Settings) {
+func (b Backends) ComparePair() (engine.Settings, engine.Settings) {
 	a, c := b.DefaultSettings(), b.DefaultSettings()
 	if b.Offers("metal") && b.Offers("cpu") {
 		a.Backend, c.Backend = "cpu", "metal"

@@ -55,7 +55,7 @@ func (p *comparePanel) content() fyne.CanvasObject {
 func (p *comparePanel) run() {
 	a, err := p.a.Settings()
 	if err == nil {
-		var b Settings
+		var b engine.Settings
 		if b, err = p.b.Settings(); err == nil {
 			p.result.SetText(fmt.Sprintf("running A (%s), then B (%s)…", a.Describe(), b.Describe()))
 			p.in.Ctl.Compare(a, b)

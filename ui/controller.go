@@ -25,30 +25,12 @@ import (
 	"github.com/turbospark/inspector/engine/probe"
 )
 
-// Settings are what the user can change about a run.
-type Settings struct {
-	TileRows  int
-	Residency engine.ResidencyMode
-	Backend   string // "cpu" or "metal"
-	Threads   int    // 0: every core
-	MaxPixels int    // 0: the checkpoint processor's own max_pixels
-}
-
-// Describe is a one-line summary ("cpu, mapped, tile 512, all cores").
-func (s Settings) Describe() string {
-	threads := "all cores"
-	if s.Threads > 0 {
-		threads = fmt.Sprintf("%d threads", s.Threads)
-	}
-	return fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
-}
-
 // Snapshot is the state the UI draws: everything in it is immutable once posted.
 type Snapshot struct {
 	Gen           int // bumps on every new session (open, settings change, restart)
 	CheckpointDir string
 	ImagePath     string
-	Settings      Settings
+	Settings      engine.Settings
 	Config        engine.Config
 	Page          *imageproc.Page
 	Layout        *geom.Layout
@@ -77,7 +59,7 @@ type Status struct {
 
 // CompareResult is two runs of the same image under two settings.
 type CompareResult struct {
-	A, B           Settings
+	A, B           engine.Settings
 	ReportA        *engine.Report
 	ReportB        *engine.Report
 	BlockDiff      []float64 // max |out_A - out_B| per block
@@ -103,22 +85,18 @@ type Controller struct {
 	jobMu  sync.RWMutex // guards closing jobs against late senders
 	closed bool
 
+	// ProbeBudget bounds what a run keeps on the host for the probes (0: half the RAM).
+	ProbeBudget int64
+
 	OnSnapshot func(*Snapshot)      // on the UI goroutine
 	OnStatus   func(Status)         // on the UI goroutine
 	OnCompare  func(*CompareResult) // on the UI goroutine
 }
 
+// session is the window's engine.Session and the statistics its current run produced.
 type session struct {
-	dir, image string
-	settings   Settings
-	ck         *engine.Checkpoint
-	eng        *engine.Engine
-	input      *engine.Input
-	run        *engine.Run
-	stats      []probe.PatchStats
-	report     *engine.Report
-	started    time.Time
-	note       string // why the run is not on the backend asked for ("" when it is)
+	*engine.Session
+	stats []probe.PatchStats
 }
 
 // NewController starts the worker. do runs a func on the UI goroutine (fyne.Do); backends
@@ -144,13 +122,13 @@ func (c *Controller) Snapshot() *Snapshot {
 func (c *Controller) Backends() Backends { return c.backends }
 
 // Settings are the current session's (the defaults before the first open).
-func (c *Controller) Settings() Settings {
+func (c *Controller) Settings() engine.Settings {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sess == nil {
 		return c.backends.DefaultSettings()
 	}
-	return c.sess.settings
+	return c.sess.Settings
 }
 
 // enqueue hands a job to the worker; after Close it is dropped (a Play timer may fire late).
@@ -196,7 +174,7 @@ func (c *Controller) Cancel() {
 }
 
 // Open loads a checkpoint and an image with the given settings and runs every block.
-func (c *Controller) Open(dir, image string, s Settings) {
+func (c *Controller) Open(dir, image string, s engine.Settings) {
 	ctx := c.newContext()
 	c.enqueue(func() {
 		c.status(Status{Text: "opening " + dir, Busy: true})
@@ -210,17 +188,17 @@ func (c *Controller) Open(dir, image string, s Settings) {
 
 // Apply re-runs the current checkpoint and image under new settings, from block 0: every
 // setting changes timings, max pixels changes the page too.
-func (c *Controller) Apply(s Settings) {
+func (c *Controller) Apply(s engine.Settings) {
 	c.mu.Lock()
 	sess := c.sess
 	c.mu.Unlock()
 	if sess == nil {
 		return
 	}
-	msg := changeMessage(sess.settings, s)
+	msg := changeMessage(sess.Settings, s)
 	ctx := c.newContext()
 	c.enqueue(func() {
-		if err := c.openSession(sess.dir, sess.image, s); err != nil {
+		if err := c.openSession(sess.Dir, sess.Image, s); err != nil {
 			c.fail("apply settings", err)
 			return
 		}
@@ -230,7 +208,7 @@ func (c *Controller) Apply(s Settings) {
 }
 
 // changeMessage says what a settings change re-runs and why.
-func changeMessage(old, s Settings) string {
+func changeMessage(old, s engine.Settings) string {
 	var what []string
 	if old.TileRows != s.TileRows {
 		what = append(what, fmt.Sprintf("tile %d → %d", old.TileRows, s.TileRows))
@@ -336,49 +314,39 @@ func (c *Controller) current() *session {
 	return c.sess
 }
 
-// openSession builds checkpoint, engine, input and a fresh run. Worker goroutine only.
-func (c *Controller) openSession(dir, image string, s Settings) error {
-	ck, err := engine.OpenCheckpoint(dir)
-	if err != nil {
-		return err
-	}
-	if s.MaxPixels > 0 {
-		ck.Pre.MaxPixels = s.MaxPixels
-	}
+// openSession opens a session of dir and image under s, keeping everything the probes
+// use, and makes it current. Worker goroutine only.
+func (c *Controller) openSession(dir, image string, s engine.Settings) error {
 	be, note, err := c.newBackend(&s)
 	if err != nil {
 		return err
 	}
-	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: s.Residency, TileRows: s.TileRows,
-		KeepOutputs: true, KeepAttention: true})
+	s.Keep = engine.Keep{Outputs: true, Attention: true, Budget: c.ProbeBudget}
+	es, err := engine.OpenSession(dir, image, s, be)
 	if err != nil {
 		return err
 	}
-	in, err := eng.LoadImage(image, imageproc.DefaultLimits())
-	if err != nil {
-		eng.Close()
-		return err
+	es.SetBackendNote(note)
+	sess := &session{Session: es}
+	for _, n := range es.Notes {
+		c.status(Status{Text: n, Busy: true})
 	}
-	c.fitProbes(eng, in)
-	sess := &session{dir: dir, image: image, settings: s, ck: ck, eng: eng, input: in, note: note}
-	if err := c.restart(sess); err != nil {
-		eng.Close()
-		return err
-	}
+	es.Observers = append(es.Observers, func(r engine.BlockResult) { sess.stats = append(sess.stats, r.Stats) })
 	c.mu.Lock()
 	old := c.sess
 	c.sess = sess
+	c.gen++
 	c.mu.Unlock()
-	if old != nil && old.eng != eng {
-		old.run.Close()
-		old.eng.Close()
+	if old != nil {
+		old.Close()
 	}
+	c.post(sess)
 	return nil
 }
 
 // newBackend makes s's backend; when it fails and the CPU is offered, it falls back to the
 // CPU, changes s to say so, and returns why.
-func (c *Controller) newBackend(s *Settings) (backend.Backend, string, error) {
+func (c *Controller) newBackend(s *engine.Settings) (backend.Backend, string, error) {
 	be, err := c.backends.New(s.Backend, s.Threads)
 	if err == nil || s.Backend == "cpu" || !c.backends.Offers("cpu") {
 		return be, "", err
@@ -392,48 +360,12 @@ func (c *Controller) newBackend(s *Settings) (backend.Backend, string, error) {
 	return cpuBe, note, nil
 }
 
-// ProbeBudget bounds what a run keeps on the host for the probes; 0: half the machine's RAM.
-var ProbeBudget int64
-
-// fitProbes turns off what the page's probes would keep beyond the budget (attention first,
-// it is twice the outputs) and says so.
-func (c *Controller) fitProbes(eng *engine.Engine, in *engine.Input) {
-	budget := ProbeBudget
-	if budget <= 0 {
-		if budget = engine.PhysicalMemory() / 2; budget <= 0 {
-			budget = 8 << 30
-		}
-	}
-	patches := 0
-	for _, g := range in.Grids {
-		patches += g.Patches()
-	}
-	outputs, attention := eng.Checkpoint.Config.ProbeBytes(patches)
-	if outputs+attention <= budget {
-		return
-	}
-	eng.Opts.KeepAttention = false
-	what := "attention probes are off"
-	if outputs > budget {
-		eng.Opts.KeepOutputs = false
-		what = "attention and activation probes are off"
-	}
-	c.status(Status{Text: fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: %s (lower max pixels in Settings)",
-		patches, engine.FormatBytes(outputs+attention), engine.FormatBytes(budget), what), Busy: true})
-}
-
 // restart makes a new run of sess's page and posts it.
 func (c *Controller) restart(sess *session) error {
-	run, err := sess.eng.Start(sess.input)
-	if err != nil {
+	if err := sess.Restart(); err != nil {
 		return err
 	}
-	if sess.run != nil {
-		sess.run.Close()
-	}
-	sess.run, sess.stats, sess.started = run, nil, time.Now()
-	sess.report = engine.NewReport(sess.eng, sess.input, sess.dir, sess.image)
-	run.Observers = append(run.Observers, func(r engine.BlockResult) { sess.stats = append(sess.stats, r.Stats) })
+	sess.stats = nil
 	c.mu.Lock()
 	c.gen++
 	c.mu.Unlock()
@@ -443,15 +375,15 @@ func (c *Controller) restart(sess *session) error {
 
 // post publishes an immutable snapshot of sess. Worker goroutine only.
 func (c *Controller) post(sess *session) {
-	r := sess.run
+	r := sess.Run
 	c.mu.Lock()
-	snap := &Snapshot{Gen: c.gen, CheckpointDir: sess.dir, ImagePath: sess.image, Settings: sess.settings,
-		Config: sess.ck.Config, Page: sess.input.Image, Layout: r.Layout, Probes: r.Probes, Next: r.Next(),
+	snap := &Snapshot{Gen: c.gen, CheckpointDir: sess.Dir, ImagePath: sess.Image, Settings: sess.Settings,
+		Config: sess.Checkpoint.Config, Page: sess.Input.Image, Layout: r.Layout, Probes: r.Probes, Next: r.Next(),
 		Timings: append([]engine.BlockTiming(nil), r.Timings...), Stats: append([]probe.PatchStats(nil), sess.stats...),
 		Outputs: r.Probes.Outputs(), Embed: r.Embed, Finished: r.Finished(),
-		WeightBytes: sess.ck.VisionBytes()}
+		WeightBytes: sess.Checkpoint.VisionBytes()}
 	if snap.Finished {
-		rep := *sess.report
+		rep := *sess.Report
 		snap.Report = &rep
 		snap.Dump, _ = r.Dump() // nil when outputs were not kept (over the probe budget)
 	}
@@ -466,22 +398,17 @@ func (c *Controller) post(sess *session) {
 // or the step failed.
 func (c *Controller) stepOnce(ctx context.Context) bool {
 	sess := c.current()
-	if sess == nil || sess.run.Finished() {
+	if sess == nil || sess.Run.Finished() {
 		return false
 	}
-	depth := sess.ck.Config.Depth
-	i := sess.run.Next()
+	depth := sess.Checkpoint.Config.Depth
+	i := sess.Run.Next()
 	if i < depth {
 		c.status(Status{Text: fmt.Sprintf("block %d of %d", i+1, depth), Progress: float64(i) / float64(depth), Busy: true})
-		if _, err := sess.run.Step(ctx); err != nil {
-			c.stepFailed(err, i)
-			return false
-		}
-	} else if _, err := sess.run.Finish(ctx); err != nil {
+	}
+	if err := sess.Step(ctx); err != nil {
 		c.stepFailed(err, i)
 		return false
-	} else {
-		sess.report.Finish(sess.run, time.Since(sess.started))
 	}
 	c.post(sess)
 	c.status(c.doneStatus(sess))
@@ -497,17 +424,18 @@ func (c *Controller) stepFailed(err error, block int) {
 }
 
 func (c *Controller) doneStatus(sess *session) Status {
-	depth := sess.ck.Config.Depth
-	if sess.run.Finished() {
+	depth := sess.Checkpoint.Config.Depth
+	run, name := sess.Run, sess.Engine.Backend.Name()
+	if run.Finished() {
 		var total time.Duration
-		for _, t := range sess.run.Timings {
+		for _, t := range run.Timings {
 			total += t.Wall
 		}
-		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, engine.Millis(total+sess.run.MergerTime),
-			sess.eng.Backend.Name(), sess.settings.Describe(), noteSuffix(sess.note)), Progress: 1}
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, engine.Millis(total+run.MergerTime),
+			name, sess.Settings.Describe(), noteSuffix(sess.BackendNote)), Progress: 1}
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s%s", sess.run.Next(), depth, sess.eng.Backend.Name(), noteSuffix(sess.note)),
-		Progress: float64(sess.run.Next()) / float64(depth)}
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s%s", run.Next(), depth, name, noteSuffix(sess.BackendNote)),
+		Progress: float64(run.Next()) / float64(depth)}
 }
 
 func noteSuffix(note string) string {
@@ -528,7 +456,7 @@ func (c *Controller) runAll(ctx context.Context) {
 
 // Compare runs the current image under settings a and b, one after the other, and reports
 // per-block timings and the largest output differences. The main session is untouched.
-func (c *Controller) Compare(a, b Settings) {
+func (c *Controller) Compare(a, b engine.Settings) {
 	ctx := c.newContext()
 	c.enqueue(func() {
 		sess := c.current()
@@ -556,22 +484,23 @@ func maxOf(xs []float64, more ...float64) float64 {
 	return m
 }
 
-// compare runs the two settings. Worker goroutine only.
-func (c *Controller) compare(ctx context.Context, sess *session, a, b Settings) (*CompareResult, error) {
+// compare runs the two settings on siblings of sess (its checkpoint and page). Worker
+// goroutine only.
+func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Settings) (*CompareResult, error) {
 	res := &CompareResult{A: a, B: b}
 	var runs [2]*engine.Run
-	for k, s := range []Settings{a, b} {
+	for k, s := range []engine.Settings{a, b} {
 		c.status(Status{Text: fmt.Sprintf("compare: run %s (%s)", "AB"[k:k+1], s.Describe()), Progress: float64(k) / 2, Busy: true})
-		run, rep, closeRun, err := c.runWith(ctx, sess, s)
+		side, err := c.sibling(ctx, sess, s)
 		if err != nil {
 			return nil, fmt.Errorf("settings %s: %w", "AB"[k:k+1], err)
 		}
-		defer closeRun()
-		runs[k] = run
+		defer side.Close()
+		runs[k] = side.Run
 		if k == 0 {
-			res.ReportA = rep
+			res.ReportA = side.Report
 		} else {
-			res.ReportB = rep
+			res.ReportB = side.Report
 		}
 	}
 	var err error
@@ -584,35 +513,25 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b Settings) 
 	return res, nil
 }
 
-// runWith runs sess's page under s to the end (outputs kept, attention not).
-func (c *Controller) runWith(ctx context.Context, sess *session, s Settings) (*engine.Run, *engine.Report, func(), error) {
-	in := sess.input
-	ck := sess.ck
-	if s.MaxPixels != sess.settings.MaxPixels {
-		return nil, nil, nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
+// sibling runs sess's page under s to the end (outputs kept, attention not).
+func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settings) (*engine.Session, error) {
+	if s.MaxPixels != sess.Settings.MaxPixels {
+		return nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
 	be, err := c.backends.New(s.Backend, s.Threads)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	eng, err := engine.NewEngine(ck, be, engine.Options{Residency: s.Residency, TileRows: s.TileRows, KeepOutputs: true})
+	s.Keep = engine.Keep{Outputs: true, Budget: c.ProbeBudget}
+	side, err := sess.Sibling(s, be)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	start := time.Now()
-	run, err := eng.Start(in)
-	if err != nil {
-		eng.Close()
-		return nil, nil, nil, err
+	if err := side.RunAll(ctx); err != nil {
+		side.Close()
+		return nil, err
 	}
-	closeRun := func() { run.Close(); eng.Close() }
-	rep := engine.NewReport(eng, in, sess.dir, sess.image)
-	if err := run.RunAll(ctx); err != nil {
-		closeRun()
-		return nil, nil, nil, err
-	}
-	rep.Finish(run, time.Since(start))
-	return run, rep, closeRun, nil
+	return side, nil
 }
 
 // Close stops the worker after the job in flight.
@@ -627,8 +546,7 @@ func (c *Controller) Close() {
 	done := make(chan struct{})
 	c.enqueue(func() {
 		if s := c.current(); s != nil {
-			s.run.Close()
-			s.eng.Close()
+			s.Close()
 		}
 		close(done)
 	})

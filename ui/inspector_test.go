@@ -223,7 +223,7 @@ func TestCompareIdenticalIsZero(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	p := h.in.compare
-	for _, b := range []Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
+	for _, b := range []engine.Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
 		h.in.compareRes = nil
 		p.b.load(b)
 		p.run()
@@ -460,9 +460,8 @@ func TestRolloutOverlay(t *testing.T) {
 // A page whose probes would not fit the memory budget runs without them, says so, and the
 // panels that need them explain instead of failing.
 func TestProbeBudget(t *testing.T) {
-	ProbeBudget = 1 << 10
-	defer func() { ProbeBudget = 0 }()
 	h := newHarness(t)
+	h.in.Ctl.ProbeBudget = 1 << 10
 	h.openDemo()
 	if !h.said("probes are off", "lower max pixels") {
 		t.Errorf("no status line about the budget: %q", h.statuses)

@@ -66,7 +66,7 @@ func (f *settingsForm) form() *widget.Form {
 	)
 }
 
-func (f *settingsForm) load(s Settings) {
+func (f *settingsForm) load(s engine.Settings) {
 	f.tile.SetText(strconv.Itoa(s.TileRows))
 	f.residency.SetSelected(string(s.Residency))
 	f.backend.SetSelected(s.Backend)
@@ -80,8 +80,8 @@ func (f *settingsForm) load(s Settings) {
 }
 
 // Settings reads the form; an error names the field that does not parse.
-func (f *settingsForm) Settings() (Settings, error) {
-	s := Settings{Residency: engine.ResidencyMode(f.residency.Selected), Backend: f.backend.Selected}
+func (f *settingsForm) Settings() (engine.Settings, error) {
+	s := engine.Settings{Residency: engine.ResidencyMode(f.residency.Selected), Backend: f.backend.Selected}
 	var err error
 	if s.TileRows, err = strconv.Atoi(f.tile.Text); err != nil || s.TileRows < 1 {
 		return s, fmt.Errorf("MLP tile rows %q: want a whole number of at least 1", f.tile.Text)
@@ -159,7 +159,7 @@ func (p *settingsPanel) content() fyne.CanvasObject {
 	return container.NewVBox(p.form.form(), apply, p.note, widget.NewSeparator(), p.state)
 }
 
-func (p *settingsPanel) load(s Settings) { p.form.load(s) }
+func (p *settingsPanel) load(s engine.Settings) { p.form.load(s) }
 
 func (p *settingsPanel) apply() {
 	s, err := p.form.Settings()

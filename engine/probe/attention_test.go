@@ -101,9 +101,9 @@ func openFixture(t testing.TB, name string) *testfixture.Fixture {
 }
 
 // runTower runs a whole page and returns the run (outputs kept).
-func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Options, in *engine.Input) *engine.Run {
+func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Settings, in *engine.Input) *engine.Run {
 	t.Helper()
-	opts.KeepOutputs = true
+	opts.Keep.Outputs = true
 	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
 }
 
@@ -120,7 +120,7 @@ func must(t testing.TB, err error) {
 func analysisRun(t *testing.T) (*engine.Run, *testfixture.Fixture) {
 	t.Helper()
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
-	run := runTower(t, fx.Dir, cpuBackend(), engine.Options{KeepAttention: true}, fx.Input(t))
+	run := runTower(t, fx.Dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Attention: true}}, fx.Input(t))
 	if run.Layout.Rows() != fixtureS || len(run.Layout.Segments) != 4 {
 		t.Fatalf("fixture layout: %d rows, %d segments", run.Layout.Rows(), len(run.Layout.Segments))
 	}
@@ -314,7 +314,7 @@ func peakyRun(t *testing.T) *engine.Run {
 	for i := range pix {
 		pix[i] = float32(rng.NormFloat64())
 	}
-	return runTower(t, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
+	return runTower(t, dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Attention: true}}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
 }
 
 // On peaky attention every entry, the smallest float32 ones included, agrees with
@@ -819,8 +819,8 @@ func TestMaxAbsDiff(t *testing.T) {
 func TestCompareRuns(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	in := fx.Input(t)
-	a := runTower(t, fx.Dir, cpuBackend(), engine.Options{TileRows: 48}, in)
-	b := runTower(t, fx.Dir, cpuBackend(), engine.Options{Residency: engine.Pread}, in)
+	a := runTower(t, fx.Dir, cpuBackend(), engine.Settings{TileRows: 48}, in)
+	b := runTower(t, fx.Dir, cpuBackend(), engine.Settings{Residency: engine.Pread}, in)
 	per, merger, err := engine.CompareRuns(a, b)
 	must(t, err)
 	if len(per) != 4 || slices.Max(per) != 0 || merger != 0 {
@@ -839,14 +839,14 @@ func TestCompareRuns(t *testing.T) {
 	}
 	// Another page (the first grid alone): other shapes.
 	small := &engine.Input{Pixels: in.Pixels[:24*1536], Grids: in.Grids[:1]}
-	c := runTower(t, fx.Dir, cpuBackend(), engine.Options{}, small)
+	c := runTower(t, fx.Dir, cpuBackend(), engine.Settings{}, small)
 	if _, _, err := engine.CompareRuns(a, c); err == nil {
 		t.Error("runs of 176 and 24 patches compared")
 	}
 	// An unfinished run.
 	ck, err := engine.OpenCheckpoint(fx.Dir)
 	must(t, err)
-	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Options{KeepOutputs: true})
+	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Keep: engine.Keep{Outputs: true}})
 	must(t, err)
 	defer eng.Close()
 	d, err := eng.Start(in)

@@ -34,7 +34,7 @@ func benchRun(b *testing.B) *engine.Run {
 	for i := range pix {
 		pix[i] = float32(rng.NormFloat64())
 	}
-	run := runTower(b, dir, cpuBackend(), engine.Options{KeepAttention: true}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
+	run := runTower(b, dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Attention: true}}, &engine.Input{Pixels: pix, Grids: []geom.Grid{g}})
 	if len(run.Layout.Segments) != 1 || run.Layout.Rows() != 1024 {
 		b.Fatalf("page: %d segments, %d rows", len(run.Layout.Segments), run.Layout.Rows())
 	}

@@ -46,9 +46,9 @@ type demoRun struct {
 
 func runDemo(t testing.TB, dir string) *demoRun {
 	t.Helper()
-	e := testfixture.Engine(t, dir, cpu.New(0), engine.Options{KeepAttention: true, KeepOutputs: true})
+	e := testfixture.Engine(t, dir, cpu.New(0), engine.Settings{Keep: engine.Keep{Attention: true, Outputs: true}})
 	ck := e.Checkpoint
-	in, err := e.LoadImage(demoPhoto, imageproc.DefaultLimits())
+	in, err := ck.LoadImage(demoPhoto, imageproc.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

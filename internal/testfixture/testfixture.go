@@ -69,7 +69,7 @@ func must(t testing.TB, err error) {
 }
 
 // Engine opens the checkpoint in dir on be; it is closed when the test ends.
-func Engine(t testing.TB, dir string, be backend.Backend, opts engine.Options) *engine.Engine {
+func Engine(t testing.TB, dir string, be backend.Backend, opts engine.Settings) *engine.Engine {
 	t.Helper()
 	ck, err := engine.OpenCheckpoint(dir)
 	must(t, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-func startTiny(t *testing.T, opts engine.Options) (*engine.Run, *fixture) {
+func startTiny(t *testing.T, opts engine.Settings) (*engine.Run, *fixture) {
 	t.Helper()
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	ck, err := engine.OpenCheckpoint(fx.dir)
@@ -25,7 +25,7 @@ func startTiny(t *testing.T, opts engine.Options) (*engine.Run, *fixture) {
 
 // Stepping block by block gives each block's output as it happens, observers included.
 func TestStepByStep(t *testing.T) {
-	run, fx := startTiny(t, engine.Options{Residency: engine.Pread})
+	run, fx := startTiny(t, engine.Settings{Residency: engine.Pread})
 	var seen []int
 	run.Observers = append(run.Observers, func(r engine.BlockResult) { seen = append(seen, r.Timing.Block) })
 	ctx := context.Background()
@@ -65,7 +65,7 @@ func TestStepByStep(t *testing.T) {
 
 // Patch statistics are those of the block output: checked against a direct computation.
 func TestPatchStats(t *testing.T) {
-	run, fx := startTiny(t, engine.Options{})
+	run, fx := startTiny(t, engine.Settings{})
 	res, err := run.Step(context.Background())
 	must(t, err)
 	out := fx.f32(t, "blk0")
@@ -89,7 +89,7 @@ func TestPatchStats(t *testing.T) {
 
 // A cancelled context stops a run between ops and says so.
 func TestCancel(t *testing.T) {
-	run, _ := startTiny(t, engine.Options{TileRows: 1})
+	run, _ := startTiny(t, engine.Settings{TileRows: 1})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := run.Step(ctx); !errors.Is(err, context.Canceled) {
@@ -102,7 +102,7 @@ func TestCancel(t *testing.T) {
 
 // Attention rows are probability rows over the query's own segment only.
 func TestAttentionRowShape(t *testing.T) {
-	run, _ := startTiny(t, engine.Options{KeepAttention: true})
+	run, _ := startTiny(t, engine.Settings{Keep: engine.Keep{Attention: true}})
 	must(t, run.RunAll(context.Background()))
 	// Segments: image 24 rows, video 2 x 16 rows, image 120 rows.
 	for _, q := range []int{0, 30, 50, 100} {

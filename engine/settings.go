@@ -1,0 +1,60 @@
+package engine
+
+// settings.go: what a user can change about a run, in one struct — the CLI's flags, the
+// window's forms and both sides of Compare fill it, and the engine reads it.
+//
+// Invariant: of these, only Backend and MaxPixels may change a run's outputs; residency,
+// slots, tile rows and threads change timings and memory only (the engine is bit-identical
+// across them, tested). Mutation that would silently break it: letting the tile size decide
+// a reduction's order — every setting would still run, Compare would show differences where
+// there must be none.
+
+import "fmt"
+
+// DefaultTileRows is the MLP tile when none is given.
+const DefaultTileRows = 512
+
+// Settings are a run's settings.
+type Settings struct {
+	Backend   string        // compute backend: "cpu" or "metal"
+	Threads   int           // CPU threads (0: every core)
+	Residency ResidencyMode // mapped (default) or pread
+	Slots     int           // pread ring size (at least 2)
+	TileRows  int           // MLP rows per tile (default 512)
+	MaxPixels int           // the page's pixel budget (0: the checkpoint processor's max_pixels)
+	Keep      Keep          // what the run keeps on the host
+}
+
+// Keep is what a run keeps on the host besides the merger outputs.
+type Keep struct {
+	Outputs   bool  // every block's output [S, D] (dump, activations, Compare)
+	Attention bool  // every block's post-rope q|k [S, 2D] (attention maps, rollout)
+	Budget    int64 // a Session keeps at most this many bytes (0: half the machine's memory)
+}
+
+// DefaultSettings run on backend with mapped weights, the default tile and every core.
+func DefaultSettings(backend string) Settings {
+	return Settings{Backend: backend, Residency: Mapped, Slots: 2, TileRows: DefaultTileRows}
+}
+
+func (s Settings) normalized() Settings {
+	if s.Residency == "" {
+		s.Residency = Mapped
+	}
+	if s.Slots < 2 {
+		s.Slots = 2
+	}
+	if s.TileRows <= 0 {
+		s.TileRows = DefaultTileRows
+	}
+	return s
+}
+
+// Describe is a one-line summary ("cpu, mapped, tile 512, all cores").
+func (s Settings) Describe() string {
+	threads := "all cores"
+	if s.Threads > 0 {
+		threads = fmt.Sprintf("%d threads", s.Threads)
+	}
+	return fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
+}
