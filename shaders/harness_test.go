@@ -22,7 +22,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/shaders"
 	"github.com/turbospark/inspector/shaders/harness"
@@ -277,8 +277,8 @@ func checkLayerNorm(d *harness.Driver, mutant string) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		want := cpu.RefLayerNorm(x, cpu.RefWiden(w), cpu.RefWiden(b), c.rows, c.cols, 1e-6)
-		worst = math.Max(worst, cpu.RelDiff(got, want))
+		want := conformance.RefLayerNorm(x, conformance.RefWiden(w), conformance.RefWiden(b), c.rows, c.cols, 1e-6)
+		worst = math.Max(worst, conformance.RelDiff(got, want))
 	}
 	return worst, nil
 }
@@ -300,7 +300,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 			if withBias {
 				var b backend.Weight
 				bo, b = j.weight(randn(r, out, 0.5, 0), dt, 2*dt.Size())
-				biasVals = cpu.RefWiden(b)
+				biasVals = conformance.RefWiden(b)
 			}
 			disp := shaders.MatMul(yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out)
 			if err := j.run(d, mutant, disp); err != nil {
@@ -310,7 +310,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 			if err != nil {
 				return 0, fmt.Errorf("%s %v: %v", dt, s, err)
 			}
-			worst = math.Max(worst, cpu.RelDiff(got, cpu.RefMatMul(x, cpu.RefWiden(w), biasVals, rows, in, out)))
+			worst = math.Max(worst, conformance.RelDiff(got, conformance.RefMatMul(x, conformance.RefWiden(w), biasVals, rows, in, out)))
 		}
 	}
 	return worst, nil
@@ -347,10 +347,10 @@ func checkRope(d *harness.Driver, mutant string) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		want := cpu.RefRope2D(qkv, stride, cos, sin, seq, heads, hd) // q third
-		kWant := cpu.RefRope2D(toF32(want[D:]), stride, cos, sin, seq, heads, hd)
+		want := conformance.RefRope2D(qkv, stride, cos, sin, seq, heads, hd) // q third
+		kWant := conformance.RefRope2D(toF32(want[D:]), stride, cos, sin, seq, heads, hd)
 		copy(want[D:], kWant) // k third; v third copied unchanged
-		worst = math.Max(worst, cpu.RelDiff(got, want))
+		worst = math.Max(worst, conformance.RelDiff(got, want))
 	}
 	return worst, nil
 }
@@ -413,8 +413,8 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		want := cpu.RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, c.segs, c.heads, c.hd, float64(scale))
-		worst = math.Max(worst, cpu.RelDiff(got, want))
+		want := conformance.RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, c.segs, c.heads, c.hd, float64(scale))
+		worst = math.Max(worst, conformance.RelDiff(got, want))
 	}
 	return worst, nil
 }
@@ -469,7 +469,7 @@ func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		worst = math.Max(worst, cpu.RelDiff(got, cpu.RefGELU(x, form)))
+		worst = math.Max(worst, conformance.RelDiff(got, conformance.RefGELU(x, form)))
 	}
 	return worst, nil
 }

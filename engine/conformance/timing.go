@@ -52,40 +52,32 @@ func Time(newBackend func() (backend.Backend, error), sh Shape) ([]Timing, error
 	if err != nil {
 		return nil, err
 	}
-	s := &suite{be: be, r: rand.New(rand.NewPCG(9, 9))}
-	defer s.unmap()
+	s := NewSuite()
+	defer s.Close()
 	defer be.Close()
-	return s.timeBlock(sh), nil
+	return timeBlock(s, be, sh), nil
 }
 
-// alloc makes a buffer on the tested backend only.
-func (s *suite) alloc(xs []float32, n int) backend.View {
-	b, err := s.be.Alloc(n)
-	if err != nil {
-		panic(err)
-	}
-	v := backend.View{Buf: b}
-	if xs != nil {
-		s.be.Upload(v, xs)
-	}
-	return v
+// linear is a BF16 weight [out, in] and bias [out] of small random values.
+func linear(s *Suite, r *rand.Rand, out, in int) [2]backend.Weight {
+	w, _ := s.Weight("w", RandVals(r, out*in, 0.02), dtype.BF16, 0, out, in)
+	b, _ := s.Weight("b", RandVals(r, out, 0.02), dtype.BF16, 0, out)
+	return [2]backend.Weight{w, b}
 }
 
-func (s *suite) timeBlock(sh Shape) []Timing {
+func timeBlock(s *Suite, be backend.Backend, sh Shape) []Timing {
 	S, D, I, H := sh.Patches, sh.Hidden, sh.Intermediate, sh.Heads
 	hd := D / H
-	bf := dtype.BF16
-	ln := s.weights(bf, true, s.randn(D, 1), s.randn(D, 0.1))
-	qkvW := s.weights(bf, true, s.randn(3*D*D, 0.02), s.randn(3*D, 0.02))
-	projW := s.weights(bf, true, s.randn(D*D, 0.02), s.randn(D, 0.02))
-	fc1W := s.weights(bf, true, s.randn(I*D, 0.02), s.randn(I, 0.02))
-	fc2W := s.weights(bf, true, s.randn(D*I, 0.02), s.randn(D, 0.02))
-	x := s.alloc(s.randn(S*D, 1), S*D)
-	y := s.alloc(nil, S*D)
-	qkv := s.alloc(s.randn(S*3*D, 1), S*3*D)
-	att := s.alloc(nil, S*D)
-	mid := s.alloc(s.randn(S*I, 1), S*I)
-	cos, sin := s.alloc(s.randn(S*hd, 1), S*hd), s.alloc(s.randn(S*hd, 1), S*hd)
+	r := rand.New(rand.NewPCG(9, 9))
+	lnW, _ := s.Weight("ln.w", RandVals(r, D, 1), dtype.BF16, 0, D)
+	lnB, _ := s.Weight("ln.b", RandVals(r, D, 0.1), dtype.BF16, 0, D)
+	qkvW, projW, fc1W, fc2W := linear(s, r, 3*D, D), linear(s, r, D, D), linear(s, r, I, D), linear(s, r, D, I)
+	x := Upload(be, RandVals(r, S*D, 1))
+	y := Alloc(be, S*D)
+	qkv := Upload(be, RandVals(r, S*3*D, 1))
+	att := Alloc(be, S*D)
+	mid := Upload(be, RandVals(r, S*I, 1))
+	cos, sin := Upload(be, RandVals(r, S*hd, 1)), Upload(be, RandVals(r, S*hd, 1))
 	segs := []backend.Segment{{Start: 0, End: S}}
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	mm := func(rows, in, out int) float64 { return 2 * float64(rows) * float64(in) * float64(out) }
@@ -94,43 +86,43 @@ func (s *suite) timeBlock(sh Shape) []Timing {
 		flops float64
 		run   func()
 	}{
-		{fmt.Sprintf("layer_norm %dx%d", S, D), 0, func() { s.be.LayerNorm(y, x, ln[0], ln[1], S, D, 1e-6) }},
-		{fmt.Sprintf("matmul qkv %dx%d->%d", S, D, 3*D), mm(S, D, 3*D), func() { s.be.MatMul(qkv, x, qkvW[0], qkvW[1], S, D, 3*D) }},
+		{fmt.Sprintf("layer_norm %dx%d", S, D), 0, func() { be.LayerNorm(y, x, lnW, lnB, S, D, 1e-6) }},
+		{fmt.Sprintf("matmul qkv %dx%d->%d", S, D, 3*D), mm(S, D, 3*D), func() { be.MatMul(qkv, x, qkvW[0], qkvW[1], S, D, 3*D) }},
 		{fmt.Sprintf("rope q,k %dx%dx%d", S, H, hd), 0, func() {
-			s.be.Rope2D(qkv, 3*D, cos, sin, S, H, hd)
-			s.be.Rope2D(qkv.At(D), 3*D, cos, sin, S, H, hd)
+			be.Rope2D(qkv, 3*D, cos, sin, S, H, hd)
+			be.Rope2D(qkv.At(D), 3*D, cos, sin, S, H, hd)
 		}},
 		{fmt.Sprintf("attention %d patches %dx%d", S, H, hd), 4 * float64(S) * float64(S) * float64(D),
-			func() { s.be.Attention(att, qkv, qkv.At(D), qkv.At(2*D), 3*D, segs, H, hd, scale) }},
-		{fmt.Sprintf("matmul proj %dx%d->%d", S, D, D), mm(S, D, D), func() { s.be.MatMul(y, att, projW[0], projW[1], S, D, D) }},
-		{"add (residual)", 0, func() { s.be.Add(x, y, S*D) }},
-		{fmt.Sprintf("matmul fc1 %dx%d->%d", S, D, I), mm(S, D, I), func() { s.be.MatMul(mid, x, fc1W[0], fc1W[1], S, D, I) }},
-		{fmt.Sprintf("gelu tanh %dx%d", S, I), 0, func() { s.be.GELU(mid, S*I, backend.GELUTanh) }},
-		{fmt.Sprintf("matmul fc2 %dx%d->%d", S, I, D), mm(S, I, D), func() { s.be.MatMul(y, mid, fc2W[0], fc2W[1], S, I, D) }},
+			func() { be.Attention(att, qkv, qkv.At(D), qkv.At(2*D), 3*D, segs, H, hd, scale) }},
+		{fmt.Sprintf("matmul proj %dx%d->%d", S, D, D), mm(S, D, D), func() { be.MatMul(y, att, projW[0], projW[1], S, D, D) }},
+		{"add (residual)", 0, func() { be.Add(x, y, S*D) }},
+		{fmt.Sprintf("matmul fc1 %dx%d->%d", S, D, I), mm(S, D, I), func() { be.MatMul(mid, x, fc1W[0], fc1W[1], S, D, I) }},
+		{fmt.Sprintf("gelu tanh %dx%d", S, I), 0, func() { be.GELU(mid, S*I, backend.GELUTanh) }},
+		{fmt.Sprintf("matmul fc2 %dx%d->%d", S, I, D), mm(S, I, D), func() { be.MatMul(y, mid, fc2W[0], fc2W[1], S, I, D) }},
 	}
 	var out []Timing
 	for _, op := range ops {
-		out = append(out, s.timeOp(op.name, op.flops, op.run))
+		out = append(out, timeOp(be, op.name, op.flops, op.run))
 	}
 	return out
 }
 
 // timeOp runs op alone in a pass 1+Reps times and keeps the fastest time; a panic or a
 // failed pass is the op's error.
-func (s *suite) timeOp(name string, flops float64, op func()) (t Timing) {
+func timeOp(be backend.Backend, name string, flops float64, op func()) (t Timing) {
 	t = Timing{Name: name, FLOPs: flops}
 	defer func() {
 		if p := recover(); p != nil {
 			t.Err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	if _, err := s.be.Commit(); err != nil { // nothing of earlier work in this op's pass
+	if _, err := be.Commit(); err != nil { // nothing of earlier work in this op's pass
 		t.Err = err
 		return t
 	}
 	for rep := 0; rep <= Reps; rep++ {
 		op()
-		d, err := s.be.Commit()
+		d, err := be.Commit()
 		if err != nil {
 			t.Err = err
 			return t

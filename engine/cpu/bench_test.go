@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
 )
 
@@ -24,10 +25,10 @@ func BenchmarkMatMul(b *testing.B) {
 				be := New(0)
 				defer be.Close()
 				r := rand.New(rand.NewPCG(1, 2))
-				w, _ := makeWeight("w", randVals(r, in*out, 0.05), d, 0, out, in)
-				bias, _ := makeWeight("b", randVals(r, out, 0.05), d, 0, out)
-				x := upload(b, be, randVals(r, rows*in, 1))
-				y := alloc(b, be, rows*out)
+				w, _ := testSuite.Weight("w", conformance.RandVals(r, in*out, 0.05), d, 0, out, in)
+				bias, _ := testSuite.Weight("b", conformance.RandVals(r, out, 0.05), d, 0, out)
+				x := conformance.Upload(be, conformance.RandVals(r, rows*in, 1))
+				y := conformance.Alloc(be, rows*out)
 				b.ResetTimer()
 				for range b.N {
 					be.MatMul(y, x, w, bias, rows, in, out)
@@ -45,8 +46,8 @@ func BenchmarkAttention(b *testing.B) {
 	defer be.Close()
 	r := rand.New(rand.NewPCG(3, 4))
 	D := heads * hd
-	qkv := upload(b, be, randVals(r, seq*3*D, 1))
-	o := alloc(b, be, seq*D)
+	qkv := conformance.Upload(be, conformance.RandVals(r, seq*3*D, 1))
+	o := conformance.Alloc(be, seq*D)
 	segs := []backend.Segment{{Start: 0, End: seq}}
 	b.ResetTimer()
 	for range b.N {

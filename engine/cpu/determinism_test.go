@@ -13,22 +13,23 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
 )
 
 // bigCases are shapes that every op splits into several tasks.
-func bigCases() []opCase {
-	segs := cuts(0, 1, 100, 330)
-	return []opCase{
-		matMulCase(dtype.BF16, 400, 300, 130, true, 0),
-		matMulCase(dtype.F16, 13, 2100, 70, true, 0),
-		layerNormCase(dtype.F32, 33, 1152, 0),
-		geluCase(backend.GELUTanh, 40000),
-		geluCase(backend.GELUErf, 40000),
-		addCase(40000),
-		ropeCase(33, 3, 72, true),
-		attentionCase(3, 72, segs),
-		attentionCase(5, 6, segs),
+func bigCases() []conformance.Case {
+	segs := conformance.Cuts(0, 1, 100, 330)
+	return []conformance.Case{
+		conformance.MatMul(dtype.BF16, 400, 300, 130, true, 0),
+		conformance.MatMul(dtype.F16, 13, 2100, 70, true, 0),
+		conformance.LayerNorm(dtype.F32, 33, 1152, 0),
+		conformance.GELU(backend.GELUTanh, 40000),
+		conformance.GELU(backend.GELUErf, 40000),
+		conformance.Add(40000, false),
+		conformance.Rope(33, 3, 72, true),
+		conformance.Attention(3, 72, segs, 1),
+		conformance.Attention(5, 6, segs, 1),
 	}
 }
 
@@ -56,11 +57,11 @@ func TestThreadCountDeterminism(t *testing.T) {
 			backends = append(backends, be)
 		}
 		for _, c := range bigCases() {
-			base, _ := c.run(backends[0])
+			base, _ := c.Run(testSuite, backends[0])
 			for _, be := range backends[1:] {
-				got, _ := c.run(be)
+				got, _ := c.Run(testSuite, be)
 				if i, ok := sameBits(base, got); !ok {
-					t.Errorf("%s: threads %d differ from threads 1 at element %d", c.name, be.Threads(), i)
+					t.Errorf("%s: threads %d differ from threads 1 at element %d", c.Name, be.Threads(), i)
 				}
 			}
 		}
@@ -71,19 +72,19 @@ func TestMisalignedWeights(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		be := New(2)
 		defer be.Close()
-		for _, d := range weightDTypes {
-			mm, _ := matMulCase(d, 7, 300, 33, true, 0).run(be)
-			ln, _ := layerNormCase(d, 7, 100, 0).run(be)
+		for _, d := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
+			mm, _ := conformance.MatMul(d, 7, 300, 33, true, 0).Run(testSuite, be)
+			ln, _ := conformance.LayerNorm(d, 7, 100, 0).Run(testSuite, be)
 			for _, skew := range []int{1, 2, 3} {
 				name := fmt.Sprintf("%s/skew%d", d, skew)
-				got, want := matMulCase(d, 7, 300, 33, true, skew).run(be)
+				got, want := conformance.MatMul(d, 7, 300, 33, true, skew).Run(testSuite, be)
 				if _, ok := sameBits(mm, got); !ok {
 					t.Errorf("MatMul %s: differs from the aligned weight", name)
 				}
-				if _, ok := parityOK(got, want, tolMatMul); !ok {
+				if _, ok := parityOK(got, want, conformance.TolMatMul); !ok {
 					t.Errorf("MatMul %s: fails parity", name)
 				}
-				got, _ = layerNormCase(d, 7, 100, skew).run(be)
+				got, _ = conformance.LayerNorm(d, 7, 100, skew).Run(testSuite, be)
 				if _, ok := sameBits(ln, got); !ok {
 					t.Errorf("LayerNorm %s: differs from the aligned weight", name)
 				}

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
@@ -38,9 +39,9 @@ func matMulWith(t *testing.T, fma bool, x []float32, w, bias backend.Weight, row
 	kernel.UseFMA = fma
 	be := New(2)
 	defer be.Close()
-	y := alloc(t, be, rows*out)
-	be.MatMul(y, upload(t, be, x), w, bias, rows, in, out)
-	return download(be, y, rows*out)
+	y := conformance.Alloc(be, rows*out)
+	be.MatMul(y, conformance.Upload(be, x), w, bias, rows, in, out)
+	return conformance.Download(be, y, rows*out)
 }
 
 // TestFMAKernelMatchesGeneric: on odd shapes the two kernels agree within 1e-6 relative to
@@ -52,15 +53,15 @@ func TestFMAKernelMatchesGeneric(t *testing.T) {
 	if !kernel.HasFMA {
 		t.Skip("no AVX2+FMA on this CPU/architecture")
 	}
-	for _, d := range weightDTypes {
+	for _, d := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 		for _, rows := range []int{1, 5, 33} {
 			for _, in := range []int{17, 72, 1153} {
 				for _, out := range []int{1, 7, 100} {
 					name := fmt.Sprintf("%s/rows%d/in%d/out%d", d, rows, in, out)
 					r := rand.New(rand.NewPCG(uint64(rows*in), uint64(out)))
-					w, wf := makeWeight("w", randVals(r, out*in, 0.1), d, 0, out, in)
-					bias, bf := makeWeight("b", randVals(r, out, 0.5), d, 0, out)
-					xv := randVals(r, rows*in, 1)
+					w, wf := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), d, 0, out, in)
+					bias, bf := testSuite.Weight("b", conformance.RandVals(r, out, 0.5), d, 0, out)
+					xv := conformance.RandVals(r, rows*in, 1)
 					gen := matMulWith(t, false, xv, w, bias, rows, in, out)
 					fma := matMulWith(t, true, xv, w, bias, rows, in, out)
 					scale, worst := 0.0, 0.0
@@ -76,9 +77,9 @@ func TestFMAKernelMatchesGeneric(t *testing.T) {
 					if worst > 1e-6*scale {
 						t.Errorf("%s: fma vs generic differ by %.3g, %.3g of the scale > 1e-6", name, worst, worst/scale)
 					}
-					want := RefMatMul(xv, wf, bf, rows, in, out)
+					want := conformance.RefMatMul(xv, wf, bf, rows, in, out)
 					for _, got := range [][]float32{gen, fma} {
-						if dd, ok := parityOK(got, want, tolMatMul); !ok {
+						if dd, ok := parityOK(got, want, conformance.TolMatMul); !ok {
 							t.Errorf("%s: RelDiff %.3g vs reference", name, dd)
 						}
 					}
@@ -97,20 +98,20 @@ func TestMatMulRowCutInvariance(t *testing.T) {
 		const rows, in, out = 40, 1153, 100 // in > fmaDepth and > 2 k-blocks; out not a multiple of 16
 		for _, d := range []dtype.DType{dtype.F32, dtype.BF16} {
 			r := rand.New(rand.NewPCG(5, 6))
-			w, _ := makeWeight("w", randVals(r, out*in, 0.1), d, 0, out, in)
-			bias, _ := makeWeight("b", randVals(r, out, 0.5), d, 0, out)
-			xv := randVals(r, rows*in, 1)
-			x := upload(t, be, xv)
-			y := alloc(t, be, rows*out)
+			w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), d, 0, out, in)
+			bias, _ := testSuite.Weight("b", conformance.RandVals(r, out, 0.5), d, 0, out)
+			xv := conformance.RandVals(r, rows*in, 1)
+			x := conformance.Upload(be, xv)
+			y := conformance.Alloc(be, rows*out)
 			be.MatMul(y, x, w, bias, rows, in, out)
-			whole := download(be, y, rows*out)
+			whole := conformance.Download(be, y, rows*out)
 			for _, cut := range []int{1, 5, 7, 13} {
-				yc := alloc(t, be, rows*out)
+				yc := conformance.Alloc(be, rows*out)
 				for r0 := 0; r0 < rows; r0 += cut {
 					n := min(cut, rows-r0)
 					be.MatMul(yc.At(r0*out), x.At(r0*in), w, bias, n, in, out)
 				}
-				if i, ok := sameBits(whole, download(be, yc, rows*out)); !ok {
+				if i, ok := sameBits(whole, conformance.Download(be, yc, rows*out)); !ok {
 					t.Errorf("%s cut %d: element %d differs from the single call", d, cut, i)
 				}
 			}
@@ -130,10 +131,10 @@ func TestFMARoundsOnce(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		be := New(1)
 		defer be.Close()
-		w, _ := makeWeight("w", wv, dtype.F32, 0, 1, 2)
-		y := alloc(t, be, 1)
-		be.MatMul(y, upload(t, be, xv), w, backend.Weight{}, 1, 2, 1)
-		got := download(be, y, 1)[0]
+		w, _ := testSuite.Weight("w", wv, dtype.F32, 0, 1, 2)
+		y := conformance.Alloc(be, 1)
+		be.MatMul(y, conformance.Upload(be, xv), w, backend.Weight{}, 1, 2, 1)
+		got := conformance.Download(be, y, 1)[0]
 		if got != want[kernel.UseFMA] {
 			t.Errorf("kernel.UseFMA %v: got %g, want %g", kernel.UseFMA, got, want[kernel.UseFMA])
 		}

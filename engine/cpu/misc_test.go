@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
 )
 
@@ -111,9 +112,9 @@ func toString(r any) string {
 func TestBadCallsPanicOnCaller(t *testing.T) {
 	be := New(3)
 	defer be.Close()
-	x := alloc(t, be, 100)
-	y := alloc(t, be, 100)
-	w, _ := makeWeight("w", make([]float32, 12), dtype.BF16, 0, 3, 4)
+	x := conformance.Alloc(be, 100)
+	y := conformance.Alloc(be, 100)
+	w, _ := testSuite.Weight("w", make([]float32, 12), dtype.BF16, 0, 3, 4)
 	bad := w
 	bad.DType = dtype.I32
 	mustPanic(t, "MatMul wrong weight size", func() { be.MatMul(y, x, w, backend.Weight{}, 2, 5, 3) })

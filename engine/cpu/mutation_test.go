@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
 )
 
 // refRopeInterleaved is the WRONG convention: element 2i pairs with 2i+1, angle index i.
@@ -78,39 +79,39 @@ func TestParityCatchesMutations(t *testing.T) {
 				cos[s*hd+i], sin[s*hd+i] = float32(math.Cos(th)), float32(math.Sin(th))
 			}
 		}
-		x := randVals(r, seq*heads*hd, 1)
-		xv := upload(t, be, x)
-		be.Rope2D(xv, heads*hd, upload(t, be, cos), upload(t, be, sin), seq, heads, hd)
-		got := download(be, xv, len(x))
-		want := RefRope2D(x, heads*hd, cos, sin, seq, heads, hd)
+		x := conformance.RandVals(r, seq*heads*hd, 1)
+		xv := conformance.Upload(be, x)
+		be.Rope2D(xv, heads*hd, conformance.Upload(be, cos), conformance.Upload(be, sin), seq, heads, hd)
+		got := conformance.Download(be, xv, len(x))
+		want := conformance.RefRope2D(x, heads*hd, cos, sin, seq, heads, hd)
 		wrong := refRopeInterleaved(x, heads*hd, cos, sin, seq, heads, hd)
-		expectCaught(t, "rope", got, wrong, want, tolRope)
+		expectCaught(t, "rope", got, wrong, want, conformance.TolRope)
 	})
 
 	t.Run("GELU tanh and erf swapped", func(t *testing.T) {
-		x := randVals(r, 4096, 2)
+		x := conformance.RandVals(r, 4096, 2)
 		for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
 			other := backend.GELUErf
 			if form == backend.GELUErf {
 				other = backend.GELUTanh
 			}
-			xv := upload(t, be, x)
+			xv := conformance.Upload(be, x)
 			be.GELU(xv, len(x), form)
-			expectCaught(t, "GELU "+form.String(), download(be, xv, len(x)), RefGELU(x, other), RefGELU(x, form), tolGELU)
+			expectCaught(t, "GELU "+form.String(), conformance.Download(be, xv, len(x)), conformance.RefGELU(x, other), conformance.RefGELU(x, form), conformance.TolGELU)
 		}
 	})
 
 	t.Run("attention across segment boundaries", func(t *testing.T) {
 		const heads, hd = 3, 16
-		segs := cuts(0, 5, 6, 20)
+		segs := conformance.Cuts(0, 5, 6, 20)
 		D := heads * hd
-		qkv := randVals(r, 20*3*D, 1)
-		x := upload(t, be, qkv)
-		o := alloc(t, be, 20*D)
+		qkv := conformance.RandVals(r, 20*3*D, 1)
+		x := conformance.Upload(be, qkv)
+		o := conformance.Alloc(be, 20*D)
 		scale := float32(0.25)
 		be.Attention(o, x, x.At(D), x.At(2*D), 3*D, segs, heads, hd, scale)
-		want := RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, segs, heads, hd, float64(scale))
-		wrong := RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, cuts(0, 20), heads, hd, float64(scale))
-		expectCaught(t, "attention", download(be, o, 20*D), wrong, want, tolAttention)
+		want := conformance.RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, segs, heads, hd, float64(scale))
+		wrong := conformance.RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, conformance.Cuts(0, 20), heads, hd, float64(scale))
+		expectCaught(t, "attention", conformance.Download(be, o, 20*D), wrong, want, conformance.TolAttention)
 	})
 }

@@ -1,5 +1,5 @@
-// reference.go: float64 reference versions of every primitive, written as the plainest loops,
-// for the op-parity tests of this backend and of any other (Metal) backend.
+// reference.go: float64 reference versions of every primitive, written as the plainest loops:
+// what every backend (the CPU included) is held to by the table of cases.go.
 //
 // Invariant: each Ref function is the spec's formula, read off section 5/6 of
 // shared/spec/qwen3-vl-vision.md, in float64, with no blocking and no shortcut: rope pairs i
@@ -7,7 +7,7 @@
 // formulas named by backend.GELUForm, LayerNorm uses the biased variance.
 // Mutation that would silently break it: "simplifying" a Ref function to call the backend's own
 // code; parity would then compare the code with itself and prove nothing.
-package cpu
+package conformance
 
 import (
 	"math"

@@ -1,0 +1,262 @@
+package conformance
+
+// cases.go: the table. Each case runs one op on a backend through the backend.Backend
+// interface only and returns what it computed and the float64 reference.
+//
+// Invariant: the sizes are not multiples of the blockings of any backend (CPU micro-kernel
+// 3x2 and 6x16, k-block 2048, row block 192, column panel 64, attention chunk 192,
+// elementwise chunk 16384; Metal's 64x64 matmul tile, 4 queries per threadgroup, 256-thread
+// elementwise groups) and the segments are uneven, length 1 included. Mutation that would
+// silently break it: sizes that are multiples of every block, which never run the edge code
+// (clipped rows, odd columns, k-tails, carried k-blocks).
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
+)
+
+// Tolerances (RelDiff). MatMul and Attention accumulate in float32 over up to 4200 terms;
+// the elementwise ops round once; Add is one rounding of an exact sum.
+const (
+	TolMatMul    = 1e-5
+	TolAttention = 1e-5
+	TolLayerNorm = 1e-6
+	TolRope      = 1e-6
+	TolGELU      = 1e-6
+	TolAdd       = 1e-7
+)
+
+// Case is one op on one shape.
+type Case struct {
+	Name string
+	Tol  float64
+	run  func(s *Suite, be backend.Backend) (got []float32, want []float64)
+}
+
+// Run runs the case on be (weights in s) and returns what be computed and the reference.
+// A backend failure panics (Check turns it into a Result).
+func (c Case) Run(s *Suite, be backend.Backend) (got []float32, want []float64) {
+	return c.run(s, be)
+}
+
+// Check runs the case and measures it; a panic or a failed Commit is the case's failure.
+func (c Case) Check(s *Suite, be backend.Backend) (res Result) {
+	res = Result{Name: c.Name, Tol: c.Tol}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	got, want := c.run(s, be)
+	if _, err := be.Commit(); err != nil {
+		res.Err = err
+		return res
+	}
+	res.RelErr = RelDiff(got, want)
+	return res
+}
+
+var weightDTypes = []dtype.DType{dtype.F32, dtype.BF16, dtype.F16}
+
+// Cases is the table, in a fixed order.
+func Cases() []Case {
+	var cases []Case
+	for _, d := range weightDTypes {
+		for _, rows := range []int{1, 7, 33, 130, 200} {
+			for _, io := range [][2]int{{17, 5}, {72, 33}, {100, 130}, {300, 65}} {
+				cases = append(cases, MatMul(d, rows, io[0], io[1], true, 0))
+			}
+		}
+		cases = append(cases, MatMul(d, 7, 72, 33, false, 0))
+		cases = append(cases, MatMul(d, 4, 4200, 9, true, 0)) // three k-blocks, carried sums
+		cases = append(cases, MatMul(d, 37, 45, 50, true, 2)) // a weight at a misaligned offset
+		for _, rows := range []int{1, 7, 33} {
+			for _, cols := range []int{17, 72, 100, 1152} {
+				cases = append(cases, LayerNorm(d, rows, cols, 0))
+			}
+		}
+	}
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
+		for _, n := range []int{1, 7, 1000, 40000} {
+			cases = append(cases, GELU(form, n))
+		}
+	}
+	for _, n := range []int{1, 7, 1000, 40000} {
+		cases = append(cases, Add(n, false))
+	}
+	cases = append(cases, Add(777, true))
+	for _, hd := range []int{6, 16, 64, 72} {
+		for _, seq := range []int{1, 7, 33} {
+			cases = append(cases, Rope(seq, 3, hd, false), Rope(seq, 3, hd, true))
+		}
+		cases = append(cases, Attention(3, hd, Cuts(0, 1, 8, 41, 44), 1))
+		cases = append(cases, Attention(3, hd, Cuts(0, 200, 201, 290), 1))
+	}
+	cases = append(cases, Attention(2, 80, Cuts(0, 3, 40, 41), 1))
+	cases = append(cases, Attention(2, 72, Cuts(0, 3, 40, 41), 40)) // logits past 100
+	return cases
+}
+
+// Cuts returns the consecutive segments [b0,b1), [b1,b2), ... (cu_seqlens style).
+func Cuts(bounds ...int) []backend.Segment {
+	var s []backend.Segment
+	for i := 1; i < len(bounds); i++ {
+		s = append(s, backend.Segment{Start: bounds[i-1], End: bounds[i]})
+	}
+	return s
+}
+
+// RandVals are n normal values of standard deviation scale.
+func RandVals(r *rand.Rand, n int, scale float32) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64()) * scale
+	}
+	return v
+}
+
+// Upload allocates a buffer of be holding vals (an allocation failure panics).
+func Upload(be backend.Backend, vals []float32) backend.View {
+	v := Alloc(be, len(vals))
+	be.Upload(v, vals)
+	return v
+}
+
+// Alloc allocates n zeroed floats of be (a failure panics).
+func Alloc(be backend.Backend, n int) backend.View {
+	buf, err := be.Alloc(n)
+	if err != nil {
+		panic(fmt.Sprintf("conformance: Alloc(%d): %v", n, err))
+	}
+	return backend.View{Buf: buf}
+}
+
+// Download reads n floats of v.
+func Download(be backend.Backend, v backend.View, n int) []float32 {
+	out := make([]float32, n)
+	be.Download(out, v)
+	return out
+}
+
+// poisoned is what a case returns when the op wrote where it must not: RelDiff is +Inf.
+func poisoned() ([]float32, []float64) { return []float32{float32(math.NaN())}, []float64{0} }
+
+// MatMul: y = x W^T + b, W of dtype d at byte offset skew, x read from element 3 of its
+// buffer and y written from element 2 of its own (offset views are honoured, nothing
+// outside y is written).
+func MatMul(d dtype.DType, rows, in, out int, withBias bool, skew int) Case {
+	name := fmt.Sprintf("MatMul/%s/rows%d/in%d/out%d/bias%v/skew%d", d, rows, in, out, withBias, skew)
+	return Case{name, TolMatMul, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(rows*in), uint64(out)))
+		w, wf := s.Weight("w", RandVals(r, out*in, 0.1), d, skew, out, in)
+		var bias backend.Weight
+		var bf []float32
+		if withBias {
+			bias, bf = s.Weight("b", RandVals(r, out, 0.5), d, skew, out)
+		}
+		xv := RandVals(r, rows*in, 1)
+		x := Upload(be, append(make([]float32, 3), xv...))
+		y := Alloc(be, rows*out+3)
+		be.MatMul(y.At(2), x.At(3), w, bias, rows, in, out)
+		got := Download(be, y, rows*out+3)
+		if got[0] != 0 || got[1] != 0 || got[rows*out+2] != 0 {
+			return poisoned()
+		}
+		return got[2 : rows*out+2], RefMatMul(xv, wf, bf, rows, in, out)
+	}}
+}
+
+// LayerNorm over rows with a mean far from zero (a one-pass variance would lose digits).
+func LayerNorm(d dtype.DType, rows, cols, skew int) Case {
+	name := fmt.Sprintf("LayerNorm/%s/rows%d/cols%d/skew%d", d, rows, cols, skew)
+	return Case{name, TolLayerNorm, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(rows), uint64(cols)))
+		w, wf := s.Weight("w", RandVals(r, cols, 1), d, skew, cols)
+		bias, bf := s.Weight("b", RandVals(r, cols, 1), d, skew, cols)
+		xv := RandVals(r, rows*cols, 2)
+		for i := range xv {
+			xv[i] += 5
+		}
+		x := Upload(be, xv)
+		y := Alloc(be, rows*cols)
+		be.LayerNorm(y, x, w, bias, rows, cols, 1e-6)
+		return Download(be, y, rows*cols), RefLayerNorm(xv, wf, bf, rows, cols, 1e-6)
+	}}
+}
+
+// GELU of the named form on values of standard deviation 3.
+func GELU(form backend.GELUForm, n int) Case {
+	return Case{fmt.Sprintf("GELU/%s/n%d", form, n), TolGELU, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		xv := RandVals(rand.New(rand.NewPCG(uint64(n), 7)), n, 3)
+		x := Upload(be, xv)
+		be.GELU(x, n, form)
+		return Download(be, x, n), RefGELU(xv, form)
+	}}
+}
+
+// Add: dst += src, or dst += dst in place.
+func Add(n int, inPlace bool) Case {
+	return Case{fmt.Sprintf("Add/n%d/inplace%v", n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(n), 8))
+		a, b := RandVals(r, n, 1), RandVals(r, n, 1)
+		x, y := Upload(be, a), Upload(be, b)
+		if inPlace {
+			y, b = x, a
+		}
+		be.Add(x, y, n)
+		return Download(be, x, n), RefAdd(a, b)
+	}}
+}
+
+// Rope rotates the q (or k) part of a [seq, 3*heads*hd] qkv buffer, as the block does, with
+// random cos/sin (not angle-structured, so any wrong pairing shows); the rest stays.
+func Rope(seq, heads, hd int, kPart bool) Case {
+	name := fmt.Sprintf("Rope2D/seq%d/heads%d/hd%d/k%v", seq, heads, hd, kPart)
+	return Case{name, TolRope, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(seq*hd), uint64(heads)))
+		D := heads * hd
+		qkv := RandVals(r, seq*3*D, 1)
+		cos, sin := RandVals(r, seq*hd, 1), RandVals(r, seq*hd, 1)
+		x := Upload(be, qkv)
+		off := 0
+		if kPart {
+			off = D
+		}
+		be.Rope2D(x.At(off), 3*D, Upload(be, cos), Upload(be, sin), seq, heads, hd)
+		want := RefRope2D(qkv[off:], 3*D, cos, sin, seq, heads, hd)
+		got := Download(be, x, seq*3*D)
+		for i := range off {
+			if got[i] != qkv[i] {
+				return poisoned()
+			}
+		}
+		return got[off:], want
+	}}
+}
+
+// Attention on q, k, v inside one [seq, 3D] qkv buffer (stride 3D); q and k have variance
+// scale, so the logits have standard deviation scale (40 puts the largest past 100).
+func Attention(heads, hd int, segs []backend.Segment, scale float64) Case {
+	end := segs[len(segs)-1].End
+	name := fmt.Sprintf("Attention/heads%d/hd%d/segs%v", heads, hd, segs)
+	if scale != 1 {
+		name += fmt.Sprintf("/logit-sd%g", scale)
+	}
+	// A float32 score's rounding grows with its magnitude, and the probabilities with it.
+	tol := TolAttention * max(1, scale/10)
+	return Case{name, tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(heads)))
+		D := heads * hd
+		qkv := RandVals(r, end*3*D, float32(math.Sqrt(scale)))
+		x := Upload(be, qkv)
+		o := Alloc(be, end*D)
+		sc := float32(1 / math.Sqrt(float64(hd)))
+		be.Attention(o, x, x.At(D), x.At(2*D), 3*D, segs, heads, hd, sc)
+		want := RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, segs, heads, hd, float64(sc))
+		return Download(be, o, end*D), want
+	}}
+}
