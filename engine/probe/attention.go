@@ -20,14 +20,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // qTile is the number of queries scored together: the rows of one micro-kernel call, so each
@@ -103,7 +102,7 @@ func (ab *attnBlock) packKeys(segs []backend.Segment) {
 		n += ab.heads * Lp * hd
 	}
 	ab.kp = make([]float32, n) // the padding stays 0
-	_ = parallel(context.Background(), len(tasks), workersFor(len(tasks)), func(_, t int) {
+	par.Do(len(tasks), par.Workers(len(tasks)), func(_, t int) {
 		tk := tasks[t]
 		for i := range tk.seg.End - tk.seg.Start {
 			dst := ab.kp[tk.base+i/keyStrip*keyStrip*hd+i%keyStrip:][:keyStrip*(hd-1)+1]
@@ -302,47 +301,6 @@ func (s *Store) longestSegment() int {
 	return n
 }
 
-// workersFor is the number of goroutines for n tasks.
-func workersFor(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
-
-// parallel calls fn(worker, task) for every task in [0, n) on `workers` goroutines. It
-// stops handing out tasks once ctx is done and then returns ctx.Err(); tasks already begun
-// finish first.
-func parallel(ctx context.Context, n, workers int, fn func(w, t int)) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	done := ctx.Done()
-	var next atomic.Int64
-	var stopped atomic.Bool
-	body := func(w int) {
-		for !stopped.Load() {
-			t := int(next.Add(1) - 1)
-			if t >= n {
-				return
-			}
-			select {
-			case <-done:
-				stopped.Store(true)
-				return
-			default:
-			}
-			fn(w, t)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); body(w) }()
-	}
-	body(0)
-	wg.Wait()
-	if stopped.Load() {
-		return ctx.Err()
-	}
-	return nil
-}
-
 // AttentionRows computes the attention row of every query of queries
 // (one head of one block), several at a time on all cores, and hands each to fn. Calls of
 // fn never overlap but come in no particular order; each row is a new slice the callee may
@@ -362,11 +320,11 @@ func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []in
 	if head < 0 || head >= ab.heads {
 		return fmt.Errorf("head %d outside %d heads", head, ab.heads)
 	}
-	workers := workersFor(len(groups))
+	workers := par.Workers(len(groups))
 	scr := make([]*scratch, workers)
 	S, longest := s.Layout.Rows(), s.longestSegment()
 	var mu sync.Mutex
-	return parallel(ctx, len(groups), workers, func(w, t int) {
+	return par.For(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
 			scr[w] = newScratch(longest)
 		}
@@ -445,11 +403,11 @@ func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error)
 		for len(partials) < nChunks {
 			partials = append(partials, make([]float64, L))
 		}
-		workers := workersFor(nChunks)
+		workers := par.Workers(nChunks)
 		for len(scr) < workers {
 			scr = append(scr, newScratch(L))
 		}
-		err = parallel(ctx, nChunks, workers, func(w, c int) {
+		err = par.For(ctx, nChunks, workers, func(w, c int) {
 			part := partials[c]
 			clear(part)
 			qs := active[c*chunk : min((c+1)*chunk, len(active))]
@@ -528,11 +486,11 @@ func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, ent
 	for g := 1; g < len(groups); g++ {
 		first[g] = first[g-1] + len(groups[g-1].qs)
 	}
-	workers := workersFor(len(groups))
+	workers := par.Workers(len(groups))
 	scr := make([]*scratch, workers)
 	longest := s.longestSegment()
 	pos := s.Layout.Pos
-	err = parallel(ctx, len(groups), workers, func(w, t int) {
+	err = par.For(ctx, len(groups), workers, func(w, t int) {
 		if scr[w] == nil {
 			scr[w] = newScratch(longest)
 		}
