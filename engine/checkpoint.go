@@ -70,11 +70,11 @@ func (c *Checkpoint) DTypeCounts() map[dtype.DType]int {
 // OpenCheckpoint reads config.json, preprocessor_config.json (optional) and the headers of
 // the safetensors shard(s) in dir, and checks every vision tensor.
 func OpenCheckpoint(dir string) (*Checkpoint, error) {
-	cfg, err := LoadConfig(filepath.Join(dir, "config.json"))
+	cfg, err := loadConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, err
 	}
-	pre, has, err := LoadPreprocessorConfig(filepath.Join(dir, "preprocessor_config.json"))
+	pre, has, err := loadPreprocessorConfig(filepath.Join(dir, "preprocessor_config.json"))
 	if err != nil {
 		return nil, err
 	}

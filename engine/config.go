@@ -2,7 +2,7 @@ package engine
 
 // config.go reads config.json and preprocessor_config.json (spec sections 1 and 3).
 //
-// Invariant: a Config that LoadConfig returns is internally consistent (head_dim even and
+// Invariant: a Config that loadConfig returns is internally consistent (head_dim even and
 // whole, deepstack taps inside the tower), so the graph never re-checks dims.
 // The mutation that would silently break it: defaulting a missing depth or hidden_size to
 // the HF class default (27/1152) — a broken file would then run as the wrong model.
@@ -81,8 +81,8 @@ type configJSON struct {
 	VisionConfig *visionJSON `json:"vision_config"`
 }
 
-// LoadConfig reads and checks path (a config.json).
-func LoadConfig(path string) (Config, error) {
+// loadConfig reads and checks path (a config.json).
+func loadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, err
@@ -222,20 +222,20 @@ type preprocessorJSON struct {
 	RescaleFactor     *float64  `json:"rescale_factor"`
 }
 
-// HFClassDefaults is Qwen2VLImageProcessor's own defaults, used when preprocessor_config.json
+// hfClassDefaults is Qwen2VLImageProcessor's own defaults, used when preprocessor_config.json
 // is absent (spec section 3: Qwen2-VL values, patch 14 and CLIP mean/std).
-func HFClassDefaults() imageproc.Config {
+func hfClassDefaults() imageproc.Config {
 	return imageproc.Config{MinPixels: 3136, MaxPixels: 1003520, PatchSize: 14, TemporalPatchSize: 2, MergeSize: 2,
 		Mean:          [3]float64{0.48145466, 0.4578275, 0.40821073},
 		Std:           [3]float64{0.26862954, 0.26130258, 0.27577711},
 		RescaleFactor: 1.0 / 255}
 }
 
-// LoadPreprocessorConfig reads preprocessor_config.json; a missing file gives the class defaults.
-func LoadPreprocessorConfig(path string) (imageproc.Config, bool, error) {
+// loadPreprocessorConfig reads preprocessor_config.json; a missing file gives the class defaults.
+func loadPreprocessorConfig(path string) (imageproc.Config, bool, error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return HFClassDefaults(), false, nil
+		return hfClassDefaults(), false, nil
 	}
 	if err != nil {
 		return imageproc.Config{}, false, err
@@ -250,7 +250,7 @@ func ParsePreprocessorConfig(data []byte, path string) (imageproc.Config, error)
 	if err := json.Unmarshal(data, &pj); err != nil {
 		return imageproc.Config{}, fmt.Errorf("%s: invalid JSON: %v", path, err)
 	}
-	c := HFClassDefaults()
+	c := hfClassDefaults()
 	if pj.Size != nil {
 		c.MinPixels = intOr(pj.Size.Shortest, c.MinPixels)
 		c.MaxPixels = intOr(pj.Size.Longest, c.MaxPixels)

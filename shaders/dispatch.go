@@ -155,8 +155,8 @@ func LayerNorm(out, x, w, b Operand, wt, bt DType, rows, cols int, eps float32) 
 	}
 }
 
-// MatMulKernel names the matmul kernel for a weight dtype.
-func MatMulKernel(wt DType) string {
+// matMulKernel names the matmul kernel for a weight dtype.
+func matMulKernel(wt DType) string {
 	switch wt {
 	case BF16:
 		return "matmul_bf16"
@@ -169,7 +169,7 @@ func MatMulKernel(wt DType) string {
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]. Without a bias (bias.Handle nil), y is
 // bound in its place and never read.
 func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int) Dispatch {
-	k := MatMulKernel(wt)
+	k := matMulKernel(wt)
 	hasBias := uint32(1)
 	if bias.Handle == nil {
 		bias, bt, hasBias = y, F32, 0

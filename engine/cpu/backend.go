@@ -100,12 +100,12 @@ func (b *Backend) Commit() (time.Duration, error) {
 	return d, nil
 }
 
-// Floats returns the memory of v from v.Off to the end of its buffer (aliased, not copied),
+// floats returns the memory of v from v.Off to the end of its buffer (aliased, not copied),
 // so tests can look at activations without a Download. It panics if v is not a CPU buffer.
-func Floats(v backend.View) []float32 {
-	buf := cpuBuffer(v, "Floats")
+func floats(v backend.View) []float32 {
+	buf := cpuBuffer(v, "floats")
 	if v.Off < 0 || v.Off > len(buf.f) {
-		panic(fmt.Sprintf("cpu: Floats: offset %d outside buffer of %d", v.Off, len(buf.f)))
+		panic(fmt.Sprintf("cpu: floats: offset %d outside buffer of %d", v.Off, len(buf.f)))
 	}
 	return buf.f[v.Off:]
 }

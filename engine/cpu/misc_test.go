@@ -57,14 +57,14 @@ func TestBuffersAndCommit(t *testing.T) {
 		t.Fatalf("Alloc(10) = %v, %v", buf, err)
 	}
 	v := backend.View{Buf: buf}
-	for _, x := range Floats(v) {
+	for _, x := range floats(v) {
 		if x != 0 {
 			t.Fatal("Alloc does not zero")
 		}
 	}
 	be.Upload(v.At(3), []float32{1, 2})
-	if f := Floats(v.At(2)); f[0] != 0 || f[1] != 1 || f[2] != 2 || f[3] != 0 {
-		t.Errorf("Upload at offset 3: %v", Floats(v))
+	if f := floats(v.At(2)); f[0] != 0 || f[1] != 1 || f[2] != 2 || f[3] != 0 {
+		t.Errorf("Upload at offset 3: %v", floats(v))
 	}
 	if _, err := be.Alloc(-1); err == nil {
 		t.Error("Alloc(-1) succeeded")

@@ -22,13 +22,13 @@ func BenchmarkPreprocess4K(b *testing.B) {
 func BenchmarkResize4K(b *testing.B) {
 	img := testPattern(3000, 2000)
 	for b.Loop() {
-		ResizeBicubic(img, 4096, 4096)
+		resizeBicubic(img, 4096, 4096)
 	}
 }
 
 func BenchmarkResizeDown(b *testing.B) {
 	img := testPattern(8000, 6000)
 	for b.Loop() {
-		ResizeBicubic(img, 4000, 3008)
+		resizeBicubic(img, 4000, 3008)
 	}
 }

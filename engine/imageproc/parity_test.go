@@ -1,7 +1,7 @@
 // Parity with HF transformers fixtures. Invariant checked: Preprocess is
 // Qwen2VLImageProcessorPil to <=1e-6 (in practice bit-exact) and within the
 // documented 0.02 of the torchvision backend. A mutation that breaks it
-// silently elsewhere (math.Round in SmartResize, no +0.5 in the bicubic
+// silently elsewhere (math.Round in smartResize, no +0.5 in the bicubic
 // argument, raster row order) fails here.
 package imageproc
 
@@ -101,7 +101,7 @@ func TestFixturePilBitExact(t *testing.T) {
 	}
 }
 
-// TestFixtureDerivedSizes ties the fixture grids to SmartResize and the
+// TestFixtureDerivedSizes ties the fixture grids to smartResize and the
 // Resized image / original size fields.
 func TestFixtureDerivedSizes(t *testing.T) {
 	for _, fc := range fixtureCases {

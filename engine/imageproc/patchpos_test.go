@@ -1,6 +1,6 @@
-// PatchPosition and patchify layout. Invariant checked: merge-window order
+// patchPosition and patchify layout. Invariant checked: merge-window order
 // (block_row, block_col, in_row, in_col) and columns (c, t, y, x); a
-// raster-order PatchPosition fails at index 2.
+// raster-order patchPosition fails at index 2.
 package imageproc
 
 import "testing"
@@ -13,12 +13,12 @@ func TestPatchPositionMatchesNestedLoops(t *testing.T) {
 			for bc := range gw / m {
 				for ir := range m {
 					for ic := range m {
-						r, c := PatchPosition(i, gh, gw, m)
+						r, c := patchPosition(i, gh, gw, m)
 						if r != br*m+ir || c != bc*m+ic {
 							t.Fatalf("grid %v i=%d: (%d,%d), want (%d,%d)", g, i, r, c, br*m+ir, bc*m+ic)
 						}
 						// the same position in the next temporal slice
-						if r2, c2 := PatchPosition(i+gh*gw, gh, gw, m); r2 != r || c2 != c {
+						if r2, c2 := patchPosition(i+gh*gw, gh, gw, m); r2 != r || c2 != c {
 							t.Fatalf("grid %v i=%d: next slice gives (%d,%d)", g, i, r2, c2)
 						}
 						i++
@@ -47,7 +47,7 @@ func TestPatchifyLayout(t *testing.T) {
 	}
 	lut := normLUT(cfg)
 	for i := range page.Rows {
-		r, c := PatchPosition(i, 4, 8, 2)
+		r, c := patchPosition(i, 4, 8, 2)
 		for col := range page.Cols {
 			ch, y, x := col/512, col/16%16, col%16 // t (col/256%2) repeats the frame
 			v := img.Pix[((r*16+y)*128+c*16+x)*3+ch]

@@ -26,7 +26,7 @@ type Page struct {
 	OrigH      int       // height before resize
 }
 
-// Preprocess resizes img with SmartResize(factor = PatchSize*MergeSize) and
+// Preprocess resizes img with smartResize(factor = PatchSize*MergeSize) and
 // Pillow bicubic, normalizes it and cuts it into merge-ordered patches.
 func Preprocess(img *RGB, cfg Config) (*Page, error) {
 	if err := cfg.validate(); err != nil {
@@ -36,11 +36,11 @@ func Preprocess(img *RGB, cfg Config) (*Page, error) {
 		return nil, fmt.Errorf("preprocess: invalid image")
 	}
 	p, m := cfg.PatchSize, cfg.MergeSize
-	rh, rw, err := SmartResize(img.H, img.W, p*m, cfg.MinPixels, cfg.MaxPixels)
+	rh, rw, err := smartResize(img.H, img.W, p*m, cfg.MinPixels, cfg.MaxPixels)
 	if err != nil {
 		return nil, err
 	}
-	res := ResizeBicubic(img, rw, rh)
+	res := resizeBicubic(img, rw, rh)
 	gh, gw := rh/p, rw/p
 	page := &Page{
 		Rows: gh * gw, Cols: 3 * cfg.TemporalPatchSize * p * p,
@@ -90,7 +90,7 @@ func patchify(page *Page, lut *[3][256]float32, cfg Config) {
 	pix := page.Resized.Pix
 	par.Ranges(page.Rows, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r, c := PatchPosition(i, gh, gw, m)
+			r, c := patchPosition(i, gh, gw, m)
 			row := page.Pixels[i*page.Cols : (i+1)*page.Cols]
 			s0, s1, s2 := row[:pp], row[tp*pp:tp*pp+pp], row[2*tp*pp:2*tp*pp+pp]
 			for y := range p {
@@ -110,11 +110,11 @@ func patchify(page *Page, lut *[3][256]float32, cfg Config) {
 	})
 }
 
-// PatchPosition returns the full-resolution patch (row, col) of sequence
+// patchPosition returns the full-resolution patch (row, col) of sequence
 // index i in merge-window order, i = ((br*(gw/m)+bc)*m + ir)*m + ic with
 // row = br*m+ir and col = bc*m+ic. i is taken modulo gh*gw, so indices of
 // later temporal slices map to the same positions.
-func PatchPosition(i, gh, gw, merge int) (row, col int) {
+func patchPosition(i, gh, gw, merge int) (row, col int) {
 	i %= gh * gw
 	ic := i % merge
 	ir := (i / merge) % merge

@@ -1,4 +1,4 @@
-// This file keeps one invariant: ResizeBicubic is bit-identical to Pillow's
+// This file keeps one invariant: resizeBicubic is bit-identical to Pillow's
 // Image.resize(size, BICUBIC) on 8-bit RGB (Resample.c): separable, the
 // horizontal pass first into a uint8 intermediate, per-axis Keys a=-0.5
 // weights normalised to sum 1, rounded to 22-bit fixed point away from zero,
@@ -112,12 +112,12 @@ func clip8(acc int32) uint8 {
 	return uint8(v)
 }
 
-// ResizeBicubic resizes src to w x h exactly like Pillow's
+// resizeBicubic resizes src to w x h exactly like Pillow's
 // Image.resize((w, h), Image.BICUBIC) on an RGB image. Sizes must be
 // positive. A same-size resize returns a copy.
-func ResizeBicubic(src *RGB, w, h int) *RGB {
+func resizeBicubic(src *RGB, w, h int) *RGB {
 	if w <= 0 || h <= 0 || src == nil || src.W <= 0 || src.H <= 0 || len(src.Pix) != src.W*src.H*3 {
-		panic(fmt.Sprintf("imageproc: ResizeBicubic to %dx%d of an invalid image", w, h))
+		panic(fmt.Sprintf("imageproc: resizeBicubic to %dx%d of an invalid image", w, h))
 	}
 	cur := src
 	if w != src.W {

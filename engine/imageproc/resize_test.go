@@ -1,4 +1,4 @@
-// Resize tests. Invariant checked: ResizeBicubic equals Pillow's BICUBIC
+// Resize tests. Invariant checked: resizeBicubic equals Pillow's BICUBIC
 // resize; expected bytes below were produced by the spec's pilref.py
 // (a bit-exact re-implementation of Pillow's Resample.c) on testPattern.
 // A mutation such as int32(v*2^22) without the +/-0.5, or summing the
@@ -39,7 +39,7 @@ var pilResizeCases = []struct {
 
 func TestResizeMatchesPillow(t *testing.T) {
 	for _, tc := range pilResizeCases {
-		got := ResizeBicubic(testPattern(tc.w, tc.h), tc.ow, tc.oh)
+		got := resizeBicubic(testPattern(tc.w, tc.h), tc.ow, tc.oh)
 		if got.W != tc.ow || got.H != tc.oh {
 			t.Fatalf("%s: size %dx%d", tc.name, got.W, got.H)
 		}
@@ -51,7 +51,7 @@ func TestResizeMatchesPillow(t *testing.T) {
 
 func TestResizeSameSizeIsCopy(t *testing.T) {
 	src := testPattern(13, 9)
-	got := ResizeBicubic(src, 13, 9)
+	got := resizeBicubic(src, 13, 9)
 	if !bytes.Equal(got.Pix, src.Pix) {
 		t.Fatal("same-size resize changed pixels")
 	}
@@ -65,20 +65,20 @@ func TestResizeSameSizeIsCopy(t *testing.T) {
 // untouched (Pillow skips it), so rows (resp. columns) stay independent.
 func TestResizeAxisSkipped(t *testing.T) {
 	src := testPattern(11, 6)
-	h := ResizeBicubic(src, 17, 6) // horizontal only: row y depends on row y only
+	h := resizeBicubic(src, 17, 6) // horizontal only: row y depends on row y only
 	for y := range 6 {
 		row := &RGB{W: 11, H: 1, Pix: src.Pix[y*33 : (y+1)*33]}
-		if r := ResizeBicubic(row, 17, 1); !bytes.Equal(r.Pix, h.Pix[y*51:(y+1)*51]) {
+		if r := resizeBicubic(row, 17, 1); !bytes.Equal(r.Pix, h.Pix[y*51:(y+1)*51]) {
 			t.Fatalf("horizontal-only: row %d mixes rows", y)
 		}
 	}
-	v := ResizeBicubic(src, 11, 4) // vertical only: column x depends on column x only
+	v := resizeBicubic(src, 11, 4) // vertical only: column x depends on column x only
 	for x := range 11 {
 		col := &RGB{W: 1, H: 6, Pix: make([]uint8, 18)}
 		for y := range 6 {
 			copy(col.Pix[y*3:y*3+3], src.Pix[(y*11+x)*3:])
 		}
-		r := ResizeBicubic(col, 1, 4)
+		r := resizeBicubic(col, 1, 4)
 		for y := range 4 {
 			if !bytes.Equal(r.Pix[y*3:y*3+3], v.Pix[(y*11+x)*3:(y*11+x)*3+3]) {
 				t.Fatalf("vertical-only: column %d mixes columns", x)
@@ -90,7 +90,7 @@ func TestResizeAxisSkipped(t *testing.T) {
 func TestResizeConstantStaysConstant(t *testing.T) {
 	src := &RGB{W: 37, H: 23, Pix: bytes.Repeat([]uint8{7, 128, 255}, 37*23)}
 	for _, s := range [][2]int{{64, 64}, {5, 3}, {37, 100}, {200, 23}} {
-		got := ResizeBicubic(src, s[0], s[1])
+		got := resizeBicubic(src, s[0], s[1])
 		if !bytes.Equal(got.Pix, bytes.Repeat([]uint8{7, 128, 255}, s[0]*s[1])) {
 			t.Errorf("constant image resized to %v is not constant", s)
 		}
@@ -101,13 +101,13 @@ func TestResizeConstantStaysConstant(t *testing.T) {
 // goroutines equals the same rows resized alone.
 func TestResizeParallelDeterministic(t *testing.T) {
 	src := testPattern(300, 257)
-	a := ResizeBicubic(src, 411, 390)
-	b := ResizeBicubic(src, 411, 390)
+	a := resizeBicubic(src, 411, 390)
+	b := resizeBicubic(src, 411, 390)
 	if !bytes.Equal(a.Pix, b.Pix) {
 		t.Fatal("two identical resizes differ")
 	}
 	strip := &RGB{W: 300, H: 257, Pix: src.Pix}
-	one := ResizeBicubic(&RGB{W: 300, H: 1, Pix: strip.Pix[100*900 : 101*900]}, 411, 1)
+	one := resizeBicubic(&RGB{W: 300, H: 1, Pix: strip.Pix[100*900 : 101*900]}, 411, 1)
 	h := resizeHorizontal(src, 411)
 	if !bytes.Equal(one.Pix, h.Pix[100*411*3:101*411*3]) {
 		t.Fatal("row 100 of the parallel horizontal pass differs from resizing it alone")

@@ -1,4 +1,4 @@
-// This file keeps one invariant: SmartResize returns exactly what HF 5.17
+// This file keeps one invariant: smartResize returns exactly what HF 5.17
 // smart_resize returns (spec §3 step 2), including Python's
 // round-half-to-even on h/factor and w/factor.
 // Mutation that would silently break it: math.Round instead of
@@ -13,12 +13,12 @@ import (
 // maxAspect is HF's bound on max(h,w)/min(h,w).
 const maxAspect = 200
 
-// SmartResize picks the (height, width) the processor resizes to: both
+// smartResize picks the (height, width) the processor resizes to: both
 // multiples of factor, the pixel count pulled into [minPixels, maxPixels]
 // and the aspect ratio kept as well as possible. It fails for non-positive
 // sides, an aspect ratio above 200, and a result with a zero side (HF has no
 // guard there; a zero side can only happen when min_pixels does not apply).
-func SmartResize(h, w, factor, minPixels, maxPixels int) (rh, rw int, err error) {
+func smartResize(h, w, factor, minPixels, maxPixels int) (rh, rw int, err error) {
 	if h <= 0 || w <= 0 || factor <= 0 {
 		return 0, 0, fmt.Errorf("smart resize: invalid size %dx%d (height x width) or factor %d", h, w, factor)
 	}

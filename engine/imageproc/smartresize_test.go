@@ -1,4 +1,4 @@
-// SmartResize table. Invariant checked: HF 5.17 smart_resize, including
+// smartResize table. Invariant checked: HF 5.17 smart_resize, including
 // round-half-to-even (math.Round would give 320x416 for 300x400) and the
 // max(factor, ...) floor of the downscale branch.
 package imageproc
@@ -31,31 +31,31 @@ func TestSmartResize(t *testing.T) {
 		{"3000x4000 default", 3000, 4000, q, m, 3008, 4000},
 	}
 	for _, c := range cases {
-		rh, rw, err := SmartResize(c.h, c.w, 32, c.minP, c.maxP)
+		rh, rw, err := smartResize(c.h, c.w, 32, c.minP, c.maxP)
 		if err != nil || rh != c.rh || rw != c.rw {
-			t.Errorf("%s: SmartResize(%d,%d) = %d,%d,%v want %d,%d", c.name, c.h, c.w, rh, rw, err, c.rh, c.rw)
+			t.Errorf("%s: smartResize(%d,%d) = %d,%d,%v want %d,%d", c.name, c.h, c.w, rh, rw, err, c.rh, c.rw)
 		}
 	}
 }
 
 func TestSmartResizeErrors(t *testing.T) {
 	for _, c := range [][2]int{{1, 201}, {201, 1}, {10, 2500}} {
-		_, _, err := SmartResize(c[0], c[1], 32, 65536, 16777216)
+		_, _, err := smartResize(c[0], c[1], 32, 65536, 16777216)
 		if err == nil || !strings.Contains(err.Error(), "aspect ratio") {
 			t.Errorf("%v: got %v, want an aspect-ratio error", c, err)
 		}
 	}
-	_, _, err := SmartResize(1, 201, 32, 65536, 16777216)
+	_, _, err := smartResize(1, 201, 32, 65536, 16777216)
 	if err == nil || !strings.Contains(err.Error(), "1x201") {
 		t.Errorf("aspect error should name both sides: %v", err)
 	}
 	for _, c := range [][2]int{{0, 10}, {10, -1}} {
-		if _, _, err := SmartResize(c[0], c[1], 32, 65536, 16777216); err == nil {
+		if _, _, err := smartResize(c[0], c[1], 32, 65536, 16777216); err == nil {
 			t.Errorf("%v: no error for a non-positive side", c)
 		}
 	}
 	// min_pixels 0 does not kick in; round(10/32) = 0 gives a zero side.
-	if _, _, err := SmartResize(10, 10, 32, 0, 16777216); err == nil {
+	if _, _, err := smartResize(10, 10, 32, 0, 16777216); err == nil {
 		t.Error("zero-side result not reported")
 	}
 }

@@ -59,8 +59,8 @@ func Preset(name string) (engine.Config, error) {
 	return c, c.Validate()
 }
 
-// WriteConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
-func WriteConfigs(dir string, c engine.Config, dt dtype.DType) error {
+// writeConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
+func writeConfigs(dir string, c engine.Config, dt dtype.DType) error {
 	vision := map[string]any{
 		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
 		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
@@ -150,7 +150,7 @@ func Write(dir string, c engine.Config, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := WriteConfigs(dir, c, o.DType); err != nil {
+	if err := writeConfigs(dir, c, o.DType); err != nil {
 		return err
 	}
 	specs := c.ExpectedTensors()

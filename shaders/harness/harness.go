@@ -38,8 +38,8 @@ type Driver struct {
 	Mutants bool // built with -DHARNESS_MUTANTS: Job.Mutant selects a broken variant
 }
 
-// Compiler returns the C++ compiler to use: $CXX, else g++, else clang++.
-func Compiler() (string, error) {
+// compiler returns the C++ compiler to use: $CXX, else g++, else clang++.
+func compiler() (string, error) {
 	if c := os.Getenv("CXX"); c != "" {
 		return exec.LookPath(c)
 	}
@@ -103,7 +103,7 @@ func sortedKeys(m map[string][]byte) []string {
 // Build compiles the driver into cacheDir (reusing a build of the same sources, compiler
 // and flags) and returns it.
 func Build(cacheDir string, mutants bool) (*Driver, error) {
-	compiler, err := Compiler()
+	compiler, err := compiler()
 	if err != nil {
 		return nil, err
 	}

@@ -18,9 +18,9 @@ var shared struct {
 	drivers map[bool]*Driver
 }
 
-// CacheDir is where drivers are built: the user cache (a build is reused while the
+// cacheDir is where drivers are built: the user cache (a build is reused while the
 // sources, the compiler and the flags are unchanged), else a temporary directory.
-func CacheDir() string {
+func cacheDir() string {
 	if d, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(d, "turbospark-inspector", "shader-harness")
 		if os.MkdirAll(dir, 0o755) == nil {
@@ -38,7 +38,7 @@ func Shared(tb testing.TB, mutants bool) *Driver {
 	if d := shared.drivers[mutants]; d != nil {
 		return d
 	}
-	d, err := Build(CacheDir(), mutants)
+	d, err := Build(cacheDir(), mutants)
 	if err != nil {
 		tb.Fatal(err)
 	}
