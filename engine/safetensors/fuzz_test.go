@@ -3,6 +3,7 @@ package safetensors
 import (
 	"bytes"
 	"encoding/binary"
+	"math/big"
 	"testing"
 )
 
@@ -16,6 +17,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(hdr(`{"__metadata__":{"k":"v"},"b":{"dtype":"BF16","shape":[1,3],"data_offsets":[0,6]}}`+"123456"), int64(0))
 	f.Add(hdr(`{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}}`), int64(16))
 	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 255}, int64(0))
+	f.Add(hdr(`{"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,0]}}`), int64(0)) // wraps int64
 	f.Fuzz(func(t *testing.T, data []byte, extra int64) {
 		size := int64(len(data)) + extra%1024
 		if size < int64(len(data)) {
@@ -26,15 +28,26 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, ti := range file.Tensors {
+			elems := new(big.Int).SetInt64(1) // the true count, whatever int64 would make of it
+			for _, d := range ti.Shape {
+				elems.Mul(elems, big.NewInt(int64(d)))
+			}
+			if !elems.IsInt64() || elems.Int64() > MaxElems || elems.Int64() != ti.Elems() {
+				t.Fatalf("accepted %q of shape %v: %s elements", ti.Name, ti.Shape, elems)
+			}
 			if ti.Begin < file.DataStart || ti.End > file.Size || ti.End-ti.Begin != ti.Elems()*int64(ti.DType.Size()) {
 				t.Fatalf("accepted %q at [%d,%d) in a %d-byte file (data from %d)", ti.Name, ti.Begin, ti.End, file.Size, file.DataStart)
 			}
 		}
-		ts := file.Sorted()
-		for i := 1; i < len(ts); i++ {
-			if ts[i].Begin < ts[i-1].End {
-				t.Fatalf("accepted overlapping %q and %q", ts[i-1].Name, ts[i].Name)
+		var prev *TensorInfo
+		for _, ti := range file.Sorted() {
+			if ti.Begin == ti.End {
+				continue // an empty tensor holds no byte
 			}
+			if prev != nil && ti.Begin < prev.End {
+				t.Fatalf("accepted overlapping %q and %q", prev.Name, ti.Name)
+			}
+			prev = &ti
 		}
 	})
 }

@@ -9,6 +9,7 @@
 package safetensors
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,11 @@ import (
 // MaxHeaderBytes bounds the JSON header; real checkpoints have headers well under 10 MB.
 const MaxHeaderBytes = 256 << 20
 
+// MaxElems bounds one tensor's element count and each of its dimensions (2^40: 4 TiB of
+// F32, past any real tensor and far from int64 overflow, so products of checked counts are
+// exact everywhere downstream).
+const MaxElems = 1 << 40
+
 // TensorInfo describes one tensor. Begin and End are absolute byte offsets in the file.
 type TensorInfo struct {
 	Name       string
@@ -30,7 +36,7 @@ type TensorInfo struct {
 	Begin, End int64
 }
 
-// Elems is the product of the shape.
+// Elems is the product of the shape (at most MaxElems in a parsed File).
 func (t TensorInfo) Elems() int64 {
 	n := int64(1)
 	for _, d := range t.Shape {
@@ -88,12 +94,13 @@ func Parse(r io.ReaderAt, size int64, path string) (*File, error) {
 	if _, err := r.ReadAt(hdr, 8); err != nil {
 		return nil, fmt.Errorf("%s: reading header: %v", path, err)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(hdr, &raw); err != nil {
+	raw, err := headerEntries(hdr)
+	if err != nil {
 		return nil, fmt.Errorf("%s: invalid JSON header: %v", path, err)
 	}
 	f := &File{Path: path, Size: size, DataStart: 8 + int64(n), Tensors: map[string]TensorInfo{}}
-	for name, msg := range raw {
+	for _, entry := range raw {
+		name, msg := entry.name, entry.value
 		if name == "__metadata__" {
 			if err := json.Unmarshal(msg, &f.Metadata); err != nil {
 				return nil, fmt.Errorf("%s: __metadata__ is not a map of strings: %v", path, err)
@@ -109,6 +116,47 @@ func Parse(r io.ReaderAt, size int64, path string) (*File, error) {
 	return f, f.checkOverlaps()
 }
 
+type headerEntry struct {
+	name  string
+	value json.RawMessage
+}
+
+// headerEntries reads the header's top-level object in order, refusing a name given twice
+// (a plain map would keep the last one silently).
+func headerEntries(hdr []byte) ([]headerEntry, error) {
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	if tok, err := dec.Token(); err != nil {
+		return nil, err
+	} else if tok != json.Delim('{') {
+		return nil, fmt.Errorf("the header is not a JSON object")
+	}
+	seen := map[string]bool{}
+	var out []headerEntry
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name := tok.(string) // object keys are strings
+		if seen[name] {
+			return nil, fmt.Errorf("%q appears twice", name)
+		}
+		seen[name] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%q: %v", name, err)
+		}
+		out = append(out, headerEntry{name, v})
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("data after the header object")
+	}
+	return out, nil
+}
+
 func (f *File) parseEntry(name string, msg json.RawMessage) (TensorInfo, error) {
 	var e rawEntry
 	if err := json.Unmarshal(msg, &e); err != nil {
@@ -121,14 +169,14 @@ func (f *File) parseEntry(name string, msg json.RawMessage) (TensorInfo, error) 
 	t := TensorInfo{Name: name, DType: d, Shape: make([]int, len(e.Shape))}
 	elems := int64(1)
 	for i, s := range e.Shape {
-		if s < 0 || s > 1<<40 {
+		if s < 0 {
 			return TensorInfo{}, fmt.Errorf("%s: tensor %q: invalid shape %v", f.Path, name, e.Shape)
+		}
+		if s > MaxElems || (s != 0 && elems > MaxElems/s) { // checked before the multiply: no wrap
+			return TensorInfo{}, fmt.Errorf("%s: tensor %q: shape %v has more than %d elements", f.Path, name, e.Shape, int64(MaxElems))
 		}
 		t.Shape[i] = int(s)
 		elems *= s
-		if elems > 1<<50 {
-			return TensorInfo{}, fmt.Errorf("%s: tensor %q: shape %v is too large", f.Path, name, e.Shape)
-		}
 	}
 	if len(e.DataOffsets) != 2 {
 		return TensorInfo{}, fmt.Errorf("%s: tensor %q: data_offsets must be [begin, end], got %v", f.Path, name, e.DataOffsets)
@@ -145,13 +193,19 @@ func (f *File) parseEntry(name string, msg json.RawMessage) (TensorInfo, error) 
 	return t, nil
 }
 
+// checkOverlaps refuses two tensors sharing a byte; an empty tensor holds no byte, so it
+// may sit at any offset (as the reference reader allows).
 func (f *File) checkOverlaps() error {
-	ts := f.Sorted()
-	for i := 1; i < len(ts); i++ {
-		if ts[i].Begin < ts[i-1].End {
-			return fmt.Errorf("%s: tensors %q and %q overlap (bytes %d-%d and %d-%d)", f.Path, ts[i-1].Name, ts[i].Name,
-				ts[i-1].Begin, ts[i-1].End, ts[i].Begin, ts[i].End)
+	var prev *TensorInfo
+	for _, t := range f.Sorted() {
+		if t.Begin == t.End {
+			continue
 		}
+		if prev != nil && t.Begin < prev.End {
+			return fmt.Errorf("%s: tensors %q and %q overlap (bytes %d-%d and %d-%d)", f.Path, prev.Name, t.Name,
+				prev.Begin, prev.End, t.Begin, t.End)
+		}
+		prev = &t
 	}
 	return nil
 }
