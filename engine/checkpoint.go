@@ -20,6 +20,7 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // Prefixes accepted for vision tensors, in the order they are tried.
@@ -99,6 +100,9 @@ func OpenCheckpoint(dir string) (*Checkpoint, error) {
 	return ck, nil
 }
 
+// maxIndexBytes bounds model.safetensors.index.json (a 1,000-shard model's is a few MB).
+const maxIndexBytes = 64 << 20
+
 // weightMap returns, for every tensor name in the checkpoint, the shard file that holds it.
 func (c *Checkpoint) weightMap() (map[string]string, error) {
 	single := filepath.Join(c.Dir, "model.safetensors")
@@ -115,7 +119,7 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 		return m, nil
 	}
 	idx := filepath.Join(c.Dir, "model.safetensors.index.json")
-	data, err := os.ReadFile(idx)
+	data, err := fsx.ReadSmall(idx, maxIndexBytes)
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("%s: neither model.safetensors nor model.safetensors.index.json is there", c.Dir)
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // Config is what the engine needs of config.json.
@@ -81,9 +82,12 @@ type configJSON struct {
 	VisionConfig *visionJSON `json:"vision_config"`
 }
 
+// maxConfigBytes bounds config.json and preprocessor_config.json (real ones are a few KB).
+const maxConfigBytes = 16 << 20
+
 // loadConfig reads and checks path (a config.json).
 func loadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadSmall(path, maxConfigBytes)
 	if err != nil {
 		return Config{}, err
 	}
@@ -233,7 +237,7 @@ func hfClassDefaults() imageproc.Config {
 
 // loadPreprocessorConfig reads preprocessor_config.json; a missing file gives the class defaults.
 func loadPreprocessorConfig(path string) (imageproc.Config, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsx.ReadSmall(path, maxConfigBytes)
 	if os.IsNotExist(err) {
 		return hfClassDefaults(), false, nil
 	}
@@ -252,8 +256,10 @@ func ParsePreprocessorConfig(data []byte, path string) (imageproc.Config, error)
 	}
 	c := hfClassDefaults()
 	if pj.Size != nil {
-		c.MinPixels = intOr(pj.Size.Shortest, c.MinPixels)
-		c.MaxPixels = intOr(pj.Size.Longest, c.MaxPixels)
+		if pj.Size.Shortest == nil || pj.Size.Longest == nil { // transformers raises here too
+			return c, fmt.Errorf("%s: size must contain 'shortest_edge' and 'longest_edge'", path)
+		}
+		c.MinPixels, c.MaxPixels = *pj.Size.Shortest, *pj.Size.Longest
 	}
 	c.MinPixels = intOr(pj.MinPixels, c.MinPixels) // legacy keys, still honoured by HF
 	c.MaxPixels = intOr(pj.MaxPixels, c.MaxPixels)
@@ -276,14 +282,8 @@ func ParsePreprocessorConfig(data []byte, path string) (imageproc.Config, error)
 		}
 		copy(f.dst[:], f.src)
 	}
-	for _, s := range c.Std {
-		if s == 0 {
-			return c, fmt.Errorf("%s: image_std has a zero", path)
-		}
-	}
-	if c.MinPixels <= 0 || c.MaxPixels <= 0 || c.PatchSize <= 0 || c.MergeSize <= 0 || c.TemporalPatchSize <= 0 {
-		return c, fmt.Errorf("%s: inconsistent sizes (min_pixels %d, max_pixels %d, patch %d, merge %d, temporal %d)",
-			path, c.MinPixels, c.MaxPixels, c.PatchSize, c.MergeSize, c.TemporalPatchSize)
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("%s: %v", path, err)
 	}
 	return c, nil
 }

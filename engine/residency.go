@@ -21,6 +21,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // ResidencyMode selects how block weights are held.
@@ -136,7 +137,7 @@ func newMapped(ck *Checkpoint) (*mappedRes, error) {
 
 // mapSpan maps only the bytes of the vision tensors (page-aligned down), not the whole shard.
 func (m *mappedRes) mapSpan(path string, begin, end int64) error {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return err
 	}
@@ -217,7 +218,7 @@ func newPread(ck *Checkpoint, nslots int) (*preadRes, error) {
 	p := &preadRes{ck: ck, files: map[string]*os.File{}, globals: map[string]backend.Weight{}, last: map[int]int64{}}
 	p.cond = sync.NewCond(&p.mu)
 	for _, sh := range ck.Shards {
-		f, err := os.Open(sh.Path)
+		f, err := fsx.OpenRegular(sh.Path)
 		if err != nil {
 			p.Close()
 			return nil, err

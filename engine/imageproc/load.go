@@ -14,7 +14,6 @@ import (
 	"image"
 	"io"
 	"io/fs"
-	"os"
 
 	_ "image/gif"  // register GIF
 	_ "image/jpeg" // register JPEG
@@ -23,6 +22,8 @@ import (
 	_ "golang.org/x/image/bmp"  // register BMP
 	_ "golang.org/x/image/tiff" // register TIFF
 	_ "golang.org/x/image/webp" // register WebP
+
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // RGB is an 8-bit interleaved RGB image, HWC; len(Pix) == W*H*3.
@@ -50,13 +51,13 @@ const (
 
 // Load opens and decodes an image file; see Decode.
 func Load(path string, lim Limits) (*RGB, error) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path) // a FIFO or a device is refused, not waited on
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			err = pe.Err
+			return nil, fmt.Errorf("%s: cannot open image: %w", path, pe.Err)
 		}
-		return nil, fmt.Errorf("%s: cannot open image: %w", path, err)
+		return nil, fmt.Errorf("cannot open image: %w", err)
 	}
 	defer f.Close()
 	return Decode(f, path, lim)

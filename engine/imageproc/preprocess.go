@@ -12,6 +12,7 @@ package imageproc
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/turbospark/inspector/internal/par"
 )
@@ -29,7 +30,7 @@ type Page struct {
 // Preprocess resizes img with smartResize(factor = PatchSize*MergeSize) and
 // Pillow bicubic, normalizes it and cuts it into merge-ordered patches.
 func Preprocess(img *RGB, cfg Config) (*Page, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if img == nil || img.W <= 0 || img.H <= 0 || len(img.Pix) != img.W*img.H*3 {
@@ -51,15 +52,30 @@ func Preprocess(img *RGB, cfg Config) (*Page, error) {
 	return page, nil
 }
 
-func (c Config) validate() error {
-	if c.PatchSize <= 0 || c.TemporalPatchSize <= 0 || c.MergeSize <= 0 {
-		return fmt.Errorf("preprocess: invalid patch %d / temporal %d / merge %d",
+// MaxPagePixels bounds max_pixels (from a preprocessor config, --max-pixels or the window):
+// 2^28 pixels is a 1,048,576-patch page at patch 16, 16 times the hub's largest, and ~3 GiB
+// of resized RGB — past it nothing could run, and the resizer would be asked for terabytes.
+const MaxPagePixels = 1 << 28
+
+// Validate refuses sizes and constants that make no page, or a page past the bounds, before
+// anything is allocated.
+func (c Config) Validate() error {
+	if c.PatchSize <= 0 || c.PatchSize > 1024 || c.TemporalPatchSize <= 0 || c.TemporalPatchSize > 64 || c.MergeSize <= 0 || c.MergeSize > 64 {
+		return fmt.Errorf("preprocess: invalid patch %d / temporal %d / merge %d (want 1-1024 / 1-64 / 1-64)",
 			c.PatchSize, c.TemporalPatchSize, c.MergeSize)
 	}
-	for _, s := range c.Std {
-		if s == 0 {
-			return fmt.Errorf("preprocess: image_std has a zero")
+	// min_pixels may pass max_pixels (a lowered max, say): smartResize keeps the page within max.
+	if c.MinPixels < 0 || c.MaxPixels <= 0 || c.MaxPixels > MaxPagePixels {
+		return fmt.Errorf("preprocess: min_pixels %d and max_pixels %d: want min >= 0 and 0 < max <= %d", c.MinPixels, c.MaxPixels, MaxPagePixels)
+	}
+	for i := range 3 {
+		m, s := c.Mean[i], c.Std[i]
+		if math.IsNaN(m) || math.IsInf(m, 0) || math.IsNaN(s) || math.IsInf(s, 0) || math.Abs(s) < 1e-6 {
+			return fmt.Errorf("preprocess: image_mean %v / image_std %v: want finite values and |std| >= 1e-6", c.Mean, c.Std)
 		}
+	}
+	if r := c.RescaleFactor; math.IsNaN(r) || math.IsInf(r, 0) || r <= 0 {
+		return fmt.Errorf("preprocess: rescale_factor %v: want a positive finite number", r)
 	}
 	return nil
 }

@@ -14,10 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // MaxHeaderBytes bounds the JSON header; real checkpoints have headers well under 10 MB.
@@ -56,7 +56,7 @@ type File struct {
 
 // Open reads and checks the header of path; it reads no tensor data.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := fsx.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (f *File) ReadRaw(name string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: no tensor %q", f.Path, name)
 	}
-	fh, err := os.Open(f.Path)
+	fh, err := fsx.OpenRegular(f.Path)
 	if err != nil {
 		return nil, err
 	}
