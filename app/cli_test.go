@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/metal"
 )
 
@@ -56,6 +58,9 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--tile", "0"}, "--tile 0"},
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--attention-query", "504",
 			"--dump", filepath.Join(dir, "d.safetensors"), "--quiet"}, "has 504 patches"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--dump", filepath.Join(dir, "d.safetensors"),
+			"--taps", "ln1,bogus"}, `--taps: unknown tap "bogus": the taps are ln1, q, k, v, attn, attn_proj, ffn_in, ln2, ffn_act, ffn_out, out (or all)`},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--taps", "ln1"}, "written by --dump"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 	}
 	for _, c := range cases {
@@ -134,5 +139,57 @@ func TestGUIWithoutDisplay(t *testing.T) {
 	t.Setenv("WAYLAND_DISPLAY", "")
 	if msg := cliFails(t); !strings.Contains(msg, "no display") {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// run --dump --taps writes blocks.{i}.{tap} for the taps asked, at their widths, next to the
+// dump contract's tensors, which do not change.
+func TestRunDumpTaps(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, extra ...string) map[string][]float32 {
+		path := filepath.Join(dir, name)
+		cli(t, append([]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--dump", path, "--quiet"}, extra...)...)
+		f, m := readAll(t, path)
+		for name, info := range f.Tensors {
+			if strings.HasPrefix(name, "blocks.") && len(info.Shape) == 2 {
+				m[name+".shape"] = []float32{float32(info.Shape[0]), float32(info.Shape[1])}
+			}
+		}
+		return m
+	}
+	plain := run("plain.safetensors")
+	some := run("some.safetensors", "--taps", "ln1,ffn_act")
+	all := run("all.safetensors", "--taps", "all")
+	const S, D, I = 504, 64, 128
+	for i := range 4 {
+		for _, c := range []struct {
+			tap   string
+			width int
+			in    map[string][]float32
+		}{{"ln1", D, some}, {"ffn_act", I, some}, {"q", D, all}, {"ffn_out", D, all}, {"ffn_act", I, all}} {
+			key := fmt.Sprintf("blocks.%d.%s", i, c.tap)
+			if sh := c.in[key+".shape"]; len(sh) != 2 || sh[0] != S || sh[1] != float32(c.width) {
+				t.Errorf("%s: shape %v, want [%d %d]", key, sh, S, c.width)
+			}
+		}
+		out := fmt.Sprintf("blocks.%d.out", i)
+		if !numcheck.BitEqual(plain[out], some[out]) || !numcheck.BitEqual(plain[out], all[out]) {
+			t.Errorf("%s changes with --taps", out)
+		}
+		if _, ok := plain[fmt.Sprintf("blocks.%d.ln1", i)]; ok {
+			t.Errorf("block %d: ln1 dumped without --taps", i)
+		}
+		if _, ok := some[fmt.Sprintf("blocks.%d.v", i)]; ok {
+			t.Errorf("block %d: v dumped with --taps ln1,ffn_act", i)
+		}
+	}
+	// out = ffn_in + ffn_out, as float32 adds: the taps are the block's own values.
+	for i := range 4 {
+		in, fo, out := all[fmt.Sprintf("blocks.%d.ffn_in", i)], all[fmt.Sprintf("blocks.%d.ffn_out", i)], all[fmt.Sprintf("blocks.%d.out", i)]
+		for j := range out {
+			if in[j]+fo[j] != out[j] {
+				t.Fatalf("block %d value %d: ffn_in + ffn_out = %v, out %v", i, j, in[j]+fo[j], out[j])
+			}
+		}
 	}
 }

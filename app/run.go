@@ -1,5 +1,12 @@
 package main
 
+// run.go: the CLI's run — flags to one engine.Settings, one Session, the per-block table,
+// and the dump (with --taps, every block's value of each tap asked for).
+//
+// Invariant: the dump writes exactly the taps --taps names (out always, as blocks.{i}.out),
+// and the run keeps at least those; the mutation that would silently break it: dumping every
+// kept tap, which would put the q and k that --attention-query keeps into every such dump.
+
 import (
 	"context"
 	"encoding/json"
@@ -8,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/turbospark/inspector/engine"
 )
@@ -17,13 +25,14 @@ type runFlags struct {
 	checkpoint, image, dump, jsonOut string
 	query                            int
 	quiet                            bool
+	taps                             engine.TapSet // written to the dump as blocks.{i}.{tap}
 	settings                         engine.Settings
 }
 
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency string
+	var residency, taps string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout)")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -34,6 +43,8 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&s.Backend, "backend", backendAuto, "compute backend: auto (Metal where it runs, else the CPU), cpu or metal")
 	fs.StringVar(&f.dump, "dump", "", "write the run's tensors to this safetensors file")
 	fs.IntVar(&f.query, "attention-query", -1, "with --dump: also dump each block's attention row of this query patch")
+	fs.StringVar(&taps, "taps", "", "with --dump: also keep and dump these taps of every block as blocks.{i}.{tap}, comma-separated, or all: "+
+		strings.Join(engine.TapNames(), ", "))
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
 	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
@@ -50,7 +61,13 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
 		return nil, err
 	}
-	s.Keep = engine.Keep{Outputs: f.dump != "", Attention: f.query >= 0}
+	if f.taps, err = engine.ParseTaps(taps); err != nil {
+		return nil, fmt.Errorf("--taps: %w", err)
+	}
+	if f.taps != 0 && f.dump == "" {
+		return nil, fmt.Errorf("--taps %s: the taps are written by --dump FILE", taps)
+	}
+	s.Keep = engine.Keep{Outputs: f.dump != "", Attention: f.query >= 0, Taps: f.taps}
 	return f, nil
 }
 
@@ -75,7 +92,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 		return err
 	}
 	if f.dump != "" {
-		if err := sess.Run.WriteDump(f.dump, f.query); err != nil {
+		if err := sess.Run.WriteDump(f.dump, f.query, f.taps); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,8 @@ package engine
 
 // dump.go writes the CLI dump contract (DESIGN.md): float32 pixel_values [S, C*T*P*P],
 // grid_thw [3] int64, embed [S, D], blocks.{i}.out [S, D], merger [S/4, O],
-// deepstack.{k} [S/4, O], and with a query, blocks.{i}.attn_row [H, S].
+// deepstack.{k} [S/4, O], with a query, blocks.{i}.attn_row [H, S], and with taps asked
+// for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go).
 //
 // Invariant: every tensor is in sequence (merge-window) order, the order of pixel_values.
 // The mutation that would silently break it: writing attention rows in raster order.
@@ -42,18 +43,20 @@ func (r *Run) Dump() (*Dump, error) {
 		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes}, nil
 }
 
-// WriteDump writes the run's tensors; query < 0 leaves out the attention rows. It needs
-// KeepOutputs (and KeepAttention for rows) and a finished run.
-func (r *Run) WriteDump(path string, query int) error {
+// WriteDump writes the run's tensors; query < 0 leaves out the attention rows; taps are
+// written as blocks.{i}.{tap} (out is always there as blocks.{i}.out). It needs a finished
+// run that kept the outputs (and q|k for rows, and the taps).
+func (r *Run) WriteDump(path string, query int, taps TapSet) error {
 	d, err := r.Dump()
 	if err != nil {
 		return err
 	}
-	return d.Write(path, query)
+	return d.Write(path, query, taps)
 }
 
-// Write writes the tensors to path; query < 0 leaves out the attention rows.
-func (d *Dump) Write(path string, query int) error {
+// Write writes the tensors to path; query < 0 leaves out the attention rows; taps (kept by
+// the run) are written as blocks.{i}.{tap}.
+func (d *Dump) Write(path string, query int, taps TapSet) error {
 	c := d.config
 	S, D, O := d.layout.Rows(), c.Hidden, c.OutHidden
 	g := d.layout.Grids[0]
@@ -66,6 +69,11 @@ func (d *Dump) Write(path string, query int) error {
 	for i, out := range d.outputs {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.out", i), []int{S, D}, out))
 	}
+	more, err := d.taps(taps)
+	if err != nil {
+		return err
+	}
+	ts = append(ts, more...)
 	if query >= 0 {
 		rows, err := d.attentionRows(query)
 		if err != nil {
@@ -78,6 +86,25 @@ func (d *Dump) Write(path string, query int) error {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, ds))
 	}
 	return safetensors.WriteFile(path, ts, map[string]string{"producer": "turbospark inspector"})
+}
+
+// taps are blocks.{i}.{tap} of every block for each tap of taps but out (already written).
+func (d *Dump) taps(taps TapSet) ([]safetensors.Tensor, error) {
+	S := d.layout.Rows()
+	var ts []safetensors.Tensor
+	for _, t := range taps.List() {
+		if t == TapOut {
+			continue
+		}
+		for i := range d.config.Depth {
+			x, err := d.probes.Tap(t.String(), i)
+			if err != nil {
+				return nil, fmt.Errorf("dump: %w", err)
+			}
+			ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.%s", i, t), []int{S, t.Width(d.config)}, x))
+		}
+	}
+	return ts, nil
 }
 
 func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {

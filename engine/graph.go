@@ -7,6 +7,9 @@ package engine
 //	merger:    LayerNorm(D) -> 2x2 concat -> fc1 -> gelu_erf -> fc2
 //	deepstack: 2x2 concat -> LayerNorm(4D) -> fc1 -> gelu_erf -> fc2
 //
+// Each intermediate of a block is named here once, right after the op that makes it
+// (g.name, g.nameTile: the taps of tap.go); a run keeps those asked for.
+//
 // Invariant: rope touches q and k only; TANH in the block, ERF in the mergers; qkv columns
 // are [q(all heads) | k | v]. Each of the three mutations keeps every shape and yields a
 // fluent wrong model; the parity tests in graph_parity_test.go fail on each.
@@ -35,6 +38,31 @@ type graph struct {
 	segs     []backend.Segment
 	tileRows int
 	buf      pageBufs
+	taps     tapSink // told where each tap is; nil: nobody asks
+}
+
+// tapSink learns where the graph leaves each named intermediate (tap.go).
+type tapSink interface {
+	// named: x holds t's S rows, stride apart, until the end of the pass (nothing later in
+	// the pass writes them).
+	named(t Tap, x backend.View, stride int)
+	// namedTile: x holds rows r0..r0+rows of t, contiguous, only until the next op.
+	namedTile(t Tap, x backend.View, r0, rows int) error
+}
+
+// name says that x (S rows, stride apart) is tap t from here to the end of the pass.
+func (g *graph) name(t Tap, x backend.View, stride int) {
+	if g.taps != nil {
+		g.taps.named(t, x, stride)
+	}
+}
+
+// nameTile says that x holds rows r0..r0+rows of tap t until the next op.
+func (g *graph) nameTile(t Tap, x backend.View, r0, rows int) error {
+	if g.taps == nil {
+		return nil
+	}
+	return g.taps.namedTile(t, x, r0, rows)
 }
 
 func (g *graph) alloc() error {
@@ -86,13 +114,20 @@ func (g *graph) attentionHalf(w *BlockWeights) {
 	S, D, H, hd := g.seq, g.cfg.Hidden, g.cfg.Heads, g.cfg.HeadDim()
 	b := g.be
 	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm1W], w[wNorm1B], S, D, layerNormEps)
+	g.name(TapLN1, v(g.buf.ln), D)
 	b.MatMul(v(g.buf.qkv), v(g.buf.ln), w[wQKVW], w[wQKVB], S, D, 3*D)
 	q, k, val := v(g.buf.qkv), v(g.buf.qkv).At(D), v(g.buf.qkv).At(2*D) // [q | k | v] per row
 	b.Rope2D(q, 3*D, v(g.buf.cos), v(g.buf.sin), S, H, hd)
 	b.Rope2D(k, 3*D, v(g.buf.cos), v(g.buf.sin), S, H, hd) // q and k ONLY: never v
+	g.name(TapQ, q, 3*D)
+	g.name(TapK, k, 3*D)
+	g.name(TapV, val, 3*D)
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
+	g.name(TapAttn, v(g.buf.attn), D)
 	b.MatMul(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D)
+	g.name(TapAttnProj, v(g.buf.tmp), D)
 	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
+	g.name(TapFFNIn, v(g.buf.h), D)
 }
 
 // mlpHalf: h += fc2(gelu_tanh(fc1(LayerNorm2(h)))), tileRows rows at a time through one
@@ -101,6 +136,7 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
 	b := g.be
 	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm2W], w[wNorm2B], S, D, layerNormEps)
+	g.name(TapLN2, v(g.buf.ln), D)
 	for r0 := 0; r0 < S; r0 += g.tileRows {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -108,9 +144,14 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 		t := min(g.tileRows, S-r0)
 		b.MatMul(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I)
 		b.GELU(v(g.buf.tile), t*I, backend.GELUTanh) // TANH here, ERF in the mergers
+		if err := g.nameTile(TapFFNAct, v(g.buf.tile), r0, t); err != nil {
+			return err
+		}
 		b.MatMul(v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D)
 	}
+	g.name(TapFFNOut, v(g.buf.tmp), D)
 	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
+	g.name(TapOut, v(g.buf.h), D)
 	return nil
 }
 

@@ -44,6 +44,8 @@ type ReportSettings struct {
 	TileRows    int    `json:"tile_rows"`
 	Patches     int    `json:"patches"`
 	Grid        [3]int `json:"grid_thw"`
+	// Taps are the taps kept per block (tap.go); with ffn_act the MLP half runs one pass per tile.
+	Taps string `json:"taps,omitempty"`
 }
 
 // ReportImage is the image before and after smart_resize.
@@ -85,7 +87,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	threads := e.Backend.Caps().Threads
 	r := &Report{Settings: ReportSettings{Checkpoint: checkpoint, Image: image, ModelType: e.Checkpoint.Config.ModelType,
 		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Settings.Residency), TileRows: e.Settings.TileRows,
-		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}}}
+		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}, Taps: e.Settings.Keep.Taps.String()}}
 	if e.Settings.Residency == Pread {
 		r.Settings.Slots = e.Settings.Slots
 	}

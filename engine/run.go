@@ -66,7 +66,7 @@ type BlockTiming struct {
 	Wait      time.Duration // waiting for weights (pread stall)
 	Attention time.Duration // attention half, as the backend reports it
 	MLP       time.Duration // MLP half
-	Deepstack time.Duration // deepstack merger after this block, if it is a tap
+	Deepstack time.Duration // deepstack merger after this block, if it has one
 	BytesRead int64
 	Wall      time.Duration // everything, host work included
 	Ops       OpTimes       // per op kind, on a synchronous (CPU) backend; nil elsewhere
@@ -89,14 +89,25 @@ type Run struct {
 	next       int
 	Embed      []float32 // [S, D] block 0 input
 	EmbedTime  time.Duration
-	Deepstack  [][]float32 // per tap [S/4, O]
+	Deepstack  [][]float32 // per deepstack merger [S/4, O]
 	Merger     []float32   // [S/4, O] once finished
 	MergerTime time.Duration
 	Timings    []BlockTiming
-	Probes     *probe.Store // kept outputs (Keep.Outputs) and q|k (Keep.Attention), for the probes
+	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
+
+	sites    [numTaps]tapSite // where the pass being encoded left each tap
+	act      []float32        // ffn_act of the block in flight, [S, I], filled tile by tile
+	tileTime time.Duration    // the ffn_act tile passes of the MLP half in flight
+}
+
+// tapSite is where the graph left a tap in the pass being encoded (graph.name).
+type tapSite struct {
+	x      backend.View
+	stride int
+	named  bool
 }
 
 // Start checks the input, prepares the page's buffers and computes the embeddings.
@@ -118,6 +129,7 @@ func (e *Engine) Start(in *Input) (*Run, error) {
 	}
 	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()),
 		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Settings.TileRows, S)}}
+	r.g.taps = r
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}
@@ -200,7 +212,7 @@ func (r *Run) Step(ctx context.Context) (BlockResult, error) {
 	if err != nil {
 		return BlockResult{}, err
 	}
-	if err := r.tap(i, &t); err != nil {
+	if err := r.deepstackAfter(i, &t); err != nil {
 		return BlockResult{}, err
 	}
 	t.Ops = r.takeOps()
@@ -209,41 +221,139 @@ func (r *Run) Step(ctx context.Context) (BlockResult, error) {
 	return res, nil
 }
 
+// runBlock runs block i's two passes and keeps its taps once both have committed (a block
+// cancelled half way keeps nothing, so the Store's lists stay one entry per block run).
 func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) error {
+	be := r.e.Backend
 	var err error
+	r.startPass()
 	r.g.attentionHalf(w)
-	if t.Attention, err = r.e.Backend.Commit(); err != nil {
+	if t.Attention, err = be.Commit(); err != nil {
 		return err
 	}
-	if r.e.Settings.Keep.Attention {
-		r.keepQK()
-	}
+	taps := r.takeTaps()
+	r.startPass()
 	if err := r.g.mlpHalf(ctx, w); err != nil {
-		r.e.Backend.Commit()
+		be.Commit()
 		return err
 	}
-	t.MLP, err = r.e.Backend.Commit()
-	return err
-}
-
-// keepQK stores the post-rope q and k columns of the block just run.
-func (r *Run) keepQK() {
-	S, D := r.g.seq, r.e.Checkpoint.Config.Hidden
-	qkv := r.download(r.g.buf.qkv, S*3*D)
-	qk := make([]float32, S*2*D)
-	for s := 0; s < S; s++ {
-		copy(qk[s*2*D:(s+1)*2*D], qkv[s*3*D:s*3*D+2*D])
+	mlp, err := be.Commit()
+	t.MLP = r.tileTime + mlp // with ffn_act kept, the MLP half is one pass per tile: their sum
+	if err != nil {
+		return err
 	}
-	r.Probes.AddQK(qk)
+	for tap, x := range r.takeTaps() {
+		taps[tap] = x
+	}
+	if r.act != nil {
+		taps[TapFFNAct] = r.act
+	}
+	r.keepTaps(taps)
+	return nil
 }
 
-// tap runs the deepstack merger when block i is a deepstack index.
-func (r *Run) tap(i int, t *BlockTiming) error {
+// startPass forgets the previous pass's tap sites and restarts the backend's pass clock, so
+// the host work between passes (downloading taps, statistics) is not counted in the next
+// pass (a synchronous backend's Commit is the wall time since the previous one; a GPU's
+// empty Commit is free).
+func (r *Run) startPass() {
+	r.sites, r.act, r.tileTime = [numTaps]tapSite{}, nil, 0
+	r.restartClock()
+}
+
+// restartClock commits an empty pass: the next Commit times only what is encoded after it.
+func (r *Run) restartClock() { r.e.Backend.Commit() }
+
+// named records where tap t is for this pass (graph.name).
+func (r *Run) named(t Tap, x backend.View, stride int) { r.sites[t] = tapSite{x, stride, true} }
+
+// namedTile downloads one tile of a kept tiled tap (ffn_act) before the next tile overwrites
+// it: the pass so far is committed first, so the MLP half becomes one pass per tile (their
+// times are summed into the MLP time; the downloads between them are not).
+func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
+	if !r.e.Settings.Keep.Taps.Has(t) {
+		return nil
+	}
+	be, W := r.e.Backend, t.Width(r.Config())
+	d, err := be.Commit()
+	r.tileTime += d
+	if err != nil {
+		return err
+	}
+	if r.act == nil {
+		r.act = make([]float32, r.g.seq*W)
+	}
+	be.Download(r.act[r0*W:(r0+rows)*W], x)
+	r.restartClock() // the download is not the MLP's
+	return nil
+}
+
+// takeTaps downloads the taps named in the pass just committed that the run keeps, and the
+// block output always (its statistics need it). A strided buffer (q, k, v in qkv) is
+// downloaded once for all its taps.
+func (r *Run) takeTaps() map[Tap][]float32 {
+	S, cfg := r.g.seq, r.Config()
+	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
+	got := map[Tap][]float32{}
+	whole := map[backend.Buffer][]float32{}
+	for _, t := range want.List() {
+		site := r.sites[t]
+		if !site.named {
+			continue
+		}
+		W := t.Width(cfg)
+		vals := make([]float32, S*W)
+		if site.stride == W {
+			r.e.Backend.Download(vals, site.x)
+		} else {
+			buf, ok := whole[site.x.Buf]
+			if !ok {
+				buf = r.download(site.x.Buf, site.x.Buf.Len())
+				whole[site.x.Buf] = buf
+			}
+			for s := range S {
+				copy(vals[s*W:(s+1)*W], buf[site.x.Off+s*site.stride:][:W])
+			}
+		}
+		got[t] = vals
+	}
+	return got
+}
+
+// keepTaps hands a finished block's kept taps to the Store in graph order (q and k as one
+// q|k), and makes its output the current hidden state.
+func (r *Run) keepTaps(taps map[Tap][]float32) {
+	keep := r.e.Settings.Keep.Taps
+	r.cur = taps[TapOut]
+	for _, t := range keep.List() {
+		switch t {
+		case TapQ:
+			r.Probes.AddQK(interleave(taps[TapQ], taps[TapK], r.Config().Hidden))
+		case TapK: // with q
+		default:
+			r.Probes.AddTap(t.String(), taps[t])
+		}
+	}
+}
+
+// interleave lays q and k ([S, D] each) out as one q|k [S, 2D]: q's row then k's.
+func interleave(q, k []float32, D int) []float32 {
+	qk := make([]float32, 2*len(q))
+	for s := range len(q) / D {
+		copy(qk[s*2*D:], q[s*D:(s+1)*D])
+		copy(qk[s*2*D+D:], k[s*D:(s+1)*D])
+	}
+	return qk
+}
+
+// deepstackAfter runs the deepstack merger when block i is a deepstack index.
+func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 	cfg := r.e.Checkpoint.Config
 	for k, d := range cfg.Deepstack {
 		if d != i {
 			continue
 		}
+		r.restartClock() // the taps' downloads are not the merger's
 		r.g.deepstack(r.mergerWeights(fmt.Sprintf("deepstack_merger_list.%d.", k)))
 		var err error
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
@@ -259,15 +369,12 @@ func (r *Run) mergerWeights(prefix string) MergerWeights {
 	return MergerWeights{g("norm.weight"), g("norm.bias"), g("linear_fc1.weight"), g("linear_fc1.bias"), g("linear_fc2.weight"), g("linear_fc2.bias")}
 }
 
-// observe downloads the block output, computes statistics and tells the observers.
+// observe computes the statistics of the block output (kept by runBlock) and tells the
+// observers.
 func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	D := r.e.Checkpoint.Config.Hidden
-	r.cur = r.download(r.g.buf.h, r.g.seq*D)
 	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D)}
 	r.changes = append(r.changes, res.Stats.MeanChange)
-	if r.e.Settings.Keep.Outputs {
-		r.Probes.AddOutput(r.cur)
-	}
 	r.prev = r.cur
 	t.Wall = time.Since(start)
 	res.Timing = *t
@@ -287,6 +394,7 @@ func (r *Run) Finish(ctx context.Context) (time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	r.restartClock() // the host work since the last block is not the merger's
 	r.g.merger(r.mergerWeights("merger."))
 	d, err := r.e.Backend.Commit()
 	if err != nil {
@@ -325,10 +433,3 @@ func (r *Run) Hidden() []float32 { return r.prev }
 
 // Close frees the page's backend buffers.
 func (r *Run) Close() { r.g.free() }
-
-// ProbeBytes is what a run keeps on the host for the probes of a page of S patches: every
-// block's output [S, D] (Keep.Outputs) and post-rope q|k [S, 2D] (Keep.Attention), float32.
-func (c Config) ProbeBytes(patches int) (outputs, attention int64) {
-	per := int64(patches) * int64(c.Hidden) * 4 * int64(c.Depth)
-	return per, 2 * per
-}

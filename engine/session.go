@@ -14,6 +14,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -86,8 +88,9 @@ func start(dir, image string, e *Engine, in *Input) (*Session, error) {
 	return s, nil
 }
 
-// fitProbes turns off what the page's probes would keep beyond the budget (attention
-// first: it is twice the outputs) and says so in Notes.
+// fitProbes turns off what the page's probes would keep beyond the budget — the taps asked
+// for on request first (the widest first), then q|k (the attention probes), then the block
+// outputs — and says so in Notes.
 func (s *Session) fitProbes() {
 	keep := &s.Engine.Settings.Keep
 	budget := keep.Budget
@@ -100,26 +103,56 @@ func (s *Session) fitProbes() {
 	for _, g := range s.Input.Grids {
 		patches += g.Patches()
 	}
-	outputs, attention := s.Checkpoint.Config.ProbeBytes(patches)
-	kept := int64(0)
-	if keep.Outputs {
-		kept += outputs
+	cfg := s.Checkpoint.Config
+	asked := keep.Set()
+	kept, off := asked, []string(nil)
+	for _, group := range dropOrder(asked, cfg) {
+		if cfg.ProbeBytes(patches, kept) <= budget {
+			break
+		}
+		kept &^= group
+		off = append(off, probeName(group))
 	}
-	if keep.Attention {
-		kept += attention
-	}
-	if kept <= budget {
+	if kept == asked {
 		return
 	}
-	what := "attention probes are off"
-	keep.Attention = false
-	if keep.Outputs && outputs > budget {
-		keep.Outputs = false
-		what = "attention and activation probes are off"
-	}
+	*keep = keep.only(kept)
 	s.Settings.Keep = *keep
-	s.Notes = append(s.Notes, fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: %s (lower max pixels in Settings)",
-		patches, FormatBytes(kept), FormatBytes(budget), what))
+	s.Notes = append(s.Notes, fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
+		patches, FormatBytes(cfg.ProbeBytes(patches, asked)), FormatBytes(budget), strings.Join(off, ", ")))
+}
+
+// dropOrder is the order fitProbes turns kept taps off in: the taps beyond ProbeTaps one by
+// one, widest first (then the later in the graph first), then q and k together, then out.
+func dropOrder(asked TapSet, cfg Config) []TapSet {
+	var extra []Tap
+	for _, t := range slices.Backward(asked.List()) {
+		if !ProbeTaps.Has(t) {
+			extra = append(extra, t)
+		}
+	}
+	slices.SortStableFunc(extra, func(a, b Tap) int { return b.Width(cfg) - a.Width(cfg) })
+	var order []TapSet
+	for _, t := range extra {
+		order = append(order, TapSetOf(t))
+	}
+	for _, g := range []TapSet{TapSetOf(TapQ, TapK), TapSetOf(TapOut)} {
+		if asked&g != 0 {
+			order = append(order, g)
+		}
+	}
+	return order
+}
+
+// probeName names a group of taps turned off for the notes.
+func probeName(g TapSet) string {
+	switch g {
+	case TapSetOf(TapQ, TapK):
+		return "attention (q, k)"
+	case TapSetOf(TapOut):
+		return "activation (out)"
+	}
+	return "tap " + g.String()
 }
 
 // SetBackendNote records why the backend is not the one asked for (the report says so).

@@ -25,11 +25,33 @@ type Settings struct {
 	Keep      Keep          // what the run keeps on the host
 }
 
-// Keep is what a run keeps on the host besides the merger outputs.
+// Keep is what a run keeps on the host besides the merger outputs: the taps (tap.go) of
+// every block. Outputs and Attention are the usual ones by their old names; Taps names any.
 type Keep struct {
-	Outputs   bool  // every block's output [S, D] (dump, activations, Compare)
-	Attention bool  // every block's post-rope q|k [S, 2D] (attention maps, rollout)
-	Budget    int64 // a Session keeps at most this many bytes (0: half the machine's memory)
+	Outputs   bool   // the tap out: every block's output [S, D] (dump, activations, Compare)
+	Attention bool   // the taps q and k: post-rope q|k [S, 2D] (attention maps, rollout)
+	Taps      TapSet // more taps; a run keeps Set()
+	Budget    int64  // a Session keeps at most this many bytes (0: half the machine's memory)
+}
+
+// Set is every tap kept: Taps, out with Outputs, q and k with Attention; q and k go
+// together (one q|k [S, 2D] per block, what the attention probes read).
+func (k Keep) Set() TapSet {
+	s := k.Taps
+	if k.Outputs {
+		s |= TapSetOf(TapOut)
+	}
+	if k.Attention {
+		s |= TapSetOf(TapQ, TapK)
+	}
+	return s.withPairs()
+}
+
+// only keeps exactly the taps of set (q and k together), Outputs and Attention saying so.
+func (k Keep) only(set TapSet) Keep {
+	k.Taps = set.withPairs()
+	k.Outputs, k.Attention = k.Taps.Has(TapOut), k.Taps.Has(TapQ)
+	return k
 }
 
 // DefaultSettings run on backend with mapped weights, the default tile and every core.
@@ -47,6 +69,7 @@ func (s Settings) normalized() Settings {
 	if s.TileRows <= 0 {
 		s.TileRows = DefaultTileRows
 	}
+	s.Keep = s.Keep.only(s.Keep.Set())
 	return s
 }
 

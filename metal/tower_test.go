@@ -12,9 +12,13 @@ package metal
 // a mapped checkpoint would become its own no-copy buffer (and the count here jumps).
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 func TestTower(t *testing.T) {
@@ -30,4 +34,33 @@ func TestTower(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every named tap of every block, ffn_act included (its MLP half commits once per tile),
+// on this backend against the CPU engine, at a tile that cuts the page unevenly.
+func TestTowerTaps(t *testing.T) {
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
+	in := fx.Input(t)
+	set := engine.Settings{Residency: engine.Pread, TileRows: 50, Keep: engine.Keep{Taps: engine.AllTaps}}
+	want := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, cpu.New(0), set), in)
+	got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), in)
+	worst := map[string]float64{}
+	for b := range got.Config().Depth {
+		for _, name := range engine.TapNames() {
+			g, err := got.Probes.Tap(name, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := want.Probes.Tap(name, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := numcheck.RelErr(g, w)
+			worst[name] = max(worst[name], e)
+			if !(e <= 1e-5) {
+				t.Errorf("block %d tap %s: relative error %.3e against the CPU engine", b, name, e)
+			}
+		}
+	}
+	t.Logf("worst relative error per tap: %v", worst)
 }

@@ -1,11 +1,13 @@
 package ui
 
-// activations.go: the activations tab — which per-patch map the image shows (L2 norm,
-// mean, max |x|, change ||out-in||/||in||, one channel), a histogram of the block's output
-// values, their mean/std/min/max, and the channels with the largest mean |x|.
+// activations.go: the activations tab — which tap of the block to look at (out by default,
+// or any tap the run kept: engine/tap.go), which per-patch map the image shows (L2 norm,
+// mean, max |x|, change ||out-in||/||in|| for out only, one channel), a histogram of the
+// tap's values, their mean/std/min/max, and the channels with the largest mean |x|.
 //
-// Invariant: the histogram and summary are of the selected block's output, all S*D values;
-// the mutation that would silently break it: summarising the per-patch map instead.
+// Invariant: the histogram and summary are of the selected tap of the selected block, all
+// S*W values; the mutation that would silently break it: summarising the per-patch map (or
+// the block output whatever the tap) instead.
 
 import (
 	"fmt"
@@ -14,12 +16,15 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
 type activationPanel struct {
 	in       *Inspector
+	tap      *widget.Select
+	syncing  bool // showing the selection in tap, not a user's choice
 	metric   *widget.RadioGroup
 	hist     *widgets.Histogram
 	summary  *widget.Label
@@ -32,6 +37,11 @@ var activationMetrics = []string{OverlayNorm, OverlayMean, OverlayMaxAbs, Overla
 
 func newActivationPanel(in *Inspector) *activationPanel {
 	p := &activationPanel{in: in, hist: widgets.NewHistogram()}
+	p.tap = widget.NewSelect([]string{tapOut}, func(s string) {
+		if !p.syncing && s != "" && s != in.Sel.Tap {
+			in.SelectTap(s)
+		}
+	})
 	p.metric = widget.NewRadioGroup(activationMetrics, func(s string) {
 		if s != "" && s != in.Sel.Overlay {
 			in.SetOverlay(s)
@@ -54,8 +64,9 @@ func newActivationPanel(in *Inspector) *activationPanel {
 }
 
 func (p *activationPanel) content() fyne.CanvasObject {
-	head := container.NewVBox(widget.NewLabelWithStyle("Per-patch map on the image", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.metric)
-	hist := container.NewBorder(widget.NewLabelWithStyle("Output values of the block", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.summary, nil, nil, p.hist)
+	tap := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Tap", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, p.tap)
+	head := container.NewVBox(tap, widget.NewLabelWithStyle("Per-patch map on the image", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.metric)
+	hist := container.NewBorder(widget.NewLabelWithStyle("Values of the tap", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.summary, nil, nil, p.hist)
 	chans := container.NewBorder(widget.NewLabelWithStyle("Top channels (click: map it)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.channels)
 	split := container.NewVSplit(hist, chans)
 	split.SetOffset(0.55)
@@ -71,8 +82,9 @@ func (p *activationPanel) refresh() {
 	} else {
 		p.metric.SetSelected("")
 	}
-	b := in.Sel.Block
-	key := fmt.Sprintf("%d/%d/%d", s.Gen, b, s.Next)
+	p.syncTap(s)
+	b, tap := in.Sel.Block, in.Sel.Tap
+	key := fmt.Sprintf("%d/%d/%d/%s", s.Gen, b, s.Next, tap)
 	if key == p.drawn {
 		return
 	}
@@ -81,22 +93,47 @@ func (p *activationPanel) refresh() {
 		return
 	}
 	p.drawn = key
-	if b >= len(s.Outputs) {
-		p.summary.SetText(notKept)
+	x, w, err := tapValues(s, tap, b)
+	if err != nil {
+		p.summary.SetText(err.Error())
 		p.hist.SetData(nil, 0, 0, "")
 		p.top = nil
 		p.channels.Refresh()
 		return
 	}
-	out := s.Outputs[b]
-	counts, lo, hi := probe.Histogram(out, 64)
-	p.hist.SetData(counts, lo, hi, fmt.Sprintf("block %d output: %d values", b, len(out)))
-	mean, std, mn, mx := probe.Summary(out)
-	p.summary.SetText(fmt.Sprintf("mean %.4f  std %.4f  min %.4f  max %.4f\nmean change ||out-in||/||in|| %.4f",
-		mean, std, mn, mx, meanOf(s.Stats[b].Change)))
-	p.top = probe.TopChannelsOf(out, s.Config.Hidden, 12)
+	counts, lo, hi := probe.Histogram(x, 64)
+	p.hist.SetData(counts, lo, hi, fmt.Sprintf("block %d %s: %d values", b, tap, len(x)))
+	mean, std, mn, mx := probe.Summary(x)
+	p.summary.SetText(fmt.Sprintf("%s: %s\nmean %.4f  std %.4f  min %.4f  max %.4f\n%s",
+		tap, tapAbout(tap), mean, std, mn, mx, changeLine(s, tap, b)))
+	p.top = probe.TopChannelsOf(x, w, 12)
 	p.channels.UnselectAll()
 	p.channels.Refresh()
+}
+
+// syncTap offers the run's taps and shows the selected one, without firing the callback.
+func (p *activationPanel) syncTap(s *Snapshot) {
+	p.syncing = true
+	defer func() { p.syncing = false }()
+	p.tap.SetOptions(tapOptions(s))
+	p.tap.SetSelected(p.in.Sel.Tap)
+}
+
+// changeLine is the block's mean change for out; the other taps have none.
+func changeLine(s *Snapshot, tap string, b int) string {
+	if tap != tapOut {
+		return "change ||out-in||/||in|| is the block output's: select the tap out"
+	}
+	return fmt.Sprintf("mean change ||out-in||/||in|| %.4f", meanOf(s.Stats[b].Change))
+}
+
+// tapAbout is what the tap named name is.
+func tapAbout(name string) string {
+	t, err := engine.ParseTap(name)
+	if err != nil {
+		return ""
+	}
+	return t.About()
 }
 
 func isActivation(o string) bool {

@@ -34,7 +34,7 @@ type Snapshot struct {
 	Config        engine.Config
 	Page          *imageproc.Page
 	Layout        *geom.Layout
-	Probes        *probe.Store // kept q|k and outputs: attention rows, rollout, statistics
+	Probes        *probe.Store // the kept taps (q|k and outputs, and more on request): attention rows, rollout, statistics
 	Next          int          // blocks run so far
 	Timings       []engine.BlockTiming
 	Stats         []probe.PatchStats
@@ -225,6 +225,9 @@ func changeMessage(old, s engine.Settings) string {
 	if old.MaxPixels != s.MaxPixels {
 		what = append(what, fmt.Sprintf("max pixels %d → %d (a new page)", old.MaxPixels, s.MaxPixels))
 	}
+	if a, b := moreTaps(old), moreTaps(s); a != b {
+		what = append(what, fmt.Sprintf("more taps %s → %s", keptNames(a), keptNames(b)))
+	}
 	if len(what) == 0 {
 		return "same settings: re-running from block 0"
 	}
@@ -234,6 +237,9 @@ func changeMessage(old, s engine.Settings) string {
 	}
 	return fmt.Sprintf("%s: re-running from block 0 (%s)", strings.Join(what, ", "), why)
 }
+
+// moreTaps are the taps s keeps beyond what the window always keeps.
+func moreTaps(s engine.Settings) engine.TapSet { return s.Keep.Set() &^ engine.ProbeTaps }
 
 // Restart starts the same page again from block 0 without running.
 func (c *Controller) Restart() {
@@ -315,13 +321,13 @@ func (c *Controller) current() *session {
 }
 
 // openSession opens a session of dir and image under s, keeping everything the probes
-// use, and makes it current. Worker goroutine only.
+// use and the taps s asks for, and makes it current. Worker goroutine only.
 func (c *Controller) openSession(dir, image string, s engine.Settings) error {
 	be, note, err := c.newBackend(&s)
 	if err != nil {
 		return err
 	}
-	s.Keep = engine.Keep{Outputs: true, Attention: true, Budget: c.ProbeBudget}
+	s.Keep = engine.Keep{Outputs: true, Attention: true, Taps: s.Keep.Taps, Budget: c.ProbeBudget}
 	es, err := engine.OpenSession(dir, image, s, be)
 	if err != nil {
 		return err

@@ -48,7 +48,8 @@ func (in *Inspector) ExportTimingsCSV(path string) error {
 	return writeFile(path, rep.WriteCSV)
 }
 
-// ExportDump writes the run's tensors with the selected query's attention rows.
+// ExportDump writes the run's tensors with the selected query's attention rows and the taps
+// kept beyond q, k and out (q and k are what the attention rows are made of).
 func (in *Inspector) ExportDump(path string) error {
 	if _, err := in.finishedReport(); err != nil {
 		return err
@@ -56,7 +57,7 @@ func (in *Inspector) ExportDump(path string) error {
 	if in.Snap.Dump == nil {
 		return errors.New("this run kept no block outputs (over the probe memory budget): nothing to dump")
 	}
-	return in.Snap.Dump.Write(path, in.Sel.Query)
+	return in.Snap.Dump.Write(path, in.Sel.Query, moreTaps(in.Snap.Settings))
 }
 
 func (in *Inspector) finishedReport() (*engine.Report, error) {

@@ -1,7 +1,8 @@
 package ui
 
-// imagepanel.go: the resized page with the selected overlay, its controls (source,
-// colormap, opacity, grid) and legend; a click picks the query patch, hover names it.
+// imagepanel.go: the resized page with the selected overlay (the per-patch maps are of the
+// tap selected in Activations), its controls (source, colormap, opacity, grid) and legend; a
+// click picks the query patch, hover names it.
 //
 // Invariant: the overlay is always indexed by sequence (merge-window) index, the same index
 // the engine uses; the mutation that would silently break it: indexing values by the raster
@@ -30,6 +31,7 @@ type imagePanel struct {
 	channel  *widget.Entry
 	caption  *widget.Label
 	values   []float32 // what the overlay shows now, by sequence index
+	stats    tapStats  // per-patch statistics of the tap shown
 	rollGen  int       // drops stale rollout results
 	rollKey  string
 	rollout  []float32
@@ -149,22 +151,44 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 	case OverlayNone:
 		return nil, ""
 	case OverlayChannel:
-		ch := in.Sel.Channel
-		if ch < 0 || ch >= s.Config.Hidden {
-			return nil, fmt.Sprintf("channel %d is outside 0..%d", ch, s.Config.Hidden-1)
+		return p.channelValues()
+	case OverlayChange:
+		if in.Sel.Tap != tapOut {
+			return nil, fmt.Sprintf("change ||out−in||/||in|| is defined for the block output: select the tap out (now %s)", in.Sel.Tap)
 		}
-		if b >= len(s.Outputs) {
-			return nil, notKept
-		}
-		m, err := s.Probes.ChannelMap(b, ch)
-		if err != nil {
-			return nil, err.Error()
-		}
-		return m, fmt.Sprintf("block %d output, channel %d", b, ch)
 	}
-	st := s.Stats[b]
+	st, err := p.stats.of(s, in.Sel.Tap, b)
+	if err != nil {
+		return nil, err.Error()
+	}
 	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}
-	return m[in.Sel.Overlay], fmt.Sprintf("block %d output: %s per patch", b, in.Sel.Overlay)
+	return m[in.Sel.Overlay], fmt.Sprintf("block %d %s: %s per patch", b, tapCaption(in.Sel.Tap), in.Sel.Overlay)
+}
+
+// channelValues is one channel of the selected tap of the selected block, per patch.
+func (p *imagePanel) channelValues() ([]float32, string) {
+	in, s := p.in, p.in.Snap
+	b, ch, tap := in.Sel.Block, in.Sel.Channel, in.Sel.Tap
+	_, w, err := tapValues(s, tap, b)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if ch < 0 || ch >= w {
+		return nil, fmt.Sprintf("channel %d is outside 0..%d", ch, w-1)
+	}
+	m, err := s.Probes.TapChannelMap(tap, b, ch)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return m, fmt.Sprintf("block %d %s, channel %d", b, tapCaption(tap), ch)
+}
+
+// tapCaption names a tap in captions: "output" for out.
+func tapCaption(tap string) string {
+	if tap == tapOut {
+		return "output"
+	}
+	return "tap " + tap
 }
 
 func (p *imagePanel) attentionValues() ([]float32, string) {

@@ -2,7 +2,8 @@ package ui
 
 // settings.go: the run settings — MLP tile (presets and free entry, with the tile buffer's
 // memory), residency, backend, threads, max pixels — as a form used by the Settings tab and
-// by both sides of Compare.
+// by both sides of Compare; and, in the Settings tab only, which more taps (engine/tap.go)
+// the next run keeps, with what each costs for the current page.
 //
 // Invariant: a form's Settings() is exactly what its widgets show; the mutation that would
 // silently break it: reading the tile from the preset list when the user typed a number.
@@ -10,6 +11,7 @@ package ui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -120,12 +122,24 @@ func (f *settingsForm) showTileMemory() {
 type settingsPanel struct {
 	in    *Inspector
 	form  *settingsForm
+	taps  map[engine.Tap]*widget.Check // the taps beyond engine.ProbeTaps, kept on request
 	note  *widget.Label
 	state *widget.Label // what the current run's settings cost: bytes read, stall, memory kept
 }
 
+// tapsNote says what keeping more taps does.
+const tapsNote = "More taps: every block's value of each tap checked is kept for the next run (Apply), to show in " +
+	"Activations and on the image and to export; q, k and out are always kept (attention maps, activations), within " +
+	"the probe memory budget. ffn_act exists one MLP tile at a time: keeping it ends a pass and downloads after each " +
+	"tile's GELU, so the MLP time is the sum of one pass per tile."
+
 func newSettingsPanel(in *Inspector) *settingsPanel {
-	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate, in.Ctl.Backends())}
+	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate, in.Ctl.Backends()), taps: map[engine.Tap]*widget.Check{}}
+	for _, t := range engine.Taps() {
+		if !engine.ProbeTaps.Has(t) {
+			p.taps[t] = widget.NewCheck(t.String(), nil)
+		}
+	}
 	p.note = widget.NewLabel("Tile size, residency and threads change timings, never outputs (bit-identical by design); " +
 		"the backend changes the arithmetic; max pixels changes the page. Apply re-runs from block 0.")
 	p.note.Wrapping = fyne.TextWrapWord
@@ -135,9 +149,32 @@ func newSettingsPanel(in *Inspector) *settingsPanel {
 	return p
 }
 
+// moreTaps are the taps checked.
+func (p *settingsPanel) moreTaps() engine.TapSet {
+	var s engine.TapSet
+	for t, c := range p.taps {
+		if c.Checked {
+			s |= engine.TapSetOf(t)
+		}
+	}
+	return s
+}
+
+// showTapMemory labels each tap with what keeping it costs for the current page.
+func (p *settingsPanel) showTapMemory() {
+	for t, c := range p.taps {
+		label := t.String()
+		if m := tapMemory(p.in.Snap, t); m != "" {
+			label += " (" + m + ")"
+		}
+		c.SetText(label)
+	}
+}
+
 // refresh says what the current run's residency read and waited, and what the probes keep.
 func (p *settingsPanel) refresh() {
 	s := p.in.Snap
+	p.showTapMemory()
 	var read int64
 	var wait float64
 	for _, t := range s.Timings {
@@ -145,21 +182,46 @@ func (p *settingsPanel) refresh() {
 		wait += ms(t.Wait)
 	}
 	c := s.Config
-	kept := int64(s.Layout.Rows()) * int64(c.Hidden) * 4 * int64(s.Next) * 3 // q, k and the output per block
+	keep := s.Settings.Keep.Set()
+	kept := c.ProbeBytes(s.Layout.Rows(), keep) / int64(max(c.Depth, 1)) * int64(s.Next)
 	p.state.SetText(fmt.Sprintf("This run (%s), %d of %d blocks: %s of vision weights, %s read by pread, %.1f ms waiting for weights; "+
-		"%d patches; MLP tile buffer %s; kept for the probes so far %s.",
+		"%d patches; MLP tile buffer %s; kept for the probes so far %s (taps %s).",
 		s.Settings.Describe(), s.Next, c.Depth, engine.FormatBytes(s.WeightBytes), engine.FormatBytes(read), wait,
 		s.Layout.Rows(), engine.FormatBytes(int64(min(s.Settings.TileRows, s.Layout.Rows()))*int64(c.Intermediate)*4),
-		engine.FormatBytes(kept)))
+		engine.FormatBytes(kept), keptNames(keep)))
+}
+
+// keptNames lists kept taps for people ("none" for none).
+func keptNames(s engine.TapSet) string {
+	if s == 0 {
+		return "none"
+	}
+	return strings.ReplaceAll(s.String(), ",", ", ")
 }
 
 func (p *settingsPanel) content() fyne.CanvasObject {
 	apply := widget.NewButton("Apply and re-run", p.apply)
 	apply.Importance = widget.HighImportance
-	return container.NewVBox(p.form.form(), apply, p.note, widget.NewSeparator(), p.state)
+	var checks []fyne.CanvasObject
+	for _, t := range engine.Taps() {
+		if c := p.taps[t]; c != nil {
+			checks = append(checks, c)
+		}
+	}
+	tapsNote := widget.NewLabel(tapsNote)
+	tapsNote.Wrapping = fyne.TextWrapWord
+	more := widget.NewForm(widget.NewFormItem("more taps", container.NewGridWithColumns(2, checks...)))
+	return container.NewVBox(p.form.form(), more, tapsNote, apply, p.note, widget.NewSeparator(), p.state)
 }
 
-func (p *settingsPanel) load(s engine.Settings) { p.form.load(s) }
+// load shows s in the form and the taps it keeps beyond ProbeTaps in the checks.
+func (p *settingsPanel) load(s engine.Settings) {
+	p.form.load(s)
+	keep := s.Keep.Set()
+	for t, c := range p.taps {
+		c.SetChecked(keep.Has(t))
+	}
+}
 
 func (p *settingsPanel) apply() {
 	s, err := p.form.Settings()
@@ -167,6 +229,7 @@ func (p *settingsPanel) apply() {
 		p.in.toolbar.setStatus(Status{Text: err.Error(), Err: err})
 		return
 	}
+	s.Keep.Taps = p.moreTaps()
 	p.in.Ctl.Apply(s)
 }
 

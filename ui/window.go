@@ -1,6 +1,6 @@
 package ui
 
-// window.go lays out the inspector and keeps the selection (block, head, query patch,
+// window.go lays out the inspector and keeps the selection (block, tap, head, query patch,
 // overlay) that every panel draws from.
 //
 // Invariant: every panel redraws from the one Inspector selection and the last Snapshot;
@@ -10,12 +10,14 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/ui/widgets"
 )
@@ -40,9 +42,10 @@ var Overlays = []string{OverlayAttention, OverlayRollout, OverlayNorm, OverlayMe
 
 // Selection is what the user is looking at.
 type Selection struct {
-	Block   int // the block whose output / attention is shown
-	Head    int // -1: mean of heads
-	Query   int // the query patch (sequence index)
+	Block   int    // the block whose output / attention is shown
+	Tap     string // the tap of the block the activations show (engine/tap.go; "out" by default)
+	Head    int    // -1: mean of heads
+	Query   int    // the query patch (sequence index)
 	Overlay string
 	Channel int
 	Colors  widgets.Colormap
@@ -79,7 +82,7 @@ type Inspector struct {
 // (nil: none kept).
 func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Inspector {
 	in := &Inspector{Win: win, Ctl: ctl, prefs: prefs,
-		Sel: Selection{Head: -1, Query: -1, Overlay: OverlayAttention, Colors: widgets.Viridis, Opacity: 0.6}}
+		Sel: Selection{Tap: engine.TapOut.String(), Head: -1, Query: -1, Overlay: OverlayAttention, Colors: widgets.Viridis, Opacity: 0.6}}
 	in.toolbar = newToolbar(in)
 	in.strip = widgets.NewBlockStrip(in.SelectBlock)
 	in.strip.SetTooltip(in.blockTooltip)
@@ -150,6 +153,9 @@ func (in *Inspector) onNewRun() {
 		in.Sel.Head = -1
 	}
 	in.Sel.Block = 0
+	if !slices.Contains(tapOptions(s), in.Sel.Tap) {
+		in.Sel.Tap = engine.TapOut.String()
+	}
 	in.settings.load(s.Settings)
 	in.attention.setHeads(s.Config.Heads)
 	in.activation.setChannels(s.Config.Hidden)
@@ -218,6 +224,12 @@ func (in *Inspector) SelectBlock(i int) {
 		return
 	}
 	in.Sel.Block = i
+	in.refresh()
+}
+
+// SelectTap shows tap name of the selected block in the activations and the per-patch maps.
+func (in *Inspector) SelectTap(name string) {
+	in.Sel.Tap = name
 	in.refresh()
 }
 

@@ -15,29 +15,26 @@ import (
 	"slices"
 )
 
-// PatchStats are per-patch statistics of a block's output, and their mean change.
+// PatchStats are per-patch statistics of a block's output (or of any tap: then without
+// Change), and their mean change.
 type PatchStats struct {
-	Norm, Mean, MaxAbs []float32 // of the output row
-	Change             []float32 // ||out-in|| / ||in||
+	Norm, Mean, MaxAbs []float32 // of the row
+	Change             []float32 // ||out-in|| / ||in||; nil for RowStats
 	MeanChange         float64   // the mean of Change over the patches
 }
 
 // NewPatchStats computes the statistics of out ([S, d]) against the block's input in.
 func NewPatchStats(in, out []float32, d int) PatchStats {
-	n := len(out) / d
-	st := PatchStats{Norm: make([]float32, n), Mean: make([]float32, n), MaxAbs: make([]float32, n), Change: make([]float32, n)}
+	st := RowStats(out, d)
+	n := len(st.Norm)
+	st.Change = make([]float32, n)
 	for p := 0; p < n; p++ {
-		var ss, sum, diff, inSS float64
-		var mx float64
+		var diff, inSS float64
 		for j, x := range out[p*d : (p+1)*d] {
 			xf, xin := float64(x), float64(in[p*d+j])
-			ss += xf * xf
-			sum += xf
-			mx = math.Max(mx, math.Abs(xf))
 			diff += (xf - xin) * (xf - xin)
 			inSS += xin * xin
 		}
-		st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(d)), float32(mx)
 		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
 		st.MeanChange += float64(st.Change[p])
 	}
@@ -45,20 +42,48 @@ func NewPatchStats(in, out []float32, d int) PatchStats {
 	return st
 }
 
+// RowStats are the L2 norm, mean and max |x| of each row of x ([rows, width]: any tap of a
+// block, per patch). Change is nil: it is defined for a block output against its input.
+func RowStats(x []float32, width int) PatchStats {
+	n := 0
+	if width > 0 {
+		n = len(x) / width
+	}
+	st := PatchStats{Norm: make([]float32, n), Mean: make([]float32, n), MaxAbs: make([]float32, n)}
+	for p := 0; p < n; p++ {
+		var ss, sum, mx float64
+		for _, v := range x[p*width : (p+1)*width] {
+			xf := float64(v)
+			ss += xf * xf
+			sum += xf
+			mx = math.Max(mx, math.Abs(xf))
+		}
+		st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(width)), float32(mx)
+	}
+	return st
+}
+
 // ChannelMap is channel ch of block's output for every patch: [S] in sequence order (place
 // it on the image with Layout.Pos). It needs KeepOutputs.
 func (s *Store) ChannelMap(block, ch int) ([]float32, error) {
-	out, err := s.Output(block)
+	return s.TapChannelMap(TapOut, block, ch)
+}
+
+// TapChannelMap is channel ch of block's value of the tap name for every patch: [S] in
+// sequence order. The tap must be kept.
+func (s *Store) TapChannelMap(name string, block, ch int) ([]float32, error) {
+	x, err := s.Tap(name, block)
 	if err != nil {
 		return nil, err
 	}
-	D := s.Hidden
-	if ch < 0 || ch >= D {
-		return nil, fmt.Errorf("channel %d outside %d", ch, D)
+	rows := max(s.Layout.Rows(), 1)
+	W := len(x) / rows
+	if ch < 0 || ch >= W {
+		return nil, fmt.Errorf("channel %d outside %d", ch, W)
 	}
-	m := make([]float32, len(out)/D)
+	m := make([]float32, rows)
 	for p := range m {
-		m[p] = out[p*D+ch]
+		m[p] = x[p*W+ch]
 	}
 	return m, nil
 }

@@ -1,5 +1,6 @@
 // Package probe is everything the inspector measures on a run besides its outputs: what a
-// run keeps for it (Store: per block, the post-rope q|k rows and the output), attention rows
+// run keeps for it (Store: per block, the kept taps — the output, the post-rope q|k rows and
+// any other named intermediate the run was asked to keep), attention rows
 // and rollout and head statistics computed from the kept q|k (attention.go), and activation
 // statistics (stats.go). The engine fills a Store as blocks finish; the window, the dump and
 // the CLI read it, at the same time as the run steps.
@@ -15,46 +16,85 @@ package probe
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/turbospark/inspector/engine/geom"
 )
 
-// Store is what a run keeps for the probes.
+// Store is what a run keeps for the probes: per block, each kept tap by name (engine/tap.go).
+// q and k are kept together as one q|k [S, 2D] (what the attention rows score) and served
+// as the taps "q" and "k"; the block output is the tap "out".
 type Store struct {
 	Layout                 *geom.Layout
 	Heads, HeadDim, Hidden int
 
-	mu      sync.RWMutex
-	qk      [][]float32 // per block [S, 2D]: post-rope q (D) then k (D) per row
-	outputs [][]float32 // per block [S, D]
+	mu    sync.RWMutex
+	qk    [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
+	taps  map[string][][]float32 // per tap name, per block [S, W]
+	names []string               // the kept taps, in the order first added (the graph's)
 }
+
+// The taps the Store knows by name.
+const (
+	TapOut = "out" // the block output
+	TapQ   = "q"   // post-rope q, the first half of each q|k row
+	TapK   = "k"   // post-rope k, the second half
+)
 
 // NewStore is an empty store for a page laid out as lay, in a tower of heads x headDim.
 func NewStore(lay *geom.Layout, heads, headDim int) *Store {
-	return &Store{Layout: lay, Heads: heads, HeadDim: headDim, Hidden: heads * headDim}
+	return &Store{Layout: lay, Heads: heads, HeadDim: headDim, Hidden: heads * headDim, taps: map[string][][]float32{}}
+}
+
+// register lists name among the kept taps the first time it is added. Callers hold mu.
+func (s *Store) register(names ...string) {
+	for _, n := range names {
+		if !slices.Contains(s.names, n) {
+			s.names = append(s.names, n)
+		}
+	}
 }
 
 // AddQK keeps the next block's post-rope q|k rows ([S, 2D]; the store owns them now).
 func (s *Store) AddQK(qk []float32) {
 	s.mu.Lock()
+	s.register(TapQ, TapK)
 	s.qk = append(s.qk, qk)
 	s.mu.Unlock()
 }
 
-// AddOutput keeps the next block's output ([S, D]; the store owns it now).
-func (s *Store) AddOutput(out []float32) {
+// AddTap keeps the next block's value of the tap name ([S, W]; the store owns it now).
+// q and k are added together by AddQK.
+func (s *Store) AddTap(name string, x []float32) {
 	s.mu.Lock()
-	s.outputs = append(s.outputs, out)
+	s.register(name)
+	s.taps[name] = append(s.taps[name], x)
 	s.mu.Unlock()
 }
 
-// KeptQK is how many blocks have their q|k kept.
-func (s *Store) KeptQK() int {
+// AddOutput keeps the next block's output ([S, D]; the store owns it now).
+func (s *Store) AddOutput(out []float32) { s.AddTap(TapOut, out) }
+
+// Taps names the kept taps, in graph order.
+func (s *Store) Taps() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.qk)
+	return slices.Clone(s.names)
 }
+
+// Kept is how many blocks have the tap name kept.
+func (s *Store) Kept(name string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if name == TapQ || name == TapK {
+		return len(s.qk)
+	}
+	return len(s.taps[name])
+}
+
+// KeptQK is how many blocks have their q|k kept.
+func (s *Store) KeptQK() int { return s.Kept(TapQ) }
 
 // QK is block's post-rope q|k rows, [S, 2D]; read only.
 func (s *Store) QK(block int) ([]float32, error) {
@@ -66,21 +106,50 @@ func (s *Store) QK(block int) ([]float32, error) {
 	return s.qk[block], nil
 }
 
-// Output is block's output, [S, D]; read only.
-func (s *Store) Output(block int) ([]float32, error) {
+// Tap is block's value of the tap name, [S, W] (W = len/S); read only, but q and k are
+// copied out of the kept q|k rows.
+func (s *Store) Tap(name string, block int) ([]float32, error) {
+	if name == TapQ || name == TapK {
+		return s.qkHalf(name == TapK, block)
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if block < 0 || block >= len(s.outputs) {
-		return nil, fmt.Errorf("output of block %d is not kept (%d blocks kept; run with outputs kept)", block, len(s.outputs))
+	kept := s.taps[name]
+	if block < 0 || block >= len(kept) {
+		what, keep := "tap "+name, "the tap "+name
+		if name == TapOut {
+			what, keep = "output", "outputs"
+		}
+		return nil, fmt.Errorf("%s of block %d is not kept (%d blocks kept; run with %s kept)", what, block, len(kept), keep)
 	}
-	return s.outputs[block], nil
+	return kept[block], nil
 }
+
+// qkHalf copies q (or k) out of block's q|k rows: [S, D].
+func (s *Store) qkHalf(k bool, block int) ([]float32, error) {
+	qk, err := s.QK(block)
+	if err != nil {
+		return nil, err
+	}
+	D, off := s.Hidden, 0
+	if k {
+		off = s.Hidden
+	}
+	out := make([]float32, len(qk)/2)
+	for r := range len(out) / D {
+		copy(out[r*D:(r+1)*D], qk[r*2*D+off:][:D])
+	}
+	return out, nil
+}
+
+// Output is block's output, [S, D]; read only.
+func (s *Store) Output(block int) ([]float32, error) { return s.Tap(TapOut, block) }
 
 // Outputs is every kept block output so far, in block order; read only.
 func (s *Store) Outputs() [][]float32 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return append([][]float32(nil), s.outputs...)
+	return slices.Clone(s.taps[TapOut])
 }
 
 // AttentionRow is softmax(q_query . K^T * scale) of one head of one block, [S] in sequence

@@ -1,0 +1,445 @@
+package engine_test
+
+// tap_test.go: every tap a run keeps is the value the graph computes at that point: each is
+// recomputed from the tap before it with the CPU backend's own ops (bit for bit), ffn_act
+// does not depend on the MLP tile, and the dump writes the taps asked for.
+//
+// Invariant: every expected value is computed from the run's previous tap (or the block
+// input), never from the tap under test; the mutation that would silently break it:
+// recomputing a tap from itself, which passes whatever the run kept.
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/safetensors"
+)
+
+// hostOps runs the CPU backend's ops on host slices.
+type hostOps struct {
+	t  testing.TB
+	be backend.Backend
+}
+
+func newHostOps(t testing.TB) hostOps {
+	be := cpuBackend()
+	t.Cleanup(func() { be.Close() })
+	return hostOps{t, be}
+}
+
+// up is a backend buffer holding a copy of x (or n zeros when x is nil).
+func (o hostOps) up(x []float32, n int) backend.View {
+	b, err := o.be.Alloc(max(n, len(x)))
+	must(o.t, err)
+	if x != nil {
+		o.be.Upload(backend.View{Buf: b}, x)
+	}
+	return backend.View{Buf: b}
+}
+
+func (o hostOps) down(v backend.View, n int) []float32 {
+	out := make([]float32, n)
+	o.be.Download(out, v)
+	return out
+}
+
+func (o hostOps) layerNorm(x []float32, w, b backend.Weight, rows, cols int) []float32 {
+	y := o.up(nil, rows*cols)
+	o.be.LayerNorm(y, o.up(x, 0), w, b, rows, cols, 1e-6)
+	return o.down(y, rows*cols)
+}
+
+func (o hostOps) matMul(x []float32, w, b backend.Weight, rows, in, out int) []float32 {
+	y := o.up(nil, rows*out)
+	o.be.MatMul(y, o.up(x, 0), w, b, rows, in, out)
+	return o.down(y, rows*out)
+}
+
+func (o hostOps) add(a, b []float32) []float32 {
+	y := o.up(a, 0)
+	o.be.Add(y, o.up(b, 0), len(a))
+	return o.down(y, len(a))
+}
+
+func (o hostOps) geluTanh(x []float32) []float32 {
+	y := o.up(x, 0)
+	o.be.GELU(y, len(x), backend.GELUTanh)
+	return o.down(y, len(x))
+}
+
+// tapBlock is what the checks need of one block of a run.
+type tapBlock struct {
+	cfg  engine.Config
+	lay  *geom.Layout
+	segs []backend.Segment
+	cos  []float32
+	sin  []float32
+	w    func(suffix string) backend.Weight
+}
+
+// tapChainErrors recomputes each tap of one block from the previous one (in: the block's
+// input) and names those that differ by a bit.
+func tapChainErrors(o hostOps, b tapBlock, in []float32, taps map[string][]float32) []string {
+	S, D, I, H := b.lay.Rows(), b.cfg.Hidden, b.cfg.Intermediate, b.cfg.Heads
+	hd := D / H
+	qkv := o.matMul(taps["ln1"], b.w("attn.qkv.weight"), b.w("attn.qkv.bias"), S, D, 3*D)
+	roped := o.up(qkv, 0)
+	o.be.Rope2D(roped, 3*D, o.up(b.cos, 0), o.up(b.sin, 0), S, H, hd)
+	o.be.Rope2D(roped.At(D), 3*D, o.up(b.cos, 0), o.up(b.sin, 0), S, H, hd)
+	qkvRoped := o.down(roped, S*3*D)
+	third := func(x []float32, k int) []float32 {
+		out := make([]float32, 0, S*D)
+		for s := range S {
+			out = append(out, x[s*3*D+k*D:][:D]...)
+		}
+		return out
+	}
+	joined := make([]float32, 0, S*3*D) // the run's own q, k, v as one qkv
+	for s := range S {
+		for _, name := range []string{"q", "k", "v"} {
+			joined = append(joined, taps[name][s*D:(s+1)*D]...)
+		}
+	}
+	attn := o.up(nil, S*D)
+	jv := o.up(joined, 0)
+	o.be.Attention(attn, jv, jv.At(D), jv.At(2*D), 3*D, b.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
+	act := o.geluTanh(o.matMul(taps["ln2"], b.w("mlp.linear_fc1.weight"), b.w("mlp.linear_fc1.bias"), S, D, I))
+	want := map[string][]float32{
+		"ln1":       o.layerNorm(in, b.w("norm1.weight"), b.w("norm1.bias"), S, D),
+		"q":         third(qkvRoped, 0),
+		"k":         third(qkvRoped, 1),
+		"v":         third(qkv, 2),
+		"attn":      o.down(attn, S*D),
+		"attn_proj": o.matMul(taps["attn"], b.w("attn.proj.weight"), b.w("attn.proj.bias"), S, D, D),
+		"ffn_in":    o.add(in, taps["attn_proj"]),
+		"ln2":       o.layerNorm(taps["ffn_in"], b.w("norm2.weight"), b.w("norm2.bias"), S, D),
+		"ffn_act":   act,
+		"ffn_out":   o.matMul(taps["ffn_act"], b.w("mlp.linear_fc2.weight"), b.w("mlp.linear_fc2.bias"), S, I, D),
+		"out":       o.add(taps["ffn_in"], taps["ffn_out"]),
+	}
+	var bad []string
+	for _, name := range engine.TapNames() {
+		if !bitEqual(taps[name], want[name]) {
+			bad = append(bad, name)
+		}
+	}
+	return bad
+}
+
+// tapsOf is every kept tap of block i of run.
+func tapsOf(t testing.TB, run *engine.Run, i int) map[string][]float32 {
+	t.Helper()
+	taps := map[string][]float32{}
+	for _, name := range engine.TapNames() {
+		x, err := run.Probes.Tap(name, i)
+		must(t, err)
+		taps[name] = x
+	}
+	return taps
+}
+
+// allTapsRun runs the tiny tower keeping every tap, with weights mapped (so the test can
+// read them by name) and an MLP tile that splits the page unevenly.
+func allTapsRun(t *testing.T, tile int) (*engine.Run, *engine.Engine, *fixture) {
+	t.Helper()
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	eng, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{TileRows: tile, Keep: engine.Keep{Taps: engine.AllTaps}})
+	must(t, err)
+	t.Cleanup(func() { eng.Close() })
+	run, err := eng.Start(fx.input(t))
+	must(t, err)
+	t.Cleanup(run.Close)
+	must(t, run.RunAll(t.Context()))
+	return run, eng, fx
+}
+
+func blockOf(run *engine.Run, eng *engine.Engine, i int) tapBlock {
+	cfg := run.Config()
+	cos, sin := run.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
+	return tapBlock{cfg: cfg, lay: run.Layout, segs: run.Layout.Segments, cos: cos, sin: sin,
+		w: func(suffix string) backend.Weight { return eng.Res.Global(fmt.Sprintf("blocks.%d.%s", i, suffix)) }}
+}
+
+// Every tap of every block is what the CPU backend's ops make of the tap before it, with
+// the widths of tap.go; out is also the fixture's transformers output.
+func TestTapsFollowTheGraph(t *testing.T) {
+	run, eng, fx := allTapsRun(t, 50)
+	o := newHostOps(t)
+	cfg, S := run.Config(), run.Layout.Rows()
+	if got, want := run.Probes.Taps(), engine.TapNames(); !slices.Equal(got, want) {
+		t.Fatalf("the store lists %v, want every tap in graph order %v", got, want)
+	}
+	in := run.Embed
+	for i := range cfg.Depth {
+		taps := tapsOf(t, run, i)
+		for _, tp := range engine.Taps() {
+			if got, want := len(taps[tp.String()]), S*tp.Width(cfg); got != want {
+				t.Fatalf("block %d tap %s: %d values, want %d", i, tp, got, want)
+			}
+		}
+		if bad := tapChainErrors(o, blockOf(run, eng, i), in, taps); len(bad) > 0 {
+			t.Errorf("block %d: taps %v are not what the graph computes there", i, bad)
+		}
+		if e := relErr(taps["out"], fx.f32(t, fmt.Sprintf("blk%d", i))); e > 1e-5 {
+			t.Errorf("block %d out: rel %.2e against transformers", i, e)
+		}
+		qk, err := run.Probes.QK(i)
+		must(t, err)
+		for s := range S {
+			D := cfg.Hidden
+			if !bitEqual(qk[s*2*D:s*2*D+D], taps["q"][s*D:(s+1)*D]) || !bitEqual(qk[s*2*D+D:(s+1)*2*D], taps["k"][s*D:(s+1)*D]) {
+				t.Fatalf("block %d row %d: the taps q and k are not the kept q|k", i, s)
+			}
+		}
+		in = taps["out"]
+	}
+}
+
+// The check above can fail: each way a tap could be read at the wrong place (doctored into
+// the real taps of block 1, a deepstack block) is named by tapChainErrors.
+func TestTapChainSeesMisplacedTaps(t *testing.T) {
+	run, eng, _ := allTapsRun(t, 50)
+	o := newHostOps(t)
+	prev, err := run.Probes.Tap("out", 0)
+	must(t, err)
+	ds := run.Deepstack[0] // [S/4, O]: what a tap read after the deepstack merger might see
+	cases := []struct {
+		name   string
+		broken func(taps map[string][]float32)
+		caught string
+	}{
+		{"ln1 read before the LayerNorm (buf.h)", func(m map[string][]float32) { m["ln1"] = prev }, "ln1"},
+		{"q read before rope", func(m map[string][]float32) { m["q"] = unroped(o, run, eng, m, "q") }, "q"},
+		{"v read from k's columns", func(m map[string][]float32) { m["v"] = m["k"] }, "v"},
+		{"attn_proj read from buf.attn", func(m map[string][]float32) { m["attn_proj"] = m["attn"] }, "attn_proj"},
+		{"ffn_in read after the MLP", func(m map[string][]float32) { m["ffn_in"] = m["out"] }, "ffn_in"},
+		{"ln2 read after the deepstack merger", func(m map[string][]float32) { m["ln2"] = overwriteHead(m["ln2"], ds) }, "ln2"},
+		{"ffn_act read before GELU", func(m map[string][]float32) { m["ffn_act"] = fc1Only(o, run, eng, m) }, "ffn_act"},
+		{"ffn_act of the last tile only", func(m map[string][]float32) { m["ffn_act"] = lastTileOnly(m["ffn_act"], run.Config().Intermediate, 50) }, "ffn_act"},
+		{"ffn_out read after the residual", func(m map[string][]float32) { m["ffn_out"] = m["out"] }, "ffn_out"},
+	}
+	for _, c := range cases {
+		taps := tapsOf(t, run, 1)
+		c.broken(taps)
+		bad := tapChainErrors(o, blockOf(run, eng, 1), prev, taps)
+		if !slices.Contains(bad, c.caught) {
+			t.Errorf("%s: the check names %v, not %s", c.name, bad, c.caught)
+		}
+	}
+	if bad := tapChainErrors(o, blockOf(run, eng, 1), prev, tapsOf(t, run, 1)); len(bad) > 0 {
+		t.Errorf("the undoctored taps fail: %v", bad)
+	}
+}
+
+// unroped is q (or k) as qkv's matmul leaves it, before rope.
+func unroped(o hostOps, run *engine.Run, eng *engine.Engine, m map[string][]float32, name string) []float32 {
+	b := blockOf(run, eng, 1)
+	S, D := run.Layout.Rows(), run.Config().Hidden
+	qkv := o.matMul(m["ln1"], b.w("attn.qkv.weight"), b.w("attn.qkv.bias"), S, D, 3*D)
+	off := map[string]int{"q": 0, "k": D}[name]
+	out := make([]float32, 0, S*D)
+	for s := range S {
+		out = append(out, qkv[s*3*D+off:][:D]...)
+	}
+	return out
+}
+
+func fc1Only(o hostOps, run *engine.Run, eng *engine.Engine, m map[string][]float32) []float32 {
+	b, cfg := blockOf(run, eng, 1), run.Config()
+	return o.matMul(m["ln2"], b.w("mlp.linear_fc1.weight"), b.w("mlp.linear_fc1.bias"), run.Layout.Rows(), cfg.Hidden, cfg.Intermediate)
+}
+
+// overwriteHead is x with its first values replaced by y's (a buffer partly rewritten).
+func overwriteHead(x, y []float32) []float32 {
+	out := slices.Clone(x)
+	copy(out, y)
+	return out
+}
+
+// lastTileOnly is what a tile buffer holds after the last tile: every earlier row zero.
+func lastTileOnly(x []float32, width, tile int) []float32 {
+	S := len(x) / width
+	out := make([]float32, len(x))
+	last := (S - 1) / tile * tile
+	copy(out[last*width:], x[last*width:])
+	return out
+}
+
+// ffn_act is read tile by tile; it does not depend on the tile size, nor does any other tap.
+func TestFFNActTileIndependent(t *testing.T) {
+	one, _, _ := allTapsRun(t, 1)
+	whole, _, _ := allTapsRun(t, 512)
+	for i := range one.Config().Depth {
+		for _, name := range engine.TapNames() {
+			a, err := one.Probes.Tap(name, i)
+			must(t, err)
+			b, err := whole.Probes.Tap(name, i)
+			must(t, err)
+			if !bitEqual(a, b) {
+				t.Errorf("block %d tap %s: tile 1 and tile 512 differ", i, name)
+			}
+		}
+		if one.Timings[i].MLP <= 0 {
+			t.Errorf("block %d: MLP time %v with ffn_act kept", i, one.Timings[i].MLP)
+		}
+	}
+}
+
+// Without asking, a run keeps no tap (the statistics still see every block output); Outputs
+// and Attention are the taps out and q|k, and a tap asked for is kept alone.
+func TestTapsKeptAsAsked(t *testing.T) {
+	for _, c := range []struct {
+		keep engine.Keep
+		want []string
+	}{
+		{engine.Keep{}, nil},
+		{engine.Keep{Outputs: true, Attention: true}, []string{"q", "k", "out"}},
+		{engine.Keep{Taps: engine.TapSetOf(engine.TapK)}, []string{"q", "k"}},
+		{engine.Keep{Outputs: true, Taps: engine.TapSetOf(engine.TapFFNAct, engine.TapLN1)}, []string{"ln1", "ffn_act", "out"}},
+	} {
+		run, _ := startTiny(t, engine.Settings{Keep: c.keep})
+		must(t, run.RunAll(t.Context()))
+		if got := run.Probes.Taps(); !slices.Equal(got, c.want) {
+			t.Errorf("keep %+v: the store has %v, want %v", c.keep, got, c.want)
+		}
+		for _, name := range c.want {
+			if n := run.Probes.Kept(name); n != 4 {
+				t.Errorf("keep %+v: tap %s kept for %d blocks", c.keep, name, n)
+			}
+		}
+		if len(run.Timings) != 4 || run.MeanChange(3) <= 0 {
+			t.Errorf("keep %+v: %d blocks timed, change %v", c.keep, len(run.Timings), run.MeanChange(3))
+		}
+	}
+}
+
+// ProbeBytes counts each kept tap of every block at its width, q and k together.
+func TestProbeBytesCountsTaps(t *testing.T) {
+	c := engine.Config{Depth: 3, Hidden: 8, Intermediate: 32}
+	per := int64(10 * 8 * 4 * 3)
+	for _, x := range []struct {
+		taps engine.TapSet
+		want int64
+	}{
+		{engine.TapSetOf(engine.TapOut), per},
+		{engine.TapSetOf(engine.TapQ), 2 * per},
+		{engine.ProbeTaps, 3 * per},
+		{engine.TapSetOf(engine.TapFFNAct), 4 * per},
+		{engine.AllTaps, 10*per + 4*per},
+	} {
+		if got := c.ProbeBytes(10, x.taps); got != x.want {
+			t.Errorf("ProbeBytes(10, %s) = %d, want %d", x.taps, got, x.want)
+		}
+	}
+}
+
+// Tap names parse and print back; an unknown one is an error naming every known tap.
+func TestParseTaps(t *testing.T) {
+	s, err := engine.ParseTaps(" ffn_act, ln1 ")
+	must(t, err)
+	if s.String() != "ln1,ffn_act" {
+		t.Errorf("parsed %q", s)
+	}
+	if all, _ := engine.ParseTaps("all"); all != engine.AllTaps || len(all.List()) != 11 {
+		t.Errorf("all is %s", all)
+	}
+	if back, _ := engine.ParseTaps(engine.AllTaps.String()); back != engine.AllTaps {
+		t.Errorf("%s does not parse back", engine.AllTaps)
+	}
+	_, err = engine.ParseTaps("ln1,bogus")
+	if err == nil || !strings.Contains(err.Error(), `"bogus"`) || !strings.Contains(err.Error(), strings.Join(engine.TapNames(), ", ")) {
+		t.Errorf("unknown tap: %v", err)
+	}
+}
+
+// Over the budget, the taps asked for on request go first (the widest first), then q|k,
+// and the notes say which.
+func TestFitProbesDropsTapsFirst(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	cfg, S := ck.Config, 176
+	probes := cfg.ProbeBytes(S, engine.ProbeTaps)
+	keep := engine.Keep{Outputs: true, Attention: true, Taps: engine.TapSetOf(engine.TapLN1, engine.TapFFNAct)}
+	for _, c := range []struct {
+		budget int64
+		want   engine.TapSet
+		note   string
+	}{
+		{probes + cfg.TapBytes(engine.TapLN1, S), engine.ProbeTaps | engine.TapSetOf(engine.TapLN1), "the tap ffn_act probes are off"},
+		{probes, engine.ProbeTaps, "the tap ffn_act, tap ln1 probes are off"},
+		{probes - 1, engine.TapSetOf(engine.TapOut), "attention (q, k) probes are off"},
+		{probes + cfg.ProbeBytes(S, keep.Taps), engine.ProbeTaps | keep.Taps, ""},
+	} {
+		keep.Budget = c.budget
+		sess, err := engine.NewSession(ck, fx.input(t), fx.dir, "", engine.Settings{Keep: keep}, cpuBackend())
+		must(t, err)
+		if got := sess.Settings.Keep.Taps; got != c.want || sess.Run.Probes == nil {
+			t.Errorf("budget %d: keeps %s, want %s", c.budget, got, c.want)
+		}
+		if got := strings.Join(sess.Notes, "\n"); (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("budget %d: notes %q, want %q", c.budget, got, c.note)
+		}
+		if sess.Settings.Keep.Outputs != c.want.Has(engine.TapOut) || sess.Settings.Keep.Attention != c.want.Has(engine.TapQ) {
+			t.Errorf("budget %d: Outputs %v, Attention %v for %s", c.budget, sess.Settings.Keep.Outputs, sess.Settings.Keep.Attention, c.want)
+		}
+		sess.Close()
+	}
+}
+
+// The dump writes blocks.{i}.{tap} for the taps asked, at their widths, equal to the kept
+// values; the contract's tensors stay as they were; a tap not kept is an error.
+func TestDumpWritesTaps(t *testing.T) {
+	run := oneGridRun(t, engine.TapSetOf(engine.TapLN1, engine.TapFFNAct, engine.TapQ))
+	cfg, S := run.Config(), run.Layout.Rows()
+	path := filepath.Join(t.TempDir(), "d.safetensors")
+	must(t, run.WriteDump(path, -1, engine.TapSetOf(engine.TapLN1, engine.TapFFNAct, engine.TapOut)))
+	f, err := safetensors.Open(path)
+	must(t, err)
+	for i := range cfg.Depth {
+		for name, width := range map[string]int{"ln1": cfg.Hidden, "ffn_act": cfg.Intermediate, "out": cfg.Hidden} {
+			key := fmt.Sprintf("blocks.%d.%s", i, name)
+			info, ok := f.Tensors[key]
+			if !ok || !slices.Equal(info.Shape, []int{S, width}) {
+				t.Fatalf("%s: %v (present %v), want [%d %d]", key, info.Shape, ok, S, width)
+			}
+			got, err := f.ReadF32(key)
+			must(t, err)
+			want, err := run.Probes.Tap(name, i)
+			must(t, err)
+			if !bitEqual(got, want) {
+				t.Errorf("%s differs from the kept tap", key)
+			}
+		}
+		if _, ok := f.Tensors[fmt.Sprintf("blocks.%d.q", i)]; ok {
+			t.Errorf("block %d: q was kept but not asked for, and dumped", i)
+		}
+	}
+	if n := len(f.Tensors); n != 3+3*cfg.Depth+1+len(cfg.Deepstack) {
+		t.Errorf("%d tensors in the dump", n)
+	}
+	err = run.WriteDump(filepath.Join(t.TempDir(), "x.safetensors"), -1, engine.TapSetOf(engine.TapAttn))
+	if err == nil || !strings.Contains(err.Error(), "tap attn of block 0 is not kept") {
+		t.Errorf("dumping a tap not kept: %v", err)
+	}
+}
+
+// oneGridRun runs the tiny tower on its first grid only (a dump holds one image).
+func oneGridRun(t *testing.T, taps engine.TapSet) *engine.Run {
+	t.Helper()
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	in := fx.input(t)
+	g := in.Grids[0]
+	rows := g.Patches()
+	one := &engine.Input{Pixels: in.Pixels[:rows*len(in.Pixels)/176], Grids: in.Grids[:1]}
+	return runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Taps: taps}}, one)
+}
