@@ -31,13 +31,8 @@ func readText(t engine.BlockTiming, mode string) string {
 
 func printBlock(w io.Writer, res engine.BlockResult, mode string) {
 	t := res.Timing
-	var change float64
-	for _, c := range res.Stats.Change {
-		change += float64(c)
-	}
-	change /= float64(max(len(res.Stats.Change), 1))
 	fmt.Fprintf(w, "%5d %10.1f %10.1f %10.1f %10.1f %10s %10.4f\n", t.Block, ms(t.Wait), ms(t.Attention), ms(t.MLP),
-		ms(t.Wall), readText(t, mode), change)
+		ms(t.Wall), readText(t, mode), res.Stats.MeanChange)
 }
 
 func printTotals(w io.Writer, r *engine.Report) {

@@ -177,6 +177,12 @@ func (c Config) TapBytes(t Tap, patches int) int64 {
 	return int64(patches) * int64(t.Width(c)) * 4 * int64(c.Depth)
 }
 
+// TileBytes is the MLP tile buffer of a page of patches at tile rows: the graph's tile holds
+// min(tile, patches) rows of the MLP's hidden layer, float32.
+func (c Config) TileBytes(tile, patches int) int64 {
+	return int64(min(tile, patches)) * int64(c.Intermediate) * 4
+}
+
 // ProbeBytes is what a run keeping taps costs on the host for a page of patches: every
 // block's value of each tap, float32 (q and k count both when either is asked: they are
 // kept together).

@@ -124,7 +124,7 @@ func changeLine(s *Snapshot, tap string, b int) string {
 	if tap != tapOut {
 		return "change ||out-in||/||in|| is the block output's: select the tap out"
 	}
-	return fmt.Sprintf("mean change ||out-in||/||in|| %.4f", meanOf(s.Stats[b].Change))
+	return fmt.Sprintf("mean change ||out-in||/||in|| %.4f", s.Stats[b].MeanChange)
 }
 
 // tapAbout is what the tap named name is.

@@ -29,7 +29,7 @@ type comparePanel struct {
 
 func newComparePanel(in *Inspector) *comparePanel {
 	backends := in.Ctl.Backends()
-	p := &comparePanel{in: in, a: newSettingsForm(in.intermediate, backends), b: newSettingsForm(in.intermediate, backends)}
+	p := &comparePanel{in: in, a: newSettingsForm(in.tileBytes, backends), b: newSettingsForm(in.tileBytes, backends)}
 	a, b := backends.ComparePair()
 	p.a.load(a)
 	p.b.load(b)

@@ -33,13 +33,13 @@ type settingsForm struct {
 	backend   *widget.Select
 	threads   *widget.Entry
 	maxPixels *widget.SelectEntry
-	hidden    func() int // the model's intermediate size, for the tile buffer
+	tileBytes func(tile int) int64 // the tile buffer at a tile size (0 before a load)
 	backends  Backends
 	why       *widget.Label // what is not offered and why (empty when everything is)
 }
 
-func newSettingsForm(hidden func() int, backends Backends) *settingsForm {
-	f := &settingsForm{hidden: hidden, backends: backends}
+func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm {
+	f := &settingsForm{tileBytes: tileBytes, backends: backends}
 	f.tileMem = widget.NewLabel("")
 	f.tile = widget.NewSelectEntry(tilePresets)
 	f.tile.OnChanged = func(string) { f.showTileMemory() }
@@ -109,14 +109,14 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 	return s, nil
 }
 
-// showTileMemory: the tile buffer holds tile x intermediate float32 values.
+// showTileMemory says what the typed tile's buffer takes for the current page.
 func (f *settingsForm) showTileMemory() {
 	t, err := strconv.Atoi(f.tile.Text)
-	if err != nil || t < 1 || f.hidden() == 0 {
+	if err != nil || t < 1 || f.tileBytes(t) == 0 {
 		f.tileMem.SetText("")
 		return
 	}
-	f.tileMem.SetText("buffer " + engine.FormatBytes(int64(t)*int64(f.hidden())*4))
+	f.tileMem.SetText("buffer " + engine.FormatBytes(f.tileBytes(t)))
 }
 
 type settingsPanel struct {
@@ -134,7 +134,7 @@ const tapsNote = "More taps: every block's value of each tap checked is kept for
 	"tile's GELU, so the MLP time is the sum of one pass per tile."
 
 func newSettingsPanel(in *Inspector) *settingsPanel {
-	p := &settingsPanel{in: in, form: newSettingsForm(in.intermediate, in.Ctl.Backends()), taps: map[engine.Tap]*widget.Check{}}
+	p := &settingsPanel{in: in, form: newSettingsForm(in.tileBytes, in.Ctl.Backends()), taps: map[engine.Tap]*widget.Check{}}
 	for _, t := range engine.Taps() {
 		if !engine.ProbeTaps.Has(t) {
 			p.taps[t] = widget.NewCheck(t.String(), nil)
@@ -187,7 +187,7 @@ func (p *settingsPanel) refresh() {
 	p.state.SetText(fmt.Sprintf("This run (%s), %d of %d blocks: %s of vision weights, %s read by pread, %.1f ms waiting for weights; "+
 		"%d patches; MLP tile buffer %s; kept for the probes so far %s (taps %s).",
 		s.Settings.Describe(), s.Next, c.Depth, engine.FormatBytes(s.WeightBytes), engine.FormatBytes(read), wait,
-		s.Layout.Rows(), engine.FormatBytes(int64(min(s.Settings.TileRows, s.Layout.Rows()))*int64(c.Intermediate)*4),
+		s.Layout.Rows(), engine.FormatBytes(p.in.tileBytes(s.Settings.TileRows)),
 		engine.FormatBytes(kept), keptNames(keep)))
 }
 
@@ -234,9 +234,9 @@ func (p *settingsPanel) apply() {
 }
 
 // intermediate is the loaded model's MLP width (0 before a load).
-func (in *Inspector) intermediate() int {
+func (in *Inspector) tileBytes(tile int) int64 {
 	if !in.Snap.Loaded() {
 		return 0
 	}
-	return in.Snap.Config.Intermediate
+	return in.Snap.Config.TileBytes(tile, in.Snap.Layout.Rows())
 }

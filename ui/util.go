@@ -21,17 +21,6 @@ func patchGrid(s *Snapshot) widgets.PatchGrid {
 	return widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(row, col int) int { return lay.Index(0, 0, row, col) }}
 }
 
-func meanOf(xs []float32) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += float64(x)
-	}
-	return s / float64(len(xs))
-}
-
 func rangeOf(xs []float32) (lo, hi float32) {
 	if len(xs) == 0 {
 		return 0, 1

@@ -205,7 +205,7 @@ func (in *Inspector) stripValue(i int) float64 {
 	if in.stripBy.Selected == "time" {
 		return in.Snap.Timings[i].Wall.Seconds() * 1000
 	}
-	return meanOf(in.Snap.Stats[i].Change)
+	return in.Snap.Stats[i].MeanChange
 }
 
 func (in *Inspector) blockTooltip(i int) string {
@@ -215,7 +215,7 @@ func (in *Inspector) blockTooltip(i int) string {
 	}
 	t := s.Timings[i]
 	return fmt.Sprintf("block %d: %.1f ms (attention %.1f, MLP %.1f, wait %.1f), change %.3f", i,
-		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), meanOf(s.Stats[i].Change))
+		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), s.Stats[i].MeanChange)
 }
 
 // SelectBlock shows block i everywhere.
