@@ -37,19 +37,27 @@ func (r Result) OK() bool { return r.Err == nil && r.RelErr <= r.Tol }
 
 // Run makes a backend with newBackend, runs every case on it, and closes it before the
 // weight memory is unmapped (a GPU backend wraps that memory without copying).
-func Run(newBackend func() (backend.Backend, error)) ([]Result, error) {
+func Run(newBackend func() (backend.Backend, error)) (out []Result, err error) {
+	err = withBackend(newBackend, func(s *Suite, be backend.Backend) {
+		for _, c := range Cases() {
+			out = append(out, c.Check(s, be))
+		}
+	})
+	return out, err
+}
+
+// withBackend runs f on a new backend and a new suite, then closes the backend before the
+// suite unmaps the weights.
+func withBackend(newBackend func() (backend.Backend, error), f func(*Suite, backend.Backend)) error {
 	be, err := newBackend()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s := NewSuite()
 	defer s.Close()
 	defer be.Close()
-	var out []Result
-	for _, c := range Cases() {
-		out = append(out, c.Check(s, be))
-	}
-	return out, nil
+	f(s, be)
+	return nil
 }
 
 // Suite owns the weight memory of the cases run with it: page-aligned anonymous mappings,

@@ -47,15 +47,9 @@ func (t Timing) GFLOPS() float64 {
 
 // Time makes a backend, times every op of one block at shape sh with BF16 weights, and
 // closes it before the weight memory is unmapped.
-func Time(newBackend func() (backend.Backend, error), sh Shape) ([]Timing, error) {
-	be, err := newBackend()
-	if err != nil {
-		return nil, err
-	}
-	s := NewSuite()
-	defer s.Close()
-	defer be.Close()
-	return timeBlock(s, be, sh), nil
+func Time(newBackend func() (backend.Backend, error), sh Shape) (ts []Timing, err error) {
+	err = withBackend(newBackend, func(s *Suite, be backend.Backend) { ts = timeBlock(s, be, sh) })
+	return ts, err
 }
 
 // linear is a BF16 weight [out, in] and bias [out] of small random values.
