@@ -98,8 +98,9 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	return r
 }
 
-// Finish fills the block rows and totals from the run; wall is the whole run's time.
-func (r *Report) Finish(run *Run, wall time.Duration) {
+// Finish fills the block rows and totals from the run. The total wall time is the work's own: the embedding, every block's wall time and the
+// merger, never the time a user paused between steps.
+func (r *Report) Finish(run *Run) {
 	r.EmbedMS = Millis(run.EmbedTime)
 	r.MergerMS = Millis(run.MergerTime)
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
@@ -111,6 +112,10 @@ func (r *Report) Finish(run *Run, wall time.Duration) {
 		r.Totals.AttentionMS += b.AttentionMS
 		r.Totals.MLPMS += b.MLPMS
 		r.Totals.BytesRead += b.BytesRead
+	}
+	wall := run.EmbedTime + run.MergerTime
+	for _, t := range run.Timings {
+		wall += t.Wall
 	}
 	r.Totals.WallMS = Millis(wall)
 	r.PeakRSS = PeakRSS()

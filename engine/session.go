@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/imageproc"
@@ -35,7 +34,6 @@ type Session struct {
 	Notes       []string
 	// Observers see every block of every run of the session, from when they are added.
 	Observers []func(BlockResult)
-	started   time.Time
 }
 
 // OpenSession opens dir's checkpoint, loads image under s (s.MaxPixels, when set, bounds
@@ -170,7 +168,7 @@ func (s *Session) Restart() error {
 	if s.Run != nil {
 		s.Run.Close()
 	}
-	s.Run, s.started = run, time.Now()
+	s.Run = run
 	run.Observers = append(run.Observers, func(r BlockResult) {
 		for _, o := range s.Observers {
 			o(r)
@@ -195,7 +193,7 @@ func (s *Session) Step(ctx context.Context) error {
 	if _, err := r.Finish(ctx); err != nil {
 		return err
 	}
-	s.Report.Finish(r, time.Since(s.started))
+	s.Report.Finish(r)
 	return nil
 }
 
