@@ -88,17 +88,14 @@ func (p *activationPanel) refresh() {
 	if key == p.drawn {
 		return
 	}
-	if b >= s.Next {
-		p.summary.SetText(fmt.Sprintf("block %d has not run yet", b))
+	p.drawn = key
+	if b >= s.Next { // a restarted run: nothing of the block is shown until it runs again
+		p.clear(fmt.Sprintf("block %d has not run yet", b))
 		return
 	}
-	p.drawn = key
 	x, w, err := tapValues(s, tap, b)
 	if err != nil {
-		p.summary.SetText(err.Error())
-		p.hist.SetData(nil, 0, 0, "")
-		p.top = nil
-		p.channels.Refresh()
+		p.clear(err.Error())
 		return
 	}
 	counts, lo, hi := probe.Histogram(x, 64)
@@ -107,6 +104,15 @@ func (p *activationPanel) refresh() {
 	p.summary.SetText(fmt.Sprintf("%s: %s\nmean %.4f  std %.4f  min %.4f  max %.4f\n%s",
 		tap, tapAbout(tap), mean, std, mn, mx, changeLine(s, tap, b)))
 	p.top = probe.TopChannelsOf(x, w, 12)
+	p.channels.UnselectAll()
+	p.channels.Refresh()
+}
+
+// clear empties the histogram and the channel list and says why.
+func (p *activationPanel) clear(why string) {
+	p.summary.SetText(why)
+	p.hist.SetData(nil, 0, 0, "")
+	p.top = nil
 	p.channels.UnselectAll()
 	p.channels.Refresh()
 }

@@ -20,11 +20,18 @@ import (
 )
 
 type comparePanel struct {
-	in     *Inspector
-	a, b   *settingsForm
-	bars   *widgets.Bars
-	table  *widget.Label
-	result *widget.Label
+	in          *Inspector
+	a, b        *settingsForm
+	runBtn      *widget.Button
+	sides       [2]*widget.ProgressBar // each side's blocks as they finish
+	bars        *widgets.Bars
+	table       *widget.Label
+	result      *widget.Label
+	diffView    *widgets.ImageView // where the two runs differ: one block's per-patch max |A-B|
+	diffKey     *widgets.Legend
+	diffOf      *widget.Select // which block's output the map shows
+	diffCaption string
+	last        *CompareResult
 }
 
 func newComparePanel(in *Inspector) *comparePanel {
@@ -38,18 +45,44 @@ func newComparePanel(in *Inspector) *comparePanel {
 	p.table.TextStyle = fyne.TextStyle{Monospace: true}
 	p.result = widget.NewLabel("Pick two settings and press Compare: both run the current image from block 0.")
 	p.result.Wrapping = fyne.TextWrapWord
+	p.runBtn = widget.NewButton("Compare", p.run)
+	p.runBtn.Importance = widget.HighImportance
+	for k := range p.sides {
+		p.sides[k] = widget.NewProgressBar()
+		p.sides[k].TextFormatter = func() string { return "" }
+	}
+	p.diffView, p.diffKey = widgets.NewImageView(), widgets.NewLegend()
+	p.diffOf = widget.NewSelect(nil, func(string) { p.showDiff() })
+	in.Ctl.OnCompareProgress = p.progress
 	return p
 }
 
 func (p *comparePanel) content() fyne.CanvasObject {
-	run := widget.NewButton("Compare", p.run)
-	run.Importance = widget.HighImportance
-	forms := container.NewGridWithColumns(2,
-		container.NewVBox(widget.NewLabelWithStyle("A", fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), p.a.form()),
-		container.NewVBox(widget.NewLabelWithStyle("B", fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), p.b.form()))
-	top := container.NewVBox(forms, run, p.result)
-	split := container.NewVSplit(p.bars, container.NewVScroll(p.table))
-	return container.NewBorder(top, nil, nil, nil, split)
+	side := func(name string, f *settingsForm, bar *widget.ProgressBar) fyne.CanvasObject {
+		return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), f.form(), bar)
+	}
+	forms := container.NewGridWithColumns(2, side("A", p.a, p.sides[0]), side("B", p.b, p.sides[1]))
+	top := container.NewVBox(forms, p.runBtn, p.result)
+	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where they differ: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
+	results := container.NewAppTabs(
+		container.NewTabItem("timings", container.NewVSplit(p.bars, container.NewVScroll(p.table))),
+		container.NewTabItem("difference map", diff))
+	return container.NewBorder(container.NewVScroll(top), nil, nil, nil, results)
+}
+
+// progress follows the Compare in flight: the button is off while it runs.
+func (p *comparePanel) progress(cp CompareProgress) {
+	if !cp.Running {
+		p.runBtn.Enable()
+		if cp.Err != nil {
+			p.result.SetText("compare: " + cp.Err.Error())
+		}
+		return
+	}
+	p.runBtn.Disable()
+	if cp.Depth > 0 {
+		p.sides[cp.Side].SetValue(float64(cp.Blocks) / float64(cp.Depth))
+	}
 }
 
 func (p *comparePanel) run() {
@@ -58,6 +91,9 @@ func (p *comparePanel) run() {
 		var b engine.Settings
 		if b, err = p.b.Settings(); err == nil {
 			p.result.SetText(fmt.Sprintf("running A (%s), then B (%s)…", a.Describe(), b.Describe()))
+			for _, bar := range p.sides {
+				bar.SetValue(0)
+			}
 			p.in.Ctl.Compare(a, b)
 			return
 		}
@@ -76,6 +112,34 @@ func (p *comparePanel) show(r *CompareResult) {
 	ta, tb := r.ReportA.Totals.WallMS, r.ReportB.Totals.WallMS
 	p.result.SetText(fmt.Sprintf("A: %s — %.1f ms.  B: %s — %.1f ms (%+.1f%%).  %s (max |A−B| over every block output and the merger).",
 		r.A.Describe(), ta, r.B.Describe(), tb, 100*(tb-ta)/max(ta, 1e-9), verdict))
+	p.last = r
+	var blocks []string
+	for i := range r.PatchDiffs {
+		blocks = append(blocks, fmt.Sprintf("block %d", i))
+	}
+	p.diffOf.Options = blocks
+	p.diffOf.SetSelectedIndex(len(blocks) - 1) // the last block: where differences have grown most
+	p.showDiff()
+}
+
+// showDiff draws the selected block's per-patch max |A-B| over the page.
+func (p *comparePanel) showDiff() {
+	r, i := p.last, p.diffOf.SelectedIndex()
+	if r == nil || i < 0 || i >= len(r.PatchDiffs) || r.Page == nil {
+		return
+	}
+	g := r.Layout.Grids[0]
+	p.diffView.SetImage(rgbImage(r.Page.Resized), widgets.PatchGrid{Rows: g.H, Cols: g.W,
+		Index: func(row, col int) int { return r.Layout.Index(0, 0, row, col) }})
+	vals := r.PatchDiffs[i]
+	lo, hi := rangeOf(vals)
+	caption := fmt.Sprintf("block %d: max over channels of |A−B| per patch (identical everywhere)", i)
+	if hi > 0 {
+		caption = fmt.Sprintf("block %d: max over channels of |A−B| per patch, up to %.3g", i, hi)
+	}
+	p.diffView.SetOverlay(vals, widgets.Magma, 0, max(hi, lo, 1e-30))
+	p.diffKey.SetRange(widgets.Magma, 0, max(hi, 1e-30), caption)
+	p.diffCaption = caption
 }
 
 // reportRows are a report's bar parts, in timingParts order.

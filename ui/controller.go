@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/turbospark/inspector/engine"
@@ -65,6 +66,9 @@ type CompareResult struct {
 	BlockDiff      []float64 // max |out_A - out_B| per block
 	MergerDiff     float64
 	DeepstackDiffs []float64
+	PatchDiffs     [][]float32 // per block, per patch (sequence order): max over channels of |out_A - out_B|
+	Layout         *geom.Layout
+	Page           *imageproc.Page
 }
 
 // Controller owns the engine session and runs its work on a worker goroutine.
@@ -74,16 +78,21 @@ type Controller struct {
 
 	jobs chan func()
 
-	mu       sync.Mutex
-	gen      int
-	sess     *session
-	cancel   context.CancelFunc
-	playing  bool
-	delay    time.Duration
-	snapshot *Snapshot
+	mu          sync.Mutex
+	gen         int
+	sess        *session
+	cancel      context.CancelFunc // the main run's job in flight
+	probeCtx    context.Context    // the current run's probes (head stats, rollout): cancelled with the run
+	probeEnd    context.CancelFunc
+	compareStop context.CancelFunc // the Compare in flight or queued
+	note        string             // why the current run re-ran: stays on the status line until the next open
+	playing     bool
+	delay       time.Duration
+	snapshot    *Snapshot
 
-	jobMu  sync.RWMutex // guards closing jobs against late senders
-	closed bool
+	pending atomic.Int32 // jobs queued or running
+	jobMu   sync.RWMutex // guards closing jobs against late senders
+	closed  bool
 
 	// ProbeBudget bounds what a run keeps on the host for the probes (0: half the RAM).
 	ProbeBudget int64
@@ -91,6 +100,9 @@ type Controller struct {
 	OnSnapshot func(*Snapshot)      // on the UI goroutine
 	OnStatus   func(Status)         // on the UI goroutine
 	OnCompare  func(*CompareResult) // on the UI goroutine
+	// OnCompareProgress follows a Compare: each side's blocks as they finish, and a last
+	// call with Running false when it ended (done, failed or cancelled).
+	OnCompareProgress func(CompareProgress)
 }
 
 // session is the window's engine.Session and the statistics its current run produced.
@@ -137,11 +149,18 @@ func (c *Controller) enqueue(j func()) {
 	c.jobMu.RLock()
 	defer c.jobMu.RUnlock()
 	if !c.closed {
-		c.jobs <- j
+		c.pending.Add(1)
+		c.jobs <- func() { defer c.pending.Add(-1); j() }
 	}
 }
 
 func (c *Controller) status(s Status) {
+	c.mu.Lock()
+	note := c.note
+	c.mu.Unlock()
+	if note != "" && s.Err == nil {
+		s.Text += " · " + note
+	}
 	if c.OnStatus != nil {
 		c.do(func() { c.OnStatus(s) })
 	}
@@ -163,19 +182,47 @@ func (c *Controller) newContext() context.Context {
 	return ctx
 }
 
-// Cancel stops the job in flight at the next op boundary and stops playing.
+// Cancel stops the job in flight at the next op boundary, a Compare in flight or queued,
+// and playing.
 func (c *Controller) Cancel() {
 	c.mu.Lock()
 	c.playing = false
 	if c.cancel != nil {
 		c.cancel()
 	}
+	if c.compareStop != nil {
+		c.compareStop()
+	}
 	c.mu.Unlock()
+}
+
+// ProbeContext is the context of the current run's probes (head statistics, rollout, ...):
+// it is cancelled when that run is replaced (open, apply, restart) or the window closes.
+func (c *Controller) ProbeContext() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.probeCtx == nil {
+		return context.Background()
+	}
+	return c.probeCtx
+}
+
+// newRunGeneration starts a new run generation: the probes of the previous one are
+// cancelled. Callers hold mu.
+func (c *Controller) newRunGeneration() {
+	c.gen++
+	if c.probeEnd != nil {
+		c.probeEnd()
+	}
+	c.probeCtx, c.probeEnd = context.WithCancel(context.Background())
 }
 
 // Open loads a checkpoint and an image with the given settings and runs every block.
 func (c *Controller) Open(dir, image string, s engine.Settings) {
 	ctx := c.newContext()
+	c.mu.Lock()
+	c.note = ""
+	c.mu.Unlock()
 	c.enqueue(func() {
 		c.status(Status{Text: "opening " + dir, Busy: true})
 		if err := c.openSession(dir, image, s); err != nil {
@@ -198,11 +245,17 @@ func (c *Controller) Apply(s engine.Settings) {
 	msg := changeMessage(sess.Settings, s)
 	ctx := c.newContext()
 	c.enqueue(func() {
+		c.mu.Lock()
+		c.note = ""
+		c.mu.Unlock()
 		if err := c.openSession(sess.Dir, sess.Image, s); err != nil {
 			c.fail("apply settings", err)
 			return
 		}
-		c.status(Status{Text: msg, Busy: true})
+		c.mu.Lock()
+		c.note = msg // stays on the status line while this run goes on
+		c.mu.Unlock()
+		c.status(Status{Text: "applied", Busy: true})
 		c.runAll(ctx)
 	})
 }
@@ -341,7 +394,7 @@ func (c *Controller) openSession(dir, image string, s engine.Settings) error {
 	c.mu.Lock()
 	old := c.sess
 	c.sess = sess
-	c.gen++
+	c.newRunGeneration()
 	c.mu.Unlock()
 	if old != nil {
 		old.Close()
@@ -373,7 +426,7 @@ func (c *Controller) restart(sess *session) error {
 	}
 	sess.stats = nil
 	c.mu.Lock()
-	c.gen++
+	c.newRunGeneration()
 	c.mu.Unlock()
 	c.post(sess)
 	return nil
@@ -410,10 +463,12 @@ func (c *Controller) stepOnce(ctx context.Context) bool {
 	depth := sess.Checkpoint.Config.Depth
 	i := sess.Run.Next()
 	if i < depth {
-		c.status(Status{Text: fmt.Sprintf("block %d of %d", i+1, depth), Progress: float64(i) / float64(depth), Busy: true})
+		c.status(Status{Text: fmt.Sprintf("running block %d (blocks 0-%d)", i, depth-1), Progress: float64(i) / float64(depth), Busy: true})
+	} else {
+		c.status(Status{Text: "running the merger", Progress: 1, Busy: true})
 	}
 	if err := sess.Step(ctx); err != nil {
-		c.stepFailed(err, i)
+		c.stepFailed(err, sess)
 		return false
 	}
 	c.post(sess)
@@ -421,26 +476,34 @@ func (c *Controller) stepOnce(ctx context.Context) bool {
 	return true
 }
 
-func (c *Controller) stepFailed(err error, block int) {
+// stepFailed says how far the run got: a cancel is not an error, a failure names the block.
+func (c *Controller) stepFailed(err error, sess *session) {
+	done, depth := sess.Run.Next(), sess.Checkpoint.Config.Depth
 	if errors.Is(err, context.Canceled) {
-		c.status(Status{Text: fmt.Sprintf("cancelled before block %d finished", block)})
+		c.post(sess)
+		c.status(Status{Text: fmt.Sprintf("cancelled after %d of %d blocks (block %d did not finish)", done, depth, done),
+			Progress: float64(done) / float64(depth)})
 		return
 	}
-	c.fail(fmt.Sprintf("block %d", block), err)
+	what := fmt.Sprintf("block %d", done)
+	if done == depth {
+		what = "merger"
+	}
+	c.fail(what, err)
 }
 
 func (c *Controller) doneStatus(sess *session) Status {
 	depth := sess.Checkpoint.Config.Depth
 	run, name := sess.Run, sess.Engine.Backend.Name()
 	if run.Finished() {
-		var total time.Duration
-		for _, t := range run.Timings {
-			total += t.Wall
-		}
-		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, engine.Millis(total+run.MergerTime),
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, sess.Report.Totals.WallMS,
 			name, sess.Settings.Describe(), noteSuffix(sess.BackendNote)), Progress: 1}
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s%s", run.Next(), depth, name, noteSuffix(sess.BackendNote)),
+	next := "the merger is next"
+	if run.Next() < depth {
+		next = fmt.Sprintf("block %d is next", run.Next())
+	}
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s", run.Next(), depth, name, next, noteSuffix(sess.BackendNote)),
 		Progress: float64(run.Next()) / float64(depth)}
 }
 
@@ -460,26 +523,62 @@ func (c *Controller) runAll(ctx context.Context) {
 	}
 }
 
+// CompareProgress is where a Compare stands: Side 0 (A) or 1 (B), Blocks of Depth done;
+// Running is false in the last report (done, failed or cancelled: Err says which).
+type CompareProgress struct {
+	Side, Blocks, Depth int
+	Running             bool
+	Err                 error
+}
+
 // Compare runs the current image under settings a and b, one after the other, and reports
-// per-block timings and the largest output differences. The main session is untouched.
+// per-block timings, the largest output differences and where they lie. It never stops the
+// main run: it is queued behind the job in flight and has a context of its own (Cancel
+// stops both). The main session is untouched.
 func (c *Controller) Compare(a, b engine.Settings) {
-	ctx := c.newContext()
+	ctx, stop := context.WithCancel(context.Background())
+	c.mu.Lock()
+	if c.compareStop != nil {
+		c.compareStop() // a newer Compare replaces one still queued or running
+	}
+	c.compareStop = stop
+	c.mu.Unlock()
+	busy := c.pending.Load() > 0
+	if busy {
+		c.status(Status{Text: "compare queued: it starts when the job in progress ends", Busy: true})
+	}
+	c.compareProgress(CompareProgress{Running: true})
 	c.enqueue(func() {
+		defer stop()
 		sess := c.current()
 		if sess == nil {
-			c.fail("compare", errors.New("open a checkpoint and an image first"))
+			err := errors.New("open a checkpoint and an image first")
+			c.fail("compare", err)
+			c.compareProgress(CompareProgress{Err: err})
 			return
 		}
 		res, err := c.compare(ctx, sess, a, b)
 		if err != nil {
-			c.fail("compare", err)
+			if errors.Is(err, context.Canceled) {
+				c.status(Status{Text: "compare cancelled"})
+			} else {
+				c.fail("compare", err)
+			}
+			c.compareProgress(CompareProgress{Err: err})
 			return
 		}
 		c.status(Status{Text: fmt.Sprintf("compared %s vs %s: max output difference %.3g", a.Describe(), b.Describe(), maxOf(res.BlockDiff, res.MergerDiff)), Progress: 1})
+		c.compareProgress(CompareProgress{Side: 1, Blocks: len(res.BlockDiff), Depth: len(res.BlockDiff)})
 		if c.OnCompare != nil {
 			c.do(func() { c.OnCompare(res) })
 		}
 	})
+}
+
+func (c *Controller) compareProgress(p CompareProgress) {
+	if c.OnCompareProgress != nil {
+		c.do(func() { c.OnCompareProgress(p) })
+	}
 }
 
 func maxOf(xs []float64, more ...float64) float64 {
@@ -493,11 +592,16 @@ func maxOf(xs []float64, more ...float64) float64 {
 // compare runs the two settings on siblings of sess (its checkpoint and page). Worker
 // goroutine only.
 func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Settings) (*CompareResult, error) {
-	res := &CompareResult{A: a, B: b}
+	res := &CompareResult{A: a, B: b, Layout: sess.Run.Layout, Page: sess.Input.Image}
 	var runs [2]*engine.Run
+	depth := sess.Checkpoint.Config.Depth
 	for k, s := range []engine.Settings{a, b} {
-		c.status(Status{Text: fmt.Sprintf("compare: run %s (%s)", "AB"[k:k+1], s.Describe()), Progress: float64(k) / 2, Busy: true})
-		side, err := c.sibling(ctx, sess, s)
+		c.status(Status{Text: fmt.Sprintf("compare: side %s (%s)", "AB"[k:k+1], s.Describe()), Progress: float64(k) / 2, Busy: true})
+		c.compareProgress(CompareProgress{Side: k, Depth: depth, Running: true})
+		progress := func(r engine.BlockResult) {
+			c.compareProgress(CompareProgress{Side: k, Blocks: r.Timing.Block + 1, Depth: depth, Running: true})
+		}
+		side, err := c.sibling(ctx, sess, s, progress)
 		if err != nil {
 			return nil, fmt.Errorf("settings %s: %w", "AB"[k:k+1], err)
 		}
@@ -513,6 +617,10 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Set
 	if res.BlockDiff, res.MergerDiff, err = engine.CompareRuns(runs[0], runs[1]); err != nil {
 		return nil, err
 	}
+	oa, ob := runs[0].Probes.Outputs(), runs[1].Probes.Outputs()
+	for i := range oa {
+		res.PatchDiffs = append(res.PatchDiffs, probe.PatchDiff(oa[i], ob[i], sess.Checkpoint.Config.Hidden))
+	}
 	for k := range runs[0].Deepstack {
 		res.DeepstackDiffs = append(res.DeepstackDiffs, probe.MaxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
 	}
@@ -520,7 +628,7 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Set
 }
 
 // sibling runs sess's page under s to the end (outputs kept, attention not).
-func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settings) (*engine.Session, error) {
+func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settings, observe func(engine.BlockResult)) (*engine.Session, error) {
 	if s.MaxPixels != sess.Settings.MaxPixels {
 		return nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
@@ -533,6 +641,7 @@ func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settin
 	if err != nil {
 		return nil, err
 	}
+	side.Observers = append(side.Observers, observe)
 	if err := side.RunAll(ctx); err != nil {
 		side.Close()
 		return nil, err

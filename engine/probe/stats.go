@@ -216,3 +216,15 @@ func CompareOutputs(a, b [][]float32) ([]float64, error) {
 	}
 	return per, nil
 }
+
+// PatchDiff is, for every row of two [rows, width] tensors, max over the row of |a - b|:
+// where two runs of one page differ, patch by patch. Equal values (NaN against NaN
+// included) differ by 0; a NaN against a number is +Inf.
+func PatchDiff(a, b []float32, width int) []float32 {
+	rows := min(len(a), len(b)) / max(width, 1)
+	out := make([]float32, rows)
+	for r := range rows {
+		out[r] = float32(MaxAbsDiff(a[r*width:(r+1)*width], b[r*width:(r+1)*width]))
+	}
+	return out
+}

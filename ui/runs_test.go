@@ -1,0 +1,204 @@
+package ui
+
+// runs_test.go: the window tells the truth about runs — timings are the work's own, a
+// Compare never stops the main run and shows where two settings differ, a cancel says how
+// far it got, a restart clears what the panels showed, and probe work ends with its run.
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
+)
+
+// slowCPU is the CPU backend with every pass made to last at least delay (so a run takes
+// long enough to be interrupted), and optionally one patch's rows nudged in every MatMul.
+type slowCPU struct {
+	*cpu.Backend
+	delay time.Duration
+	nudge int // patch whose MatMul output rows get +1e-3 (-1: none)
+}
+
+func (b slowCPU) Commit() (time.Duration, error) {
+	time.Sleep(b.delay)
+	return b.Backend.Commit()
+}
+
+func (b slowCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
+	b.Backend.MatMul(y, x, w, bias, rows, in, out)
+	if b.nudge >= 0 && b.nudge < rows {
+		row := make([]float32, out)
+		b.Download(row, y.At(b.nudge*out))
+		for i := range row {
+			row[i] += 1e-3
+		}
+		b.Upload(y.At(b.nudge*out), row)
+	}
+}
+
+func slowBackends(delay time.Duration, nudgeIn string, nudge int) Backends {
+	return Backends{Names: []string{"cpu", "nudged"}, New: func(name string, threads int) (backend.Backend, error) {
+		be := slowCPU{Backend: cpu.New(threads), delay: delay, nudge: -1}
+		if name == nudgeIn {
+			be.nudge = nudge
+		}
+		return be, nil
+	}}
+}
+
+// Stepping with pauses, then comparing after a pause: no pause lands in a half, a block's
+// wall time or a total, in the window's runs and in Compare's.
+func TestWindowTimingsHoldNoPause(t *testing.T) {
+	const pause = time.Second
+	h := newHarness(t)
+	h.openDemo()
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	for step := 0; !h.in.Snap.Finished; step++ {
+		time.Sleep(pause)
+		next := h.in.Snap.Next
+		h.in.Ctl.Step()
+		h.pump("a step", func() bool { return h.in.Snap.Next > next || h.in.Snap.Finished })
+	}
+	for _, bt := range h.in.Snap.Timings {
+		if bt.Attention >= pause/2 || bt.MLP >= pause/2 || bt.Wall >= pause/2 || bt.Wait >= pause/2 {
+			t.Errorf("block %d: %+v holds a pause", bt.Block, bt)
+		}
+	}
+	if w := h.in.Snap.Report.Totals.WallMS; w >= float64(pause/2/time.Millisecond) {
+		t.Errorf("stepped run: total %.0f ms holds a pause", w)
+	}
+	time.Sleep(pause)
+	h.in.compare.run()
+	h.pump("the compare", func() bool { return h.in.compareRes != nil })
+	for _, rep := range []float64{h.in.compareRes.ReportA.Totals.WallMS, h.in.compareRes.ReportB.Totals.WallMS} {
+		if rep >= float64(pause/2/time.Millisecond) {
+			t.Errorf("compare after a pause: total %.0f ms holds the pause", rep)
+		}
+	}
+}
+
+// A Compare asked for while the main run goes on waits for it: the main run finishes, the
+// Compare's button is off while it runs, both sides report their blocks, and the
+// difference map puts the difference where it is (one patch nudged on side B).
+func TestCompareBesideTheMainRun(t *testing.T) {
+	const patch = 37
+	h := newHarnessOn(t, slowBackends(20*time.Millisecond, "nudged", patch))
+	var progress []CompareProgress
+	show := h.in.Ctl.OnCompareProgress
+	h.in.Ctl.OnCompareProgress = func(p CompareProgress) { progress = append(progress, p); show(p) }
+	h.in.OpenFiles(demoDir, demoPhoto)
+	h.pump("the main run started", func() bool { return h.in.Snap != nil && h.in.Snap.Next >= 1 })
+	if h.in.Snap.Finished {
+		t.Fatal("the main run finished before Compare could be asked for: make the backend slower")
+	}
+	h.in.compare.b.backend.SetSelected("nudged")
+	h.in.compare.run()
+	h.pump("the compare", func() bool { return h.in.compareRes != nil && h.in.compare.runBtn.Disabled() == false })
+	if !h.in.Snap.Finished || h.said("cancelled") {
+		t.Errorf("the main run did not finish (finished %v, statuses %q)", h.in.Snap.Finished, h.statuses)
+	}
+	if !h.said("compare queued") {
+		t.Errorf("nothing said the compare waits for the run: %q", h.statuses)
+	}
+	depth := h.in.Snap.Config.Depth
+	seen := [2]int{}
+	disabledSeen := false
+	for _, p := range progress {
+		if p.Running {
+			seen[p.Side] = max(seen[p.Side], p.Blocks)
+			disabledSeen = true
+		}
+	}
+	if seen[0] != depth || seen[1] != depth || !disabledSeen {
+		t.Errorf("per-side progress reached %v of %d blocks", seen, depth)
+	}
+	r := h.in.compareRes
+	last := r.PatchDiffs[len(r.PatchDiffs)-1]
+	argmax := 0
+	for i, d := range last {
+		if d > last[argmax] {
+			argmax = i
+		}
+	}
+	if argmax != patch || last[patch] == 0 {
+		t.Errorf("the difference map peaks at patch %d (%.3g), the nudged patch is %d (%.3g)", argmax, last[argmax], patch, last[patch])
+	}
+	if first := r.PatchDiffs[0]; first[patch] < 100*first[(patch+5)%len(first)] {
+		t.Errorf("block 0's map: patch %d %.3g, another %.3g (the nudged row must stand out; attention spreads only a little)", patch, first[patch], first[(patch+5)%len(first)])
+	}
+	if h.in.compare.diffView.OverlayImage() == nil || !strings.Contains(h.in.compare.diffCaption, "up to") {
+		t.Errorf("the difference map is not drawn (caption %q)", h.in.compare.diffCaption)
+	}
+}
+
+// Cancel says how far the run got; the status line counts blocks from 0.
+func TestCancelSaysHowFar(t *testing.T) {
+	h := newHarnessOn(t, slowBackends(30*time.Millisecond, "", -1))
+	h.in.OpenFiles(demoDir, demoPhoto)
+	h.pump("two blocks", func() bool { return h.in.Snap != nil && h.in.Snap.Next >= 2 })
+	h.in.Ctl.Cancel()
+	h.pump("the cancel", func() bool { return h.said("cancelled after") })
+	if !h.said("running block 0 (blocks 0-") {
+		t.Errorf("the status line does not count from 0: %q", h.statuses)
+	}
+	var line string
+	for _, s := range h.statuses {
+		if strings.Contains(s, "cancelled after") {
+			line = s
+		}
+	}
+	if want := "of " + strconv.Itoa(h.in.Snap.Config.Depth) + " blocks"; !strings.Contains(line, want) {
+		t.Errorf("cancel line %q does not say %q", line, want)
+	}
+}
+
+// After Restart the Activations tab shows nothing of a block until it runs again.
+func TestRestartClearsActivations(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.in.SelectBlock(1)
+	h.in.tabs.SelectIndex(1)
+	h.in.refresh()
+	if len(h.in.activation.top) == 0 {
+		t.Fatal("no channels before the restart")
+	}
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
+	h.in.SelectBlock(1)
+	h.in.refresh()
+	if len(h.in.activation.top) != 0 || !strings.Contains(h.in.activation.summary.Text, "has not run yet") {
+		t.Errorf("after restart: %d channels, summary %q", len(h.in.activation.top), h.in.activation.summary.Text)
+	}
+}
+
+// The probes' context ends with the run they belong to.
+func TestProbeContextEndsWithItsRun(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	ctx := h.in.Ctl.ProbeContext()
+	if ctx.Err() != nil {
+		t.Fatal("the current run's probe context is already done")
+	}
+	var done atomic.Bool
+	go func() { <-ctx.Done(); done.Store(true) }()
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
+	deadline := time.Now().Add(5 * time.Second)
+	for !done.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !done.Load() || !errorsIsCanceled(ctx.Err()) {
+		t.Errorf("the old run's probe context was not cancelled: %v", ctx.Err())
+	}
+	if h.in.Ctl.ProbeContext().Err() != nil {
+		t.Error("the new run's probe context is done")
+	}
+}
+
+func errorsIsCanceled(err error) bool { return err == context.Canceled }
