@@ -18,15 +18,17 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // runFlags are run's flags: the inputs and outputs, and the run's engine.Settings.
 type runFlags struct {
-	checkpoint, image, dump, jsonOut string
-	query                            int
-	quiet                            bool
-	taps                             engine.TapSet // written to the dump as blocks.{i}.{tap}
-	settings                         engine.Settings
+	checkpoint, image, dump, jsonOut, trace string
+	query                                   int
+	quiet                                   bool
+	taps                                    engine.TapSet // written to the dump as blocks.{i}.{tap}
+	settings                                engine.Settings
 }
 
 func parseRunFlags(args []string) (*runFlags, error) {
@@ -46,6 +48,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&taps, "taps", "", "with --dump: also keep and dump these taps of every block as blocks.{i}.{tap}, comma-separated, or all: "+
 		strings.Join(engine.TapNames(), ", "))
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
+	fs.StringVar(&f.trace, "trace", "", "write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file")
 	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	if err := fs.Parse(args); err != nil {
@@ -54,8 +57,20 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if f.checkpoint == "" || f.image == "" {
 		return nil, fmt.Errorf("--checkpoint DIR and --image FILE are required")
 	}
-	if s.TileRows < 1 {
-		return nil, fmt.Errorf("--tile %d: must be at least 1", s.TileRows)
+	for _, b := range []struct {
+		name      string
+		v, lo, hi int
+	}{{"--tile", s.TileRows, 1, maxTileRows}, {"--threads", s.Threads, 0, maxThreads}, {"--slots", s.Slots, 2, maxSlots},
+		{"--max-pixels", s.MaxPixels, 0, imageproc.MaxPagePixels}} {
+		if b.v < b.lo || b.v > b.hi {
+			return nil, fmt.Errorf("%s %d: want %d to %d", b.name, b.v, b.lo, b.hi)
+		}
+	}
+	if f.query < -1 {
+		return nil, fmt.Errorf("--attention-query %d: want a patch index (0 or more)", f.query)
+	}
+	if err := fsx.CheckOutputs([]string{f.image}, []string{f.dump, f.jsonOut, f.trace}); err != nil {
+		return nil, err
 	}
 	var err error
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
@@ -86,11 +101,40 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	defer sess.Close()
 	sess.SetBackendNote(note)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	if err := f.checkAgainst(sess); err != nil { // before the work, not after it
+		return err
+	}
+	ctx, stop := interruptible()
 	defer stop()
 	if err := execute(ctx, sess, f.quiet, stdout); err != nil {
 		return err
 	}
+	return f.writeOutputs(sess)
+}
+
+// Bounds of the run's numeric flags (beyond them nothing useful runs, and a million
+// threads would start a million goroutines).
+const (
+	maxTileRows = 1 << 20
+	maxThreads  = 1024
+	maxSlots    = 64
+)
+
+// checkAgainst refuses, before the run, outputs that would overwrite one of the session's
+// inputs (its checkpoint files, its image) and a query outside the page.
+func (f *runFlags) checkAgainst(sess *engine.Session) error {
+	inputs := append(sess.Checkpoint.Files(), f.image)
+	if err := fsx.CheckOutputs(inputs, []string{f.dump, f.jsonOut, f.trace}); err != nil {
+		return err
+	}
+	if S := sess.Run.Layout.Rows(); f.query >= S {
+		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
+	}
+	return nil
+}
+
+// writeOutputs writes what was asked for, each atomically (a failure leaves the old file).
+func (f *runFlags) writeOutputs(sess *engine.Session) error {
 	if f.dump != "" {
 		if err := sess.Run.WriteDump(f.dump, f.query, f.taps); err != nil {
 			return err
@@ -101,7 +145,29 @@ func cmdRun(args []string, stdout io.Writer) error {
 			return err
 		}
 	}
+	if f.trace != "" {
+		return fsx.WriteAtomic(f.trace, sess.Report.WriteTrace)
+	}
 	return nil
+}
+
+// interruptible is a context the first Ctrl-C cancels (the run stops within an op and says
+// so); a second Ctrl-C exits at once.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt)
+	go func() {
+		if _, ok := <-sig; !ok {
+			return
+		}
+		fmt.Fprintln(os.Stderr, "inspector run: interrupted: stopping (Ctrl-C again to quit now)")
+		cancel()
+		if _, ok := <-sig; ok {
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); close(sig); cancel() }
 }
 
 // execute runs the session's page and prints the table as blocks finish.
@@ -123,7 +189,7 @@ func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer)
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return fsx.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
 }

@@ -47,6 +47,17 @@ type Checkpoint struct {
 	tensors         map[string]Located
 }
 
+// Files are the checkpoint's files the engine reads: the configs, the shard index, the
+// shards (outputs must never be written over them).
+func (c *Checkpoint) Files() []string {
+	files := []string{filepath.Join(c.Dir, "config.json"), filepath.Join(c.Dir, "preprocessor_config.json"),
+		filepath.Join(c.Dir, "model.safetensors.index.json")}
+	for _, sh := range c.Shards {
+		files = append(files, sh.Path)
+	}
+	return files
+}
+
 // Tensor returns a checked vision tensor by its short name (e.g. "blocks.0.norm1.weight").
 func (c *Checkpoint) Tensor(name string) Located { return c.tensors[name] }
 

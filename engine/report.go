@@ -66,6 +66,12 @@ type ReportBlock struct {
 	WallMS      float64 `json:"wall_ms"`
 	BytesRead   int64   `json:"bytes_read"`
 	MeanChange  float64 `json:"mean_change"`
+	// When the block and its two passes began, in ms since the run started (a timeline:
+	// pauses between steps are in it).
+	AtMS          float64 `json:"at_ms"`
+	AttentionAtMS float64 `json:"attention_at_ms"`
+	MLPAtMS       float64 `json:"mlp_at_ms"`
+	DeepstackAtMS float64 `json:"deepstack_at_ms,omitempty"`
 }
 
 // ReportTotals sum the block rows.
@@ -106,7 +112,9 @@ func (r *Report) Finish(run *Run) {
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
 	for _, t := range run.Timings {
 		b := ReportBlock{Block: t.Block, WaitMS: Millis(t.Wait), AttentionMS: Millis(t.Attention), MLPMS: Millis(t.MLP),
-			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: run.MeanChange(t.Block)}
+			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: run.MeanChange(t.Block),
+			AtMS: Millis(t.At), AttentionAtMS: Millis(t.AttentionAt), MLPAtMS: Millis(t.MLPAt),
+			DeepstackAtMS: Millis(t.DeepstackAt)}
 		r.Blocks = append(r.Blocks, b)
 		r.Totals.WaitMS += b.WaitMS
 		r.Totals.AttentionMS += b.AttentionMS

@@ -69,7 +69,10 @@ type BlockTiming struct {
 	Deepstack time.Duration // deepstack merger after this block, if it has one
 	BytesRead int64
 	Wall      time.Duration // everything, host work included
-	Ops       OpTimes       // per op kind, on a synchronous (CPU) backend; nil elsewhere
+	// When the block and its passes began, since the run started (the host's clock; with
+	// pauses between steps these are a timeline, not work): for trace exports.
+	At, AttentionAt, MLPAt, DeepstackAt time.Duration
+	Ops                                 OpTimes // per op kind, on a synchronous (CPU) backend; nil elsewhere
 }
 
 // BlockResult is what an observer sees after each block.
@@ -87,6 +90,7 @@ type Run struct {
 	Input  *Input
 
 	next       int
+	began      time.Time // when Start began: the origin of the timings' At fields
 	Embed      []float32 // [S, D] block 0 input
 	EmbedTime  time.Duration
 	Deepstack  [][]float32 // per deepstack merger [S/4, O]
@@ -127,7 +131,7 @@ func (e *Engine) Start(in *Input) (*Run, error) {
 		timer = newOpTimer(be)
 		be = timer
 	}
-	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()),
+	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()), began: time.Now(),
 		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Settings.TileRows, S)}}
 	r.g.taps = r
 	if err := r.g.alloc(); err != nil {
@@ -202,11 +206,12 @@ func (r *Run) Step(ctx context.Context) (BlockResult, error) {
 		return BlockResult{}, err
 	}
 	start := time.Now()
+	at := start.Sub(r.began)
 	w, fetch, err := r.e.Res.Block(i)
 	if err != nil {
 		return BlockResult{}, err
 	}
-	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead}
+	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead, At: at}
 	err = r.runBlock(ctx, w, &t)
 	r.e.Res.Done(i) // after the passes committed: the slot may be refilled now
 	if err != nil {
@@ -227,12 +232,14 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 	be := r.e.Backend
 	var err error
 	r.startPass()
+	t.AttentionAt = time.Since(r.began)
 	r.g.attentionHalf(w)
 	if t.Attention, err = be.Commit(); err != nil {
 		return err
 	}
 	taps := r.takeTaps()
 	r.startPass()
+	t.MLPAt = time.Since(r.began)
 	if err := r.g.mlpHalf(ctx, w); err != nil {
 		be.Commit()
 		return err
@@ -354,6 +361,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 			continue
 		}
 		r.restartClock() // the taps' downloads are not the merger's
+		t.DeepstackAt = time.Since(r.began)
 		r.g.deepstack(r.mergerWeights(fmt.Sprintf("deepstack_merger_list.%d.", k)))
 		var err error
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {

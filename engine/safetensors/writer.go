@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/turbospark/inspector/engine/dtype"
 )
@@ -27,7 +28,9 @@ func (s Spec) bytes() int64 {
 
 // Writer streams a safetensors file: the header first (all specs known up front), then each
 // tensor's bytes in declaration order. Tensors are packed without holes, as the reference
-// reader requires, and the header is space-padded so data starts 8-byte aligned.
+// reader requires, and the header is space-padded so data starts 8-byte aligned. The bytes
+// go to a temporary file next to path, synced and renamed over path by a Close that found
+// every tensor written: a failure (a full disk, a missing tensor) leaves path as it was.
 type Writer struct {
 	path  string
 	f     *os.File
@@ -59,7 +62,14 @@ func Create(path string, specs []Spec, metadata map[string]string) (*Writer, err
 	for len(js)%8 != 0 {
 		js = append(js, ' ')
 	}
-	f, err := os.Create(path)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file: not written", path)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
@@ -97,18 +107,29 @@ func (w *Writer) WriteF32(name string, v []float32) error {
 	return w.Write(name, nil)
 }
 
-// Close flushes; it fails if a declared tensor was never written.
+// Close flushes, syncs and renames the file into place; it fails, leaving path as it was, if
+// a declared tensor was never written or a write failed.
 func (w *Writer) Close() error {
 	if w.err == nil && w.next != len(w.specs) {
 		w.err = fmt.Errorf("%s: %d of %d tensors written", w.path, w.next, len(w.specs))
 	}
-	if err := w.w.Flush(); w.err == nil {
+	if err := w.w.Flush(); w.err == nil && err != nil {
+		w.err = fmt.Errorf("%s: %w", w.path, err)
+	}
+	if err := w.f.Sync(); w.err == nil && err != nil {
+		w.err = fmt.Errorf("%s: %w", w.path, err)
+	}
+	if err := w.f.Chmod(0o644); w.err == nil && err != nil {
 		w.err = err
 	}
-	if err := w.f.Close(); w.err == nil {
-		w.err = err
+	if err := w.f.Close(); w.err == nil && err != nil {
+		w.err = fmt.Errorf("%s: %w", w.path, err)
 	}
-	return w.err
+	if w.err != nil {
+		os.Remove(w.f.Name())
+		return fmt.Errorf("%w (the file was not changed)", w.err)
+	}
+	return os.Rename(w.f.Name(), w.path)
 }
 
 // Tensor is an in-memory tensor for WriteFile.
