@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ func cmdGen(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "output directory (created)")
 	dtypeFlag := fs.String("dtype", "", "weight dtype: bf16, f16 or f32 (default: bf16; f32 for the demo)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	force := fs.Bool("force", false, "replace a folder that is not empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,8 +37,13 @@ func cmdGen(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkGenTarget(*out, *force); err != nil {
+		return err
+	}
 	start := time.Now()
-	if err := synth.Generate(*out, *preset, synth.Options{DType: dt, Seed: *seed}); err != nil {
+	if err := generateInto(*out, func(dir string) error {
+		return synth.Generate(dir, *preset, synth.Options{DType: dt, Seed: *seed})
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: preset %s (%s, %d blocks x %d, %d heads) in %.1fs\n",
@@ -53,4 +61,59 @@ func parseDType(s string) (dtype.DType, error) {
 		return dtype.F32, nil
 	}
 	return "", fmt.Errorf("dtype %q: want bf16, f16 or f32", s)
+}
+
+// checkGenTarget refuses a target that is a file, or a folder with something in it unless
+// force: gen never writes over a checkpoint someone has open.
+func checkGenTarget(out string, force bool) error {
+	st, err := os.Stat(out)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("--out %s: not a folder", out)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 && !force {
+		return fmt.Errorf("--out %s: the folder is not empty (%d entries); add --force to replace it", out, len(ents))
+	}
+	return nil
+}
+
+// generateInto writes a checkpoint into a new folder next to out and renames it into place,
+// so a failed or interrupted gen leaves out as it was, and a window that has the old
+// checkpoint mapped keeps reading the old files (they are replaced, never truncated).
+func generateInto(out string, write func(dir string) error) error {
+	parent, base := filepath.Split(filepath.Clean(out))
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; the leftovers of a failure otherwise
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Stat(out); err == nil { // --force: the old folder goes after the new one is in
+		old := tmp + ".old"
+		if err := os.Rename(out, old); err != nil {
+			return err
+		}
+		defer os.RemoveAll(old)
+	}
+	return os.Rename(tmp, out)
 }

@@ -99,3 +99,25 @@ func TestRunTrace(t *testing.T) {
 		t.Errorf("%d attention and %d MLP events", att, mlp)
 	}
 }
+
+// gen refuses a folder that is not empty unless --force, and writes through a new folder.
+func TestGenNeverOverAFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ck")
+	cli(t, "gen", "--preset", "tiny", "--out", dir)
+	model := filepath.Join(dir, "model.safetensors")
+	before, _ := os.ReadFile(model)
+	if msg := cliFails(t, "gen", "--preset", "tiny", "--out", dir, "--seed", "9"); !strings.Contains(msg, "not empty") || !strings.Contains(msg, "--force") {
+		t.Errorf("a second gen into the folder: %q", msg)
+	}
+	if after, _ := os.ReadFile(model); string(after) != string(before) {
+		t.Error("the refused gen changed the checkpoint")
+	}
+	cli(t, "gen", "--preset", "tiny", "--out", dir, "--seed", "9", "--force")
+	if after, _ := os.ReadFile(model); string(after) == string(before) {
+		t.Error("gen --force did not replace the checkpoint")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(dir)); len(ents) != 1 {
+		t.Errorf("gen left %d entries next to the folder", len(ents))
+	}
+	cli(t, "verify", "--checkpoint", dir)
+}
