@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -75,6 +76,8 @@ type Residency interface {
 	Block(i int) (*BlockWeights, WeightFetch, error)
 	// Done releases block i: its slot may be refilled.
 	Done(i int)
+	// FileAt names the file mapped at addr ("" when none is: pread holds copies).
+	FileAt(addr uintptr) string
 	Close() error
 }
 
@@ -158,7 +161,19 @@ func (m *mappedRes) weight(name string) backend.Weight {
 		Region: m.regions[l.File.Path], Offset: int(l.Info.Begin - m.bases[l.File.Path])}
 }
 
-func (m *mappedRes) Mode() ResidencyMode               { return Mapped }
+func (m *mappedRes) Mode() ResidencyMode { return Mapped }
+
+// FileAt names the shard whose mapping holds addr.
+func (m *mappedRes) FileAt(addr uintptr) string {
+	for path, r := range m.regions {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(r.Bytes)))
+		if addr >= base && addr < base+uintptr(cap(r.Bytes)) {
+			return path
+		}
+	}
+	return ""
+}
+
 func (m *mappedRes) Global(name string) backend.Weight { return m.weight(name) }
 func (m *mappedRes) Done(int)                          {}
 func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
@@ -290,7 +305,11 @@ func (p *preadRes) loadGlobals() error {
 	return nil
 }
 
-func (p *preadRes) Mode() ResidencyMode               { return Pread }
+func (p *preadRes) Mode() ResidencyMode { return Pread }
+
+// FileAt: pread holds copies, never a mapping.
+func (p *preadRes) FileAt(uintptr) string { return "" }
+
 func (p *preadRes) Global(name string) backend.Weight { return p.globals[name] }
 
 func (p *preadRes) Block(i int) (*BlockWeights, WeightFetch, error) {

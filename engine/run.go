@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -115,7 +117,8 @@ type tapSite struct {
 }
 
 // Start checks the input, prepares the page's buffers and computes the embeddings.
-func (e *Engine) Start(in *Input) (*Run, error) {
+func (e *Engine) Start(in *Input) (run *Run, err error) {
+	defer e.faultsAsErrors()(&err)
 	cfg := e.Checkpoint.Config
 	lay, err := geom.NewLayout(cfg.MergeSize, in.Grids)
 	if err != nil {
@@ -196,7 +199,8 @@ func (r *Run) Next() int { return r.next }
 func (r *Run) Finished() bool { return r.Merger != nil }
 
 // Step runs the next block and returns its timings and statistics.
-func (r *Run) Step(ctx context.Context) (BlockResult, error) {
+func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
+	defer r.e.faultsAsErrors()(&err)
 	cfg := r.e.Checkpoint.Config
 	i := r.next
 	if i >= cfg.Depth {
@@ -221,7 +225,7 @@ func (r *Run) Step(ctx context.Context) (BlockResult, error) {
 		return BlockResult{}, err
 	}
 	t.Ops = r.takeOps()
-	res := r.observe(i, &t, start)
+	res = r.observe(i, &t, start)
 	r.next++
 	return res, nil
 }
@@ -394,7 +398,8 @@ func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 }
 
 // Finish runs the final merger on the last block's output.
-func (r *Run) Finish(ctx context.Context) (time.Duration, error) {
+func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
+	defer r.e.faultsAsErrors()(&err)
 	cfg := r.e.Checkpoint.Config
 	if r.next < cfg.Depth {
 		return 0, fmt.Errorf("the merger needs all %d blocks; %d have run", cfg.Depth, r.next)
@@ -404,7 +409,7 @@ func (r *Run) Finish(ctx context.Context) (time.Duration, error) {
 	}
 	r.restartClock() // the host work since the last block is not the merger's
 	r.g.merger(r.mergerWeights("merger."))
-	d, err := r.e.Backend.Commit()
+	d, err = r.e.Backend.Commit()
 	if err != nil {
 		return 0, err
 	}
@@ -441,3 +446,28 @@ func (r *Run) Hidden() []float32 { return r.prev }
 
 // Close frees the page's backend buffers.
 func (r *Run) Close() { r.g.free() }
+
+// faultsAsErrors makes a memory fault in what follows — a mapped shard truncated or
+// rewritten under the run, read by this goroutine or by the backend's workers — a panic,
+// and returns the deferred func that turns that panic into an error naming the file. Any
+// other panic goes on (it is a bug, not bad input). Use: defer e.faultsAsErrors()(&err).
+func (e *Engine) faultsAsErrors() func(*error) {
+	old := debug.SetPanicOnFault(true)
+	return func(err *error) {
+		debug.SetPanicOnFault(old)
+		p := recover()
+		if p == nil {
+			return
+		}
+		_, isRuntime := p.(runtime.Error)
+		fault, hasAddr := p.(interface{ Addr() uintptr })
+		if !isRuntime || !hasAddr {
+			panic(p)
+		}
+		file := e.Res.FileAt(fault.Addr())
+		if file == "" {
+			file = "a checkpoint file"
+		}
+		*err = fmt.Errorf("%s: the file changed while the run had it mapped (truncated or rewritten: a memory fault at %#x); open the checkpoint again, or use pread residency, which reads instead of mapping", file, fault.Addr())
+	}
+}

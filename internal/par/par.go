@@ -11,8 +11,8 @@ package par
 
 import (
 	"context"
-	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -23,7 +23,9 @@ func Workers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
 // For calls fn(worker, task) for every task in [0, n) on at most workers goroutines (the
 // caller's included; worker ids run from 0 to workers-1). Once ctx is done it hands out no
 // more tasks, lets the running ones finish and returns ctx.Err(). A panic in fn is re-raised
-// on the caller after every worker stopped.
+// on the caller, with its value, after every worker stopped. The goroutines it starts turn
+// a memory fault (a mapped file truncated under them) into such a panic
+// (debug.SetPanicOnFault), as the caller's goroutine does when the caller asked for it.
 func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -59,15 +61,21 @@ func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 			fn(w, t)
 		}
 	}
+	faults := debug.SetPanicOnFault(false) // the caller's choice, for the workers too
+	debug.SetPanicOnFault(faults)
 	var wg sync.WaitGroup
 	for w := 1; w < workers; w++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); body(w) }()
+		go func() {
+			defer wg.Done()
+			debug.SetPanicOnFault(faults)
+			body(w)
+		}()
 	}
 	body(0)
 	wg.Wait()
 	if p := failed.Load(); p != nil {
-		panic(fmt.Sprintf("par: task panicked: %v", *p))
+		panic(*p)
 	}
 	if stopped.Load() {
 		return ctx.Err()
