@@ -209,6 +209,8 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	if err := ctx.Err(); err != nil {
 		return BlockResult{}, err
 	}
+	r.e.Backend.Bind(ctx) // a cancel stops the op in flight, not only the next one
+	defer r.e.Backend.Bind(context.Background())
 	start := time.Now()
 	at := start.Sub(r.began)
 	w, fetch, err := r.e.Res.Block(i)
@@ -241,6 +243,9 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 	if t.Attention, err = be.Commit(); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil { // the pass may have stopped part way: discard it
+		return err
+	}
 	taps := r.takeTaps()
 	r.startPass()
 	t.MLPAt = time.Since(r.began)
@@ -251,6 +256,9 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 	mlp, err := be.Commit()
 	t.MLP = r.tileTime + mlp // with ffn_act kept, the MLP half is one pass per tile: their sum
 	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	for tap, x := range r.takeTaps() {

@@ -16,6 +16,7 @@
 package metal
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -75,6 +76,10 @@ type Buffer struct {
 
 // Len is the number of float32 elements (0 after Free).
 func (b *Buffer) Len() int { return len(b.f) }
+
+// Bind: a pass on the GPU runs to its end once committed; the engine checks the context
+// between passes (and between MLP tiles), so a cancel waits at most for one pass.
+func (b *Backend) Bind(context.Context) {}
 
 // Caps: ops run on the GPU at Commit; pass times are the GPU's.
 func (b *Backend) Caps() backend.Caps { return backend.Caps{} }

@@ -11,6 +11,7 @@
 package backend
 
 import (
+	"context"
 	"time"
 
 	"github.com/turbospark/inspector/engine/dtype"
@@ -114,6 +115,11 @@ type Backend interface {
 	Add(dst, src View, n int) // dst += src
 	// Commit ends a pass and returns the time the backend spent on it.
 	Commit() (time.Duration, error)
+	// Bind makes the ops that follow stop early once ctx is done (a cancel reaches the
+	// middle of an attention over 65,536 patches within moments): their outputs are then
+	// incomplete, and the caller, which checks ctx after the pass, discards it. A backend
+	// whose work cannot stop part way (a GPU pass in flight) may ignore it.
+	Bind(ctx context.Context)
 	// Close waits for pending work and releases everything the backend holds: its buffers
 	// (later Frees are no-ops) and what it wrapped of the weights' Regions. It is called
 	// before those Regions are unmapped (Engine.Close keeps that order), and more than once

@@ -18,7 +18,6 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 // attQueries is the number of queries per task (a multiple of 3, the kernel's row count).
@@ -67,13 +66,13 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	}
 	if kernel.UseFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
 		b.growScratch(attFMAScratch(longest, headDim))
-		par.Do(len(job.tasks), b.threads, func(wk, t int) {
+		b.parallel(len(job.tasks), func(wk, t int) {
 			job.runFMA(b.scratch[wk], job.tasks[t])
 		})
 		return
 	}
 	b.growScratch(longest * (headDim + 3))
-	par.Do(len(job.tasks), b.threads, func(wk, t int) {
+	b.parallel(len(job.tasks), func(wk, t int) {
 		job.run(b.scratch[wk], job.tasks[t])
 	})
 }

@@ -10,12 +10,14 @@
 package cpu
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // Buffer is the CPU backend's activation memory: a float32 slice. It implements backend.Buffer.
@@ -31,9 +33,10 @@ func (b *Buffer) Len() int { return len(b.f) }
 type Backend struct {
 	mu      sync.Mutex
 	threads int
-	scratch [][]float32 // per worker; ops grow them on demand
-	shared  []float32   // caller-side scratch: decoded bias / LayerNorm weights
-	last    time.Time   // previous Commit (or New)
+	scratch [][]float32     // per worker; ops grow them on demand
+	shared  []float32       // caller-side scratch: decoded bias / LayerNorm weights
+	last    time.Time       // previous Commit (or New)
+	ctx     context.Context // ops stop handing out tasks once it is done (Bind)
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -45,6 +48,7 @@ func New(threads int) *Backend {
 	}
 	b := &Backend{
 		threads: threads,
+		ctx:     context.Background(),
 		scratch: make([][]float32, threads),
 		last:    time.Now(),
 	}
@@ -57,6 +61,19 @@ func (b *Backend) Threads() int { return b.threads }
 // Close releases nothing (buffers are Go memory, goroutines live only during an op); it
 // never fails.
 func (b *Backend) Close() error { return nil }
+
+// Bind makes the ops that follow stop handing out tasks once ctx is done.
+func (b *Backend) Bind(ctx context.Context) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ctx = ctx
+}
+
+// parallel runs an op's tasks on the backend's threads until they are done or the bound
+// context is (the op's output is then incomplete: the caller discards the pass).
+func (b *Backend) parallel(tasks int, fn func(worker, task int)) {
+	par.For(b.ctx, tasks, b.threads, fn)
+}
 
 // Caps: every op has finished when it returns (the engine times ops by the wall clock).
 func (b *Backend) Caps() backend.Caps { return backend.Caps{Synchronous: true, Threads: b.threads} }

@@ -12,7 +12,6 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 const elemChunk = 1 << 14 // elements per task of the elementwise ops
@@ -31,7 +30,7 @@ func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 	default:
 		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
 	}
-	par.Do(chunks(n, elemChunk), b.threads, func(_, t int) {
+	b.parallel(chunks(n, elemChunk), func(_, t int) {
 		part := xs[t*elemChunk : min(n, (t+1)*elemChunk)]
 		for i, v := range part {
 			part[i] = float32(f(float64(v)))
@@ -59,7 +58,7 @@ func (b *Backend) Add(dst, src backend.View, n int) {
 	if dst.Buf != src.Buf || dst.Off != src.Off {
 		noOverlap("Add", dst, n, src, n)
 	}
-	par.Do(chunks(n, elemChunk), b.threads, func(_, t int) {
+	b.parallel(chunks(n, elemChunk), func(_, t int) {
 		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
 		d, s := ds[lo:hi], ss[lo:hi]
 		for i := range d {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 // Blocking of MatMul (measured on a 2-core Zen 3 with BenchmarkMatMul and a sweep of these
@@ -62,7 +61,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 		job.panels = chunks(out, fmaCols)
 		n := fmaScratch(in)
 		b.growScratch(n)
-		par.Do(job.rowBlocks*job.panels, b.threads, func(wk, t int) {
+		b.parallel(job.rowBlocks*job.panels, func(wk, t int) {
 			job.taskFMA(b.scratch[wk][:n], t)
 		})
 		return
@@ -70,7 +69,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 	job.rowBlocks = chunks(rows, mmRows)
 	job.panels = chunks(out, mmCols)
 	b.growScratch(mmCols * min(in, mmDepth))
-	par.Do(job.rowBlocks*job.panels, b.threads, func(wk, t int) {
+	b.parallel(job.rowBlocks*job.panels, func(wk, t int) {
 		job.task(b.scratch[wk], t)
 	})
 }

@@ -16,7 +16,6 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 // LayerNorm writes out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b. out may be x itself.
@@ -37,7 +36,7 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 	decodeWeight(wb[:cols], w, 0)
 	decodeWeight(wb[cols:], bias, 0)
 	per := max(1, 8192/cols) // rows per task
-	par.Do(chunks(rows, per), b.threads, func(_, t int) {
+	b.parallel(chunks(rows, per), func(_, t int) {
 		for r := t * per; r < min(rows, (t+1)*per); r++ {
 			layerNormRow(os[r*cols:(r+1)*cols], xs[r*cols:(r+1)*cols], wb[:cols], wb[cols:], float64(eps))
 		}

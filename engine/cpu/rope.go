@@ -17,7 +17,6 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 // Rope2D rotates the heads*headDim columns of seq rows of x (row stride stride) in place.
@@ -34,7 +33,7 @@ func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq,
 	noOverlap("Rope2D", x, n, cos, seq*headDim)
 	noOverlap("Rope2D", x, n, sin, seq*headDim)
 	per := max(1, 4096/(heads*headDim)) // rows per task
-	par.Do(chunks(seq, per), b.threads, func(_, t int) {
+	b.parallel(chunks(seq, per), func(_, t int) {
 		for s := t * per; s < min(seq, (t+1)*per); s++ {
 			c := cs[s*headDim : (s+1)*headDim]
 			sn := ss[s*headDim : (s+1)*headDim]
