@@ -658,6 +658,11 @@ func (c *Controller) Close() {
 		return
 	}
 	c.Cancel()
+	c.mu.Lock()
+	if c.probeEnd != nil {
+		c.probeEnd()
+	}
+	c.mu.Unlock()
 	done := make(chan struct{})
 	c.enqueue(func() {
 		if s := c.current(); s != nil {
@@ -665,9 +670,17 @@ func (c *Controller) Close() {
 		}
 		close(done)
 	})
-	<-done
+	select {
+	case <-done:
+	case <-time.After(closeDeadline):
+		// The job in flight did not stop in time (a GPU pass, say): the window closes anyway
+		// and the process may exit; the worker closes the session when the job returns.
+	}
 	c.jobMu.Lock()
 	c.closed = true
 	close(c.jobs)
 	c.jobMu.Unlock()
 }
+
+// closeDeadline is how long Close waits for the job in flight to stop.
+const closeDeadline = 2 * time.Second

@@ -202,3 +202,31 @@ func TestProbeContextEndsWithItsRun(t *testing.T) {
 }
 
 func errorsIsCanceled(err error) bool { return err == context.Canceled }
+
+// stuckCPU never lets a MatMul end until released (a pass that cannot be interrupted).
+type stuckCPU struct {
+	*cpu.Backend
+	release chan struct{}
+}
+
+func (b stuckCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
+	<-b.release
+	b.Backend.MatMul(y, x, w, bias, rows, in, out)
+}
+
+// Closing the window returns within its deadline even when the job in flight cannot stop.
+func TestCloseHasADeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	stuck := Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
+		return stuckCPU{cpu.New(threads), release}, nil
+	}}
+	h := newHarnessOn(t, stuck)
+	h.in.OpenFiles(demoDir, demoPhoto)
+	time.Sleep(200 * time.Millisecond) // the open job is now stuck in the embedding's MatMul
+	start := time.Now()
+	h.in.Ctl.Close()
+	if d := time.Since(start); d > closeDeadline+time.Second {
+		t.Errorf("Close took %v", d)
+	}
+}
