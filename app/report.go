@@ -40,4 +40,7 @@ func printTotals(w io.Writer, r *engine.Report) {
 	fmt.Fprintf(w, "%5s %10.1f %10.1f %10.1f %10.1f %10s\n", "total", t.WaitMS, t.AttentionMS, t.MLPMS, t.WallMS, engine.FormatBytes(t.BytesRead))
 	fmt.Fprintf(w, "embed %.1f ms, merger %.1f ms, vision weights %s, peak RSS %s\n",
 		r.EmbedMS, r.MergerMS, engine.FormatBytes(t.WeightBytes), engine.FormatBytes(r.PeakRSS))
+	if r.NonFinite != nil {
+		fmt.Fprintln(w, "warning:", r.NonFinite)
+	}
 }

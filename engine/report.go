@@ -8,8 +8,10 @@ package engine
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strconv"
 	"time"
@@ -28,6 +30,8 @@ type Report struct {
 	MergerMS float64        `json:"merger_ms"`
 	Totals   ReportTotals   `json:"totals"`
 	PeakRSS  int64          `json:"peak_rss_bytes"`
+	// NonFinite is where the first NaN or Inf appeared (absent when none did).
+	NonFinite *NonFinite `json:"non_finite,omitempty"`
 }
 
 // ReportSettings are what the run was asked to do.
@@ -65,7 +69,7 @@ type ReportBlock struct {
 	DeepstackMS float64 `json:"deepstack_ms,omitempty"`
 	WallMS      float64 `json:"wall_ms"`
 	BytesRead   int64   `json:"bytes_read"`
-	MeanChange  float64 `json:"mean_change"`
+	MeanChange  Number  `json:"mean_change"` // null when not finite
 	// When the block and its two passes began, in ms since the run started (a timeline:
 	// pauses between steps are in it).
 	AtMS          float64 `json:"at_ms"`
@@ -112,7 +116,7 @@ func (r *Report) Finish(run *Run) {
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
 	for _, t := range run.Timings {
 		b := ReportBlock{Block: t.Block, WaitMS: Millis(t.Wait), AttentionMS: Millis(t.Attention), MLPMS: Millis(t.MLP),
-			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: run.MeanChange(t.Block),
+			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: Number(run.MeanChange(t.Block)),
 			AtMS: Millis(t.At), AttentionAtMS: Millis(t.AttentionAt), MLPAtMS: Millis(t.MLPAt),
 			DeepstackAtMS: Millis(t.DeepstackAt)}
 		r.Blocks = append(r.Blocks, b)
@@ -127,6 +131,7 @@ func (r *Report) Finish(run *Run) {
 	}
 	r.Totals.WallMS = Millis(wall)
 	r.PeakRSS = PeakRSS()
+	r.NonFinite = run.NonFinite
 }
 
 // WriteCSV writes one row per block with a header.
@@ -136,7 +141,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, b := range r.Blocks {
 		cw.Write([]string{strconv.Itoa(b.Block), f(b.WaitMS), f(b.AttentionMS), f(b.MLPMS), f(b.DeepstackMS), f(b.WallMS),
-			strconv.FormatInt(b.BytesRead, 10), strconv.FormatFloat(b.MeanChange, 'g', 6, 64)})
+			strconv.FormatInt(b.BytesRead, 10), strconv.FormatFloat(float64(b.MeanChange), 'g', 6, 64)})
 	}
 	cw.Flush()
 	return cw.Error()
@@ -190,4 +195,16 @@ func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
 		return nil, 0, err
 	}
 	return perBlock, probe.MaxAbsDiff(a.Merger, b.Merger), nil
+}
+
+// Number is a float64 that a JSON report can always hold: NaN and ±Inf are written as null
+// (encoding/json refuses them, which would lose the whole report).
+type Number float64
+
+// MarshalJSON writes the number, or null when it is not finite.
+func (n Number) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(n))
 }

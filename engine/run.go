@@ -99,6 +99,7 @@ type Run struct {
 	Merger     []float32   // [S/4, O] once finished
 	MergerTime time.Duration
 	Timings    []BlockTiming
+	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
 	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
 	prev, cur  []float32
 	changes    []float64 // mean change per block
@@ -169,6 +170,7 @@ func (r *Run) embed() error {
 	r.Embed = r.download(r.g.buf.h, r.g.seq*cfg.Hidden)
 	r.prev = r.Embed
 	r.EmbedTime = time.Since(start)
+	r.checkEmbedding()
 	return nil
 }
 
@@ -218,6 +220,7 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 		return BlockResult{}, err
 	}
 	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead, At: at}
+	in := r.prev
 	err = r.runBlock(ctx, w, &t)
 	r.e.Res.Done(i) // after the passes committed: the slot may be refilled now
 	if err != nil {
@@ -229,6 +232,9 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	t.Ops = r.takeOps()
 	res = r.observe(i, &t, start)
 	r.next++
+	if err := r.checkBlock(ctx, i, in); err != nil {
+		return res, err
+	}
 	return res, nil
 }
 

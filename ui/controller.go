@@ -495,6 +495,10 @@ func (c *Controller) stepFailed(err error, sess *session) {
 func (c *Controller) doneStatus(sess *session) Status {
 	depth := sess.Checkpoint.Config.Depth
 	run, name := sess.Run, sess.Engine.Backend.Name()
+	if nf := run.NonFinite; nf != nil {
+		return Status{Text: fmt.Sprintf("%d of %d blocks run: %s", run.Next(), depth, nf), Progress: float64(run.Next()) / float64(depth),
+			Err: fmt.Errorf("non-finite values: %s", nf)}
+	}
 	if run.Finished() {
 		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, sess.Report.Totals.WallMS,
 			name, sess.Settings.Describe(), noteSuffix(sess.BackendNote)), Progress: 1}

@@ -1,0 +1,146 @@
+package engine
+
+// nonfinite.go: when a value stops being a number. A NaN or Inf weight, or a preprocessor
+// std of 1e-45, makes every later block NaN; the run names the first place it happened —
+// the embedding, or a block and the op in it — and the weights of that op that are not
+// finite, so the user knows which file and tensor to look at.
+//
+// Invariant: the diagnosis re-runs the block from its own input (kept on the host) with
+// every intermediate read, and never changes what the run keeps or computes next: the block
+// output is put back, the Store is not touched. Mutation that would silently break it:
+// diagnosing from the block's output instead of its input — every intermediate would be
+// NaN and the first op would always be blamed.
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/turbospark/inspector/engine/backend"
+)
+
+// NonFinite is where the first NaN or Inf of a run appeared.
+type NonFinite struct {
+	Block   int      `json:"block"`             // -1: the embedding
+	Tap     string   `json:"tap,omitempty"`     // the first intermediate that is not finite
+	Op      string   `json:"op"`                // what made it
+	Weights []string `json:"weights,omitempty"` // that op's weights holding NaN or Inf
+}
+
+func (n *NonFinite) String() string {
+	where := "the embedding"
+	if n.Block >= 0 {
+		where = fmt.Sprintf("block %d, %s", n.Block, n.Op)
+	}
+	s := "values stopped being finite (NaN or Inf) in " + where
+	if n.Block < 0 {
+		s += " (" + n.Op + ")"
+	}
+	if len(n.Weights) > 0 {
+		s += fmt.Sprintf("; not finite in the weights %v", n.Weights)
+	}
+	return s + "; every later value depends on it"
+}
+
+// producers names the op that makes each tap and the block weights it reads.
+var producers = [numTaps]struct {
+	op      string
+	weights []int
+}{
+	TapLN1:      {"LayerNorm1 (norm1)", []int{wNorm1W, wNorm1B}},
+	TapQ:        {"the qkv MatMul and rope", []int{wQKVW, wQKVB}},
+	TapK:        {"the qkv MatMul and rope", []int{wQKVW, wQKVB}},
+	TapV:        {"the qkv MatMul", []int{wQKVW, wQKVB}},
+	TapAttn:     {"attention", nil},
+	TapAttnProj: {"the attention's proj MatMul", []int{wProjW, wProjB}},
+	TapFFNIn:    {"the attention residual", nil},
+	TapLN2:      {"LayerNorm2 (norm2)", []int{wNorm2W, wNorm2B}},
+	TapFFNAct:   {"fc1 and GELU", []int{wFC1W, wFC1B}},
+	TapFFNOut:   {"the MLP's fc2", []int{wFC2W, wFC2B}},
+	TapOut:      {"the MLP residual", nil},
+}
+
+func finite(xs []float32) bool {
+	for _, x := range xs {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// nonFiniteWeights names the weights among ws that hold a NaN or Inf.
+func nonFiniteWeights(ws ...backend.Weight) []string {
+	var bad []string
+	for _, w := range ws {
+		if w.Region != nil && !finite(decodeWeight(w)) {
+			bad = append(bad, w.Name)
+		}
+	}
+	return bad
+}
+
+// checkEmbedding records a non-finite embedding: the pixel values, the patch embedding or
+// the position table.
+func (r *Run) checkEmbedding() {
+	if r.NonFinite != nil || finite(r.Embed) {
+		return
+	}
+	res := r.e.Res
+	op := "patch and position embedding"
+	if !finite(r.Input.Pixels) {
+		op = "pixel values (the preprocessor's mean/std?)"
+	}
+	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(res.Global("patch_embed.proj.weight"),
+		res.Global("patch_embed.proj.bias"), res.Global("pos_embed.weight"))}
+}
+
+// checkBlock records block i's failure the first time an output is not finite, by
+// re-running the block from in (its input) with every intermediate read.
+func (r *Run) checkBlock(ctx context.Context, i int, in []float32) error {
+	if r.NonFinite != nil || finite(r.cur) || !finite(in) {
+		return nil
+	}
+	w, _, err := r.e.Res.Block(i)
+	if err != nil {
+		return err
+	}
+	defer r.e.Res.Done(i)
+	be := r.e.Backend
+	saved := r.e.Settings.Keep.Taps
+	r.e.Settings.Keep.Taps = AllTaps // read everything this once; nothing reaches the Store
+	defer func() { r.e.Settings.Keep.Taps = saved }()
+	be.Upload(v(r.g.buf.h), in)
+	r.startPass()
+	r.g.attentionHalf(w)
+	if _, err := be.Commit(); err != nil {
+		return err
+	}
+	taps := r.takeTaps()
+	r.startPass()
+	if err := r.g.mlpHalf(ctx, w); err != nil {
+		be.Commit()
+		return err
+	}
+	if _, err := be.Commit(); err != nil {
+		return err
+	}
+	for t, x := range r.takeTaps() {
+		taps[t] = x
+	}
+	taps[TapFFNAct] = r.act
+	be.Upload(v(r.g.buf.h), r.cur) // the run goes on from the block's real output
+	for _, t := range Taps() {
+		if x, ok := taps[t]; ok && !finite(x) {
+			p := producers[t]
+			var ws []backend.Weight
+			for _, k := range p.weights {
+				ws = append(ws, w[k])
+			}
+			r.NonFinite = &NonFinite{Block: i, Tap: t.String(), Op: p.op, Weights: nonFiniteWeights(ws...)}
+			return nil
+		}
+	}
+	r.NonFinite = &NonFinite{Block: i, Op: "the block (no intermediate was non-finite on a second run: not reproducible)"}
+	return nil
+}
