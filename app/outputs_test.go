@@ -121,3 +121,18 @@ func TestGenNeverOverAFolder(t *testing.T) {
 	}
 	cli(t, "verify", "--checkpoint", dir)
 }
+
+// --max-memory refuses a run estimated to hold more, before the work.
+func TestMaxMemory(t *testing.T) {
+	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--max-memory", "64KiB")
+	if !strings.Contains(msg, "would hold about") {
+		t.Errorf("%q", msg)
+	}
+	if msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--max-memory", "lots"); !strings.Contains(msg, "--max-memory lots") {
+		t.Errorf("%q", msg)
+	}
+	out := cli(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--max-memory", "1GiB")
+	if !strings.Contains(out, "memory: about") {
+		t.Errorf("the header does not say what the run holds:\n%s", out)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
@@ -34,7 +35,7 @@ type runFlags struct {
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency, taps string
+	var residency, taps, maxMemory string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout)")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -50,6 +51,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
 	fs.StringVar(&f.trace, "trace", "", "write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file")
 	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
+	fs.StringVar(&maxMemory, "max-memory", "", "refuse a run estimated to hold more than this, e.g. 6GiB or 512MiB (default: the machine's memory)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -75,6 +77,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	var err error
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
 		return nil, err
+	}
+	if s.MaxMemory, err = parseBytes(maxMemory); err != nil {
+		return nil, fmt.Errorf("--max-memory %s: %v", maxMemory, err)
 	}
 	if f.taps, err = engine.ParseTaps(taps); err != nil {
 		return nil, fmt.Errorf("--taps: %w", err)
@@ -192,4 +197,27 @@ func writeJSONFile(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return fsx.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(append(b, '\n')); return err })
+}
+
+// parseBytes reads "6GiB", "512MiB", "1.5GB", "4096" (bytes); "" is 0.
+func parseBytes(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil || x <= 0 || x*mult > 1<<60 {
+		return 0, fmt.Errorf("want a size such as 6GiB or 512MiB")
+	}
+	return int64(x * mult), nil
 }

@@ -59,11 +59,18 @@ func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, e
 // NewSession starts in's page of ck under s on be (owned from the call on: on failure it is
 // closed); dir and image name the page's sources in reports ("" where there are none).
 func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
+	s = s.normalized()
+	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep)
+	s.Keep = keep
+	if err := checkMemory(EstimateMemory(ck, in, s), s.MaxMemory); err != nil {
+		be.Close()
+		return nil, err
+	}
 	e, err := NewEngine(ck, be, s)
 	if err != nil {
 		return nil, err
 	}
-	return start(dir, image, e, in)
+	return start(dir, image, e, in, note)
 }
 
 // Sibling is the same checkpoint and page under other settings, on be (owned from the
@@ -76,9 +83,11 @@ func (s *Session) Sibling(set Settings, be backend.Backend) (*Session, error) {
 	return NewSession(s.Checkpoint, s.Input, s.Dir, s.Image, set, be)
 }
 
-func start(dir, image string, e *Engine, in *Input) (*Session, error) {
+func start(dir, image string, e *Engine, in *Input, note string) (*Session, error) {
 	s := &Session{Dir: dir, Image: image, Settings: e.Settings, Checkpoint: e.Checkpoint, Input: in, Engine: e}
-	s.fitProbes()
+	if note != "" {
+		s.Notes = append(s.Notes, note)
+	}
 	if err := s.Restart(); err != nil {
 		e.Close()
 		return nil, err
@@ -86,22 +95,16 @@ func start(dir, image string, e *Engine, in *Input) (*Session, error) {
 	return s, nil
 }
 
-// fitProbes turns off what the page's probes would keep beyond the budget — the taps asked
+// fitProbes turns off what a page of patches would keep beyond the budget — the taps asked
 // for on request first (the widest first), then q|k (the attention probes), then the block
-// outputs — and says so in Notes.
-func (s *Session) fitProbes() {
-	keep := &s.Engine.Settings.Keep
+// outputs — and says so ("" when all fits).
+func fitProbes(cfg Config, patches int, keep Keep) (Keep, string) {
 	budget := keep.Budget
 	if budget <= 0 {
 		if budget = PhysicalMemory() / 2; budget <= 0 {
 			budget = 8 << 30
 		}
 	}
-	patches := 0
-	for _, g := range s.Input.Grids {
-		patches += g.Patches()
-	}
-	cfg := s.Checkpoint.Config
 	asked := keep.Set()
 	kept, off := asked, []string(nil)
 	for _, group := range dropOrder(asked, cfg) {
@@ -112,12 +115,10 @@ func (s *Session) fitProbes() {
 		off = append(off, probeName(group))
 	}
 	if kept == asked {
-		return
+		return keep, ""
 	}
-	*keep = keep.only(kept)
-	s.Settings.Keep = *keep
-	s.Notes = append(s.Notes, fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
-		patches, FormatBytes(cfg.ProbeBytes(patches, asked)), FormatBytes(budget), strings.Join(off, ", ")))
+	return keep.only(kept), fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
+		patches, FormatBytes(cfg.ProbeBytes(patches, asked)), FormatBytes(budget), strings.Join(off, ", "))
 }
 
 // dropOrder is the order fitProbes turns kept taps off in: the taps beyond ProbeTaps one by

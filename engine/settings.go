@@ -22,6 +22,7 @@ type Settings struct {
 	Slots     int           // pread ring size (at least 2)
 	TileRows  int           // MLP rows per tile (default 512)
 	MaxPixels int           // the page's pixel budget (0: the checkpoint processor's max_pixels)
+	MaxMemory int64         // refuse a run estimated to hold more (0: the machine's memory)
 	Keep      Keep          // what the run keeps on the host
 }
 
