@@ -56,7 +56,7 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 		m.Weights = int64(max(s.Slots, 2))*block + ck.VisionBytes() - all // the slots and the globals
 	}
 	page := f * (7*S*D + 2*S*hd + merged*int64(c.MergedDim()) + merged*int64(c.OutHidden)) // h, ln, qkv, attn, tmp; cos, sin; merger
-	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                              // pixels, embed, previous and current hidden state
+	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
 	m.Activations = page + host + c.TileBytes(s.TileRows, int(S))
 	threads := int64(s.Threads)
 	if threads <= 0 {
