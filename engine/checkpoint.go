@@ -44,7 +44,10 @@ type Checkpoint struct {
 	HasPreprocessor bool   // false: the HF class defaults apply (spec section 3)
 	Prefix          string // "model.visual." or "visual."
 	Shards          []*safetensors.File
-	tensors         map[string]Located
+	// Ignored are the vision tensors (under Prefix) that the config does not use — more
+	// blocks than depth, another model type's deepstack mergers — sorted: said, never read.
+	Ignored []string
+	tensors map[string]Located
 }
 
 // Files are the checkpoint's files the engine reads: the configs, the shard index, the
@@ -188,7 +191,28 @@ func (c *Checkpoint) locate(where map[string]string) error {
 		}
 		c.tensors[spec.Name] = Located{Spec: spec, File: f, Info: info}
 	}
+	for name := range where {
+		if short, ok := strings.CutPrefix(name, c.Prefix); ok {
+			if _, used := c.tensors[short]; !used {
+				c.Ignored = append(c.Ignored, name)
+			}
+		}
+	}
+	sort.Strings(c.Ignored)
 	return nil
+}
+
+// IgnoredNote says what the checkpoint holds that the config does not use ("" if nothing).
+func (c *Checkpoint) IgnoredNote() string {
+	if len(c.Ignored) == 0 {
+		return ""
+	}
+	show := c.Ignored[:min(3, len(c.Ignored))]
+	more := ""
+	if len(c.Ignored) > len(show) {
+		more = fmt.Sprintf(" and %d more", len(c.Ignored)-len(show))
+	}
+	return fmt.Sprintf("%d vision tensors are not used by this config and were ignored: %s%s", len(c.Ignored), strings.Join(show, ", "), more)
 }
 
 func (c *Checkpoint) openShard(opened map[string]*safetensors.File, shard string) (*safetensors.File, error) {

@@ -85,8 +85,10 @@ func (s *Session) Sibling(set Settings, be backend.Backend) (*Session, error) {
 
 func start(dir, image string, e *Engine, in *Input, note string) (*Session, error) {
 	s := &Session{Dir: dir, Image: image, Settings: e.Settings, Checkpoint: e.Checkpoint, Input: in, Engine: e}
-	if note != "" {
-		s.Notes = append(s.Notes, note)
+	for _, n := range []string{e.Checkpoint.IgnoredNote(), note} {
+		if n != "" {
+			s.Notes = append(s.Notes, n)
+		}
 	}
 	if err := s.Restart(); err != nil {
 		e.Close()
