@@ -55,6 +55,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse$$ -fuzztime 30s ./engine/safetensors
 	$(GO) test -run '^$$' -fuzz FuzzParseConfig -fuzztime 30s ./engine
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 30s ./engine/imageproc
+	$(GO) test -run '^$$' -fuzz FuzzPagePlan -fuzztime 30s ./engine/imageproc
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
