@@ -32,7 +32,7 @@ func FuzzDecode(f *testing.F) {
 // config Validate accepts, on an image within DefaultLimits, resizes to at most max_pixels
 // (or one factor per side past it, HF's floor) — never to what min_pixels alone asks.
 func FuzzPagePlan(f *testing.F) {
-	f.Add(100, 100, int64(1e12), int64(16777216), 16, 2)  // min_pixels of 1e12: 3 TB asked once
+	f.Add(100, 100, int64(1e12), int64(16777216), 16, 2)   // min_pixels of 1e12: 3 TB asked once
 	f.Add(10000, 10000, int64(65536), int64(1<<28), 16, 2) // the largest page allowed
 	f.Add(32, 6400, int64(0), int64(16384), 16, 2)         // the floor of one factor per side
 	f.Fuzz(func(t *testing.T, h, w int, minPixels, maxPixels int64, patch, merge int) {
