@@ -78,6 +78,9 @@ type Residency interface {
 	Done(i int)
 	// FileAt names the file mapped at addr ("" when none is: pread holds copies).
 	FileAt(addr uintptr) string
+	// Shrunk names a mapped file now shorter than its mapping ("" when none is): where a
+	// fault comes without its address (qemu-user gives none), the files are asked instead.
+	Shrunk() string
 	Close() error
 }
 
@@ -109,11 +112,12 @@ type mappedRes struct {
 	ck      *Checkpoint
 	regions map[string]*backend.Region // shard path -> mapping of its vision span
 	bases   map[string]int64           // shard path -> file offset of the mapping's first byte
+	ends    map[string]int64           // shard path -> the file size the mapping needs
 	blocks  []BlockWeights
 }
 
 func newMapped(ck *Checkpoint) (*mappedRes, error) {
-	m := &mappedRes{ck: ck, regions: map[string]*backend.Region{}, bases: map[string]int64{}}
+	m := &mappedRes{ck: ck, regions: map[string]*backend.Region{}, bases: map[string]int64{}, ends: map[string]int64{}}
 	spans := map[string][2]int64{}
 	for _, l := range ck.tensors {
 		s, ok := spans[l.File.Path]
@@ -151,7 +155,7 @@ func (m *mappedRes) mapSpan(path string, begin, end int64) error {
 		return fmt.Errorf("%s: mmap of bytes %d-%d: %v", path, base, end, err)
 	}
 	m.regions[path] = newRegion(data, true)
-	m.bases[path] = base
+	m.bases[path], m.ends[path] = base, end
 	return nil
 }
 
@@ -168,6 +172,16 @@ func (m *mappedRes) FileAt(addr uintptr) string {
 	for path, r := range m.regions {
 		base := uintptr(unsafe.Pointer(unsafe.SliceData(r.Bytes)))
 		if addr >= base && addr < base+uintptr(cap(r.Bytes)) {
+			return path
+		}
+	}
+	return ""
+}
+
+// Shrunk names a shard that is now shorter than the bytes mapped from it.
+func (m *mappedRes) Shrunk() string {
+	for path, end := range m.ends {
+		if st, err := os.Stat(path); err != nil || st.Size() < end {
 			return path
 		}
 	}
@@ -309,6 +323,7 @@ func (p *preadRes) Mode() ResidencyMode { return Pread }
 
 // FileAt: pread holds copies, never a mapping.
 func (p *preadRes) FileAt(uintptr) string { return "" }
+func (p *preadRes) Shrunk() string        { return "" }
 
 func (p *preadRes) Global(name string) backend.Weight { return p.globals[name] }
 

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -40,6 +41,10 @@ type Engine struct {
 // NewEngine makes the weights resident in the chosen mode. It takes ownership of be: when
 // it fails, be is closed.
 func NewEngine(ck *Checkpoint, be backend.Backend, s Settings) (*Engine, error) {
+	if err := s.Validate(); err != nil {
+		be.Close()
+		return nil, err
+	}
 	s = s.normalized()
 	res, err := NewResidency(ck, s.Residency, s.Slots)
 	if err != nil {
@@ -243,8 +248,10 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) error {
 	be := r.e.Backend
 	var err error
-	r.startPass()
+	// Each At is read before the backend's clock restarts, so At+duration ends no later than
+	// the work did and the next event on the timeline never begins inside this one.
 	t.AttentionAt = time.Since(r.began)
+	r.startPass()
 	r.g.attentionHalf(w)
 	if t.Attention, err = be.Commit(); err != nil {
 		return err
@@ -253,8 +260,8 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 		return err
 	}
 	taps := r.takeTaps()
-	r.startPass()
 	t.MLPAt = time.Since(r.began)
+	r.startPass()
 	if err := r.g.mlpHalf(ctx, w); err != nil {
 		be.Commit()
 		return err
@@ -378,8 +385,8 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if d != i {
 			continue
 		}
-		r.restartClock() // the taps' downloads are not the merger's
-		t.DeepstackAt = time.Since(r.began)
+		t.DeepstackAt = time.Since(r.began) // before the clock restarts, as in runBlock
+		r.restartClock()                    // the taps' downloads are not the merger's
 		r.g.deepstack(r.mergerWeights(fmt.Sprintf("deepstack_merger_list.%d.", k)))
 		var err error
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
@@ -464,7 +471,8 @@ func (r *Run) Close() { r.g.free() }
 // faultsAsErrors makes a memory fault in what follows — a mapped shard truncated or
 // rewritten under the run, read by this goroutine or by the backend's workers — a panic,
 // and returns the deferred func that turns that panic into an error naming the file. Any
-// other panic goes on (it is a bug, not bad input). Use: defer e.faultsAsErrors()(&err).
+// other panic goes on (it is a bug, not bad input), and so does a memory fault when no
+// mapped file is at its address or has shrunk. Use: defer e.faultsAsErrors()(&err).
 func (e *Engine) faultsAsErrors() func(*error) {
 	old := debug.SetPanicOnFault(true)
 	return func(err *error) {
@@ -473,15 +481,28 @@ func (e *Engine) faultsAsErrors() func(*error) {
 		if p == nil {
 			return
 		}
-		_, isRuntime := p.(runtime.Error)
-		fault, hasAddr := p.(interface{ Addr() uintptr })
-		if !isRuntime || !hasAddr {
+		re, isRuntime := p.(runtime.Error)
+		if !isRuntime || !strings.Contains(re.Error(), "invalid memory address") {
 			panic(p)
 		}
-		file := e.Res.FileAt(fault.Addr())
-		if file == "" {
-			file = "a checkpoint file"
+		var addr uintptr
+		file := ""
+		if fault, ok := p.(interface{ Addr() uintptr }); ok {
+			addr = fault.Addr()
+			file = e.Res.FileAt(addr)
 		}
-		*err = fmt.Errorf("%s: the file changed while the run had it mapped (truncated or rewritten: a memory fault at %#x); open the checkpoint again, or use pread residency, which reads instead of mapping", file, fault.Addr())
+		if file == "" {
+			// The runtime gives no address for a fault it reads as below the first page
+			// (qemu-user passes none): the file that shrank under its mapping is the cause.
+			file = e.Res.Shrunk()
+		}
+		if file == "" {
+			panic(p)
+		}
+		at := ""
+		if addr != 0 {
+			at = fmt.Sprintf(" at %#x", addr)
+		}
+		*err = fmt.Errorf("%s: the file changed while the run had it mapped (truncated or rewritten: a memory fault%s); open the checkpoint again, or use pread residency, which reads instead of mapping", file, at)
 	}
 }

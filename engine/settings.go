@@ -9,10 +9,22 @@ package engine
 // a reduction's order — every setting would still run, Compare would show differences where
 // there must be none.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/turbospark/inspector/engine/imageproc"
+)
 
 // DefaultTileRows is the MLP tile when none is given.
 const DefaultTileRows = 512
+
+// Bounds of the numeric settings: beyond them nothing useful runs, and a million threads
+// would start a million goroutines. The CLI's flags and the window's form check these.
+const (
+	MaxTileRows = 1 << 20
+	MaxThreads  = 1024
+	MaxSlots    = 64
+)
 
 // Settings are a run's settings.
 type Settings struct {
@@ -58,6 +70,24 @@ func (k Keep) only(set TapSet) Keep {
 // DefaultSettings run on backend with mapped weights, the default tile and every core.
 func DefaultSettings(backend string) Settings {
 	return Settings{Backend: backend, Residency: Mapped, Slots: 2, TileRows: DefaultTileRows}
+}
+
+// Validate refuses a number outside its bounds (0 keeps meaning the default); NewEngine
+// calls it, so no caller can start a run with one.
+func (s Settings) Validate() error {
+	for _, b := range []struct {
+		name      string
+		v, lo, hi int
+	}{{"MLP tile rows", s.TileRows, 0, MaxTileRows}, {"threads", s.Threads, 0, MaxThreads}, {"pread slots", s.Slots, 0, MaxSlots},
+		{"max pixels", s.MaxPixels, 0, imageproc.MaxPagePixels}} {
+		if b.v < b.lo || b.v > b.hi {
+			return fmt.Errorf("%s %d: want %d to %d", b.name, b.v, b.lo, b.hi)
+		}
+	}
+	if s.MaxMemory < 0 {
+		return fmt.Errorf("max memory %d: want 0 (the machine's) or more bytes", s.MaxMemory)
+	}
+	return nil
 }
 
 func (s Settings) normalized() Settings {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 )
 
 type traceEvent struct {
@@ -42,7 +43,7 @@ func (r *Report) WriteTrace(w io.Writer) error {
 		{Name: "process_name", Ph: "M", Pid: 1, Args: map[string]any{"name": fmt.Sprintf("%s on %s", r.Settings.ModelType, r.Settings.Backend)}},
 		meta(trackWeights, "weights (wait)"), meta(trackAttention, "attention half"), meta(trackMLP, "MLP half"), meta(trackDeepstack, "deepstack merger"),
 	}
-	us := func(ms float64) float64 { return ms * 1000 }
+	us := func(ms float64) float64 { return math.Round(ms * 1000) } // the report keeps whole µs: no 0.999… from the float round trip
 	for _, b := range r.Blocks {
 		args := map[string]any{"block": b.Block}
 		if b.WaitMS > 0 || b.BytesRead > 0 {

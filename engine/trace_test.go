@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
@@ -41,7 +42,7 @@ func TestTrace(t *testing.T) {
 			t.Fatalf("block %d: events missing from %d events", b.Block, len(tr.TraceEvents))
 		}
 		a, m := tr.TraceEvents[att], tr.TraceEvents[mlp]
-		if a.Ph != "X" || a.Dur != b.AttentionMS*1000 || m.Dur != b.MLPMS*1000 || a.Tid == m.Tid {
+		if a.Ph != "X" || a.Dur != math.Round(b.AttentionMS*1000) || m.Dur != math.Round(b.MLPMS*1000) || a.Tid == m.Tid {
 			t.Errorf("block %d: attention %+v, MLP %+v; report %.3f / %.3f ms", b.Block, a, m, b.AttentionMS, b.MLPMS)
 		}
 		if m.Ts < a.Ts+a.Dur {
