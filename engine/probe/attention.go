@@ -5,12 +5,14 @@ package probe
 // post-rope q and k, a few rows per worker at a time; no S x S matrix is ever held. This is
 // the one attention-row implementation: the window, the dump and the analyses all use it.
 // The q . k scores run through the micro-kernels of engine/internal/kernel (the AVX2+FMA
-// kernel.FMA6x16 where the CPU has it, against keys packed once per call); the softmax,
-// head means and the rollout's v . A are float64. These calls may run at the same time as
-// each other and as the run that fills the Store.
+// kernel.FMA6x16 where the CPU has it, against keys packed once per call, for the heads the
+// call needs; a single query is scored against the keys where they lie: onequery.go); the
+// softmax, head means and the rollout's v . A are float64. These calls may run at the same
+// time as each other and as the run that fills the Store. The rollout's head fusion and
+// discard are in rollout.go, the column and the pooled matrix in reverse.go.
 //
 // Invariant: every attention row here is softmax(q_i . K^T * scale) over the keys of i's own
-// segment (up to float32 scores: see Scores below), and
+// segment (up to float32 scores: see Scores below), and the default
 // Rollout is e_q Â_L Â_{L-1} ... Â_0 with Â_l = rownorm(0.5*mean_h A_l + 0.5*I), applied
 // from the top block down. The mutation that would silently break it: dropping the 0.5*I
 // term (or applying the blocks from 0 upward). The result is still a probability row over
@@ -56,39 +58,71 @@ type attnBlock struct {
 	d, hd, heads int
 	scale        float64
 	// With kernel.UseFMA (decided when the block is set up): the keys of the segments asked
-	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region.
-	kp    []float32
-	kpOff map[int]int
+	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region, and
+	// slot[h] is head h's place inside a region (-1: head h is not packed).
+	kp     []float32
+	kpOff  map[int]int
+	slot   []int
+	packed int // heads packed per region
 }
 
-// attnBlock sets up block for scoring queries of the segments segs (repeats allowed).
+// attnBlock sets up block for scoring queries of the segments segs (repeats allowed) with
+// every head.
 func (s *Store) attnBlock(block int, segs ...backend.Segment) (attnBlock, error) {
+	return s.attnBlockHeads(block, nil, segs...)
+}
+
+// attnBlockHeads sets up block for scoring queries of the segments segs with the heads
+// listed (nil: every head); only those heads' keys are packed.
+func (s *Store) attnBlockHeads(block int, heads []int, segs ...backend.Segment) (attnBlock, error) {
+	ab, err := s.attnBlockBare(block)
+	if err != nil || !kernel.UseFMA {
+		return ab, err
+	}
+	if heads == nil {
+		heads = make([]int, ab.heads)
+		for h := range heads {
+			heads[h] = h
+		}
+	}
+	ab.packKeys(segs, heads)
+	return ab, nil
+}
+
+// attnBlockBare sets up block without packing any key: for the one-query paths
+// (onequery.go), which read the keys where they are.
+func (s *Store) attnBlockBare(block int) (attnBlock, error) {
 	qk, err := s.QK(block)
 	if err != nil {
 		return attnBlock{}, err
 	}
 	hd := s.HeadDim
-	ab := attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd))}
-	if kernel.UseFMA {
-		ab.packKeys(segs)
-	}
-	return ab, nil
+	return attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd))}, nil
 }
 
 // padded is L rounded up to whole key strips.
 func padded(L int) int { return (L + keyStrip - 1) / keyStrip * keyStrip }
 
-// packKeys lays out the keys of every segment of segs for kernel.FMA6x16, per head, in strips
-// of 16 keys, k-major and zero-padded: for a segment of L keys (Lp = padded(L)) at region
-// off = kpOff[Start], kp[off + h*Lp*hd + s*16*hd + x*16 + c] = k_{Start+16s+c}[h*hd + x],
-// and 0 for 16s+c >= L. The (segment, head) pairs are copied on all cores.
-func (ab *attnBlock) packKeys(segs []backend.Segment) {
+// packKeys lays out the keys of every segment of segs for kernel.FMA6x16, for the heads
+// listed, in strips of 16 keys, k-major and zero-padded: for a segment of L keys
+// (Lp = padded(L)) at region off = kpOff[Start] and head h in slot[h],
+// kp[off + slot[h]*Lp*hd + s*16*hd + x*16 + c] = k_{Start+16s+c}[h*hd + x], and 0 for
+// 16s+c >= L. The (segment, head) pairs are copied on all cores.
+func (ab *attnBlock) packKeys(segs []backend.Segment, heads []int) {
 	type task struct {
 		seg     backend.Segment
 		h, base int
 	}
 	var tasks []task
 	ab.kpOff = map[int]int{}
+	ab.slot = make([]int, ab.heads)
+	for h := range ab.slot {
+		ab.slot[h] = -1
+	}
+	for i, h := range heads {
+		ab.slot[h] = i
+	}
+	ab.packed = len(heads)
 	n, hd, D := 0, ab.hd, ab.d
 	for _, seg := range segs {
 		if _, ok := ab.kpOff[seg.Start]; ok || seg.End <= seg.Start {
@@ -96,10 +130,10 @@ func (ab *attnBlock) packKeys(segs []backend.Segment) {
 		}
 		ab.kpOff[seg.Start] = n
 		Lp := padded(seg.End - seg.Start)
-		for h := range ab.heads {
-			tasks = append(tasks, task{seg, h, n + h*Lp*hd})
+		for i, h := range heads {
+			tasks = append(tasks, task{seg, h, n + i*Lp*hd})
 		}
-		n += ab.heads * Lp * hd
+		n += len(heads) * Lp * hd
 	}
 	ab.kp = make([]float32, n) // the padding stays 0
 	par.Do(len(tasks), par.Workers(len(tasks)), func(_, t int) {
@@ -149,13 +183,16 @@ func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment
 	for t := range qTile {
 		xp[t] = f32Ptr(ab.qk, qs[min(t, n-1)]*2*D+head*hd, hd)
 	}
-	if ab.kp != nil {
+	if kernel.UseFMA {
 		off, ok := ab.kpOff[seg.Start]
 		if !ok {
 			panic(fmt.Sprintf("probe: keys of segment %v not packed", seg))
 		}
+		if ab.slot[head] < 0 {
+			panic(fmt.Sprintf("probe: keys of head %d not packed", head))
+		}
 		Lp := padded(L)
-		kp := ab.kp[off+head*Lp*hd:][:Lp*hd]
+		kp := ab.kp[off+ab.slot[head]*Lp*hd:][:Lp*hd]
 		y := sc.y[:qTile*Lp]
 		var yp [qTile]unsafe.Pointer
 		for s := range Lp / keyStrip {
@@ -312,13 +349,20 @@ func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []in
 			return err
 		}
 	}
-	groups := s.groupQueries(queries)
-	ab, err := s.attnBlock(block, groupSegments(groups)...)
-	if err != nil {
+	if head < 0 || head >= s.Heads {
+		return fmt.Errorf("head %d outside %d heads", head, s.Heads)
+	}
+	if len(queries) == 1 { // one query: score it against the keys where they lie (onequery.go)
+		row, err := s.queryRow(ctx, block, head, queries[0])
+		if err == nil {
+			fn(queries[0], row)
+		}
 		return err
 	}
-	if head < 0 || head >= ab.heads {
-		return fmt.Errorf("head %d outside %d heads", head, ab.heads)
+	groups := s.groupQueries(queries)
+	ab, err := s.attnBlockHeads(block, []int{head}, groupSegments(groups)...)
+	if err != nil {
+		return err
 	}
 	workers := par.Workers(len(groups))
 	scr := make([]*scratch, workers)
@@ -346,24 +390,12 @@ func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []in
 }
 
 // AttentionRowMean is the mean over heads of AttentionRow(block, h, query): [S] in sequence
-// order, zero outside the query's segment. It needs KeepAttention.
+// order, zero outside the query's segment. It needs KeepAttention. Every head's scores come
+// from one pass over the keys (QueryRows); the mean is accumulated in float64 exactly as the
+// batched head means (headMeans) do, so it has their bits.
 func (s *Store) AttentionRowMean(block, query int) ([]float32, error) {
-	if err := s.checkQuery(query); err != nil {
-		return nil, err
-	}
-	seg := s.Layout.SegmentOf(query)
-	ab, err := s.attnBlock(block, seg)
-	if err != nil {
-		return nil, err
-	}
-	L := seg.End - seg.Start
-	sc := newScratch(L)
-	ab.headMeans(sc, []int{query}, seg)
-	out := make([]float32, s.Layout.Rows())
-	for j, m := range row(sc.m, 0, L) {
-		out[seg.Start+j] = float32(m)
-	}
-	return out, nil
+	_, mean, err := s.queryRows(context.Background(), block, query, false)
+	return mean, err
 }
 
 // Rollout is the attention rollout (Abnar & Zuidema 2020) of one query from block 0 up to
@@ -372,7 +404,22 @@ func (s *Store) AttentionRowMean(block, query int) ([]float32, error) {
 // the query's segment flows into the query's output of block upTo. It sums to 1 and is zero
 // outside the segment. Each block costs every row of its attention over the segment
 // (O(L^2*D)), computed on the fly on all cores. It needs KeepAttention for blocks 0..upTo.
-func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error) {
+//
+// opts (at most one; none: the mean, nothing discarded) picks another head fusion and a
+// discard ratio, as vit-explain does (rollout.go): Â_l = rownorm(0.5*drop(fuse_h A_l) +
+// 0.5*I), where drop zeroes the lowest entries of the fused L x L matrix but never its
+// diagonal (see RolloutOptions).
+func (s *Store) Rollout(ctx context.Context, query, upTo int, opts ...RolloutOptions) ([]float32, error) {
+	var o RolloutOptions
+	if len(opts) > 1 {
+		return nil, fmt.Errorf("rollout: %d option sets, want at most one", len(opts))
+	}
+	if len(opts) == 1 {
+		o = opts[0]
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if err := s.checkQuery(query); err != nil {
 		return nil, err
 	}
@@ -381,13 +428,18 @@ func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error)
 	}
 	seg := s.Layout.SegmentOf(query)
 	L := seg.End - seg.Start
+	if o.dropCount(L) > 0 {
+		if err := checkFusedSize(L); err != nil {
+			return nil, err
+		}
+	}
 	v := make([]float64, L)
 	v[query-seg.Start] = 1
 	out := make([]float64, L)
 	var partials [][]float64 // reused across blocks
 	var scr []*scratch
 	for l := upTo; l >= 0; l-- {
-		ab, err := s.attnBlock(l, seg)
+		add, err := s.rolloutBlock(ctx, l, seg, o)
 		if err != nil {
 			return nil, err
 		}
@@ -412,8 +464,7 @@ func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error)
 			clear(part)
 			qs := active[c*chunk : min((c+1)*chunk, len(active))]
 			for i := 0; i < len(qs); i += qTile {
-				g := qs[i:min(i+qTile, len(qs))]
-				ab.rolloutRows(scr[w], g, seg, v, part)
+				add(scr[w], qs[i:min(i+qTile, len(qs))], v, part)
 			}
 		})
 		if err != nil {
@@ -434,24 +485,58 @@ func (s *Store) Rollout(ctx context.Context, query, upTo int) ([]float32, error)
 	return res, nil
 }
 
-// rolloutRows adds v_i * Â[i, :] to part for every i of qs (absolute indices in seg).
-func (ab *attnBlock) rolloutRows(sc *scratch, qs []int, seg backend.Segment, v, part []float64) {
+// rolloutBlock returns what adds v_i * Â_block[i, :] to part for a group of queries: the
+// fused rows computed on the fly, or, when entries are discarded, read from the block's
+// fused matrix with the lowest entries dropped (rollout.go).
+func (s *Store) rolloutBlock(ctx context.Context, block int, seg backend.Segment, o RolloutOptions) (func(sc *scratch, qs []int, v, part []float64), error) {
 	L := seg.End - seg.Start
-	ab.headMeans(sc, qs, seg)
-	for a, q := range qs {
-		m := row(sc.m, a, L)
-		var sum float64
-		for _, x := range m {
-			sum += x
+	if k := o.dropCount(L); k > 0 {
+		f, err := s.fusedMatrix(ctx, block, seg, -1, o.Fusion)
+		if err != nil {
+			return nil, err
 		}
-		i := q - seg.Start
-		w := v[i] / (0.5*sum + 0.5) // Â's row sum: the renormalization
-		hw := 0.5 * w
-		for j, x := range m {
-			part[j] += hw * x
-		}
-		part[i] += hw
+		d := newDropped(f, k)
+		return func(sc *scratch, qs []int, v, part []float64) {
+			for _, q := range qs {
+				i := q - seg.Start
+				m := row(sc.m, 0, L)
+				for j, x := range f[i*L : (i+1)*L] {
+					m[j] = float64(x)
+					if i != j && d.drop(i*L+j) {
+						m[j] = 0
+					}
+				}
+				addHatRow(m, i, v[i], part)
+			}
+		}, nil
 	}
+	ab, err := s.attnBlock(block, seg)
+	if err != nil {
+		return nil, err
+	}
+	return func(sc *scratch, qs []int, v, part []float64) {
+		ab.fusedRows(sc, qs, seg, -1, o.Fusion)
+		for a, q := range qs {
+			i := q - seg.Start
+			addHatRow(row(sc.m, a, L), i, v[i], part)
+		}
+	}, nil
+}
+
+// addHatRow adds vi * Â[i, :] to part, where m is row i of the fused (and dropped) attention
+// and Â[i, :] = (0.5*m + 0.5*e_i) / (0.5*sum(m) + 0.5): the identity, then the
+// renormalization.
+func addHatRow(m []float64, i int, vi float64, part []float64) {
+	var sum float64
+	for _, x := range m {
+		sum += x
+	}
+	w := vi / (0.5*sum + 0.5) // Â's row sum: the renormalization
+	hw := 0.5 * w
+	for j, x := range m {
+		part[j] += hw * x
+	}
+	part[i] += hw
 }
 
 // EvenQueries returns at most max query indices spread evenly over [0, n): the centre of
@@ -548,31 +633,57 @@ func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, ent
 }
 
 // TopK returns the indices of the k largest values of row, largest first, ties broken by
-// the lower index; NaN ranks below every number. Fewer than k when row is shorter.
+// the lower index; NaN ranks below every number. Fewer than k when row is shorter. A small
+// k (a top-k list, the marks of a hover) takes one pass keeping the best k seen, in the
+// same order a full sort gives.
 func TopK(row []float32, k int) []int {
 	k = min(k, len(row))
 	if k <= 0 {
 		return nil
+	}
+	// before says whether index a ranks before index b.
+	before := func(a, b int) bool {
+		va, vb := row[a], row[b]
+		na, nb := va != va, vb != vb
+		switch {
+		case na != nb:
+			return nb
+		case !na && va != vb:
+			return va > vb
+		}
+		return a < b
+	}
+	if k*16 <= len(row) {
+		best := make([]int, 0, k)
+		for i := range row {
+			if len(best) == k && !before(i, best[k-1]) {
+				continue
+			}
+			j := len(best)
+			if j < k {
+				best = append(best, i)
+			} else {
+				j = k - 1
+			}
+			for ; j > 0 && before(i, best[j-1]); j-- {
+				best[j] = best[j-1]
+			}
+			best[j] = i
+		}
+		return best
 	}
 	idx := make([]int, len(row))
 	for i := range idx {
 		idx[i] = i
 	}
 	slices.SortFunc(idx, func(a, b int) int {
-		va, vb := row[a], row[b]
-		na, nb := va != va, vb != vb
-		switch {
-		case na != nb:
-			if na {
-				return 1
-			}
+		if before(a, b) {
 			return -1
-		case !na && va > vb:
-			return -1
-		case !na && va < vb:
+		}
+		if before(b, a) {
 			return 1
 		}
-		return a - b
+		return 0
 	})
 	return idx[:k:k]
 }
