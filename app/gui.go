@@ -1,7 +1,13 @@
 package main
 
 // gui.go opens the window: the only file that imports fyne's app package (it pulls in
-// GL), so ui/ stays testable headless.
+// GL), so ui/ stays testable headless. It sets the main menu, restores the window's size,
+// and opens what the flags name, else what was open last (while it exists), else the demo.
+//
+// Invariant: the "ready" line goes to stderr once, after the first run finished (the smoke
+// test waits for it and reads the image view's place from it); the mutation that would
+// silently break it: printing it from OnFinished unguarded — every Apply and Restart would
+// repeat it, and a script reading the first line would still pass while the noise grows.
 
 import (
 	"flag"
@@ -9,45 +15,73 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sync"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/turbospark/inspector/assets"
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/ui"
 )
 
 func cmdGUI(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("gui", flag.ContinueOnError)
-	dir := fs.String("checkpoint", "", "checkpoint directory (default: the embedded demo)")
-	image := fs.String("image", "", "image file (default: the embedded demo photo)")
+	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache "+
+		"(default: the last one opened, else the embedded demo)")
+	image := fs.String("image", "", "image file (default: the last one opened, else the embedded demo photo)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := haveDisplay(); err != nil {
 		return err
 	}
-	if *dir == "" || *image == "" {
-		demoDir, photo, err := assets.Demo()
-		if err != nil {
-			return fmt.Errorf("unpacking the demo: %v", err)
-		}
-		if *dir == "" {
-			*dir = demoDir
-		}
-		if *image == "" {
-			*image = photo
+	if *dir != "" {
+		if _, err := engine.ResolveCheckpoint(*dir); err != nil {
+			return err // a repo id not in the cache: say where we looked, before any window
 		}
 	}
+	quietFyneLog()
 	a := fyneapp.NewWithID("com.turbospark.inspector")
 	w := a.NewWindow(ui.Title)
 	ctl := ui.NewController(fyne.Do, windowBackends())
 	in := ui.NewInspector(w, ctl, a.Preferences())
-	in.OnFinished = func(*ui.Snapshot) { reportReady(in) }
-	w.Resize(fyne.NewSize(1440, 900))
-	ctl.Open(*dir, *image, ctl.Backends().DefaultSettings())
+	announceReady(in, os.Stderr)
+	w.SetMainMenu(in.MainMenu())
+	w.Resize(in.WindowSize(fyne.NewSize(1280, 720)))
+	if err := openAtLaunch(in, *dir, *image); err != nil {
+		return err
+	}
 	w.ShowAndRun()
 	ctl.Close()
+	return nil
+}
+
+// openAtLaunch opens the flags' files; what a flag leaves out, the last ones while they
+// exist, else the embedded demo's.
+func openAtLaunch(in *ui.Inspector, dir, image string) error {
+	if d, i, ok := in.LastOpened(); ok {
+		if dir == "" {
+			dir = d
+		}
+		if image == "" {
+			image = i
+		}
+	}
+	if dir == "" || image == "" {
+		demoDir, photo, err := assets.Demo()
+		if err != nil {
+			return fmt.Errorf("unpacking the demo: %v", err)
+		}
+		in.SetDemo(demoDir, photo)
+		if dir == "" {
+			dir = demoDir
+		}
+		if image == "" {
+			image = photo
+		}
+	}
+	in.OpenFiles(dir, image)
 	return nil
 }
 
@@ -62,9 +96,16 @@ func haveDisplay() error {
 	return nil
 }
 
-// reportReady tells a watching script (the smoke test) that the first run finished and
-// where the image view is, in window coordinates.
-func reportReady(in *ui.Inspector) {
-	pos, size := in.ImageViewBounds()
-	fmt.Fprintf(os.Stderr, "inspector: ready; image view at %.0f,%.0f size %.0fx%.0f\n", pos.X, pos.Y, size.Width, size.Height)
+// announceReady tells a watching script (the smoke test), once, that the first run
+// finished, and where the image view and the Run all button are, in window coordinates.
+func announceReady(in *ui.Inspector, w io.Writer) {
+	var once sync.Once
+	in.OnFinished = func(*ui.Snapshot) {
+		once.Do(func() {
+			pos, size := in.ImageViewBounds()
+			bpos, bsize, _ := in.ButtonBounds("Run all")
+			fmt.Fprintf(w, "inspector: ready; image view at %.0f,%.0f size %.0fx%.0f; Run all at %.0f,%.0f size %.0fx%.0f\n",
+				pos.X, pos.Y, size.Width, size.Height, bpos.X, bpos.Y, bsize.Width, bsize.Height)
+		})
+	}
 }

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	// Before fyne's lang package reads the locale (its init): LANG=C.UTF-8 would have it
+	// log three lines on every command. See the package's comment.
+	_ "github.com/turbospark/inspector/internal/clocale"
 )
 
 type command struct {

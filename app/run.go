@@ -37,7 +37,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	s := &f.settings
 	var residency, taps, maxMemory string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout)")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
 	fs.IntVar(&s.TileRows, "tile", engine.DefaultTileRows, "MLP row tile: rows of fc1 -> gelu -> fc2 at a time")
 	fs.StringVar(&residency, "residency", "mapped", "weight residency: mapped or pread")
@@ -59,10 +59,15 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if f.checkpoint == "" || f.image == "" {
 		return nil, fmt.Errorf("--checkpoint DIR and --image FILE are required")
 	}
+	resolved, err := engine.ResolveCheckpoint(f.checkpoint) // a folder, or a repo id in the Hugging Face cache
+	if err != nil {
+		return nil, err
+	}
+	f.checkpoint = resolved
 	for _, b := range []struct {
 		name      string
 		v, lo, hi int
-	}{{"--tile", s.TileRows, 1, maxTileRows}, {"--threads", s.Threads, 0, maxThreads}, {"--slots", s.Slots, 2, maxSlots},
+	}{{"--tile", s.TileRows, 1, engine.MaxTileRows}, {"--threads", s.Threads, 0, engine.MaxThreads}, {"--slots", s.Slots, 2, engine.MaxSlots},
 		{"--max-pixels", s.MaxPixels, 0, imageproc.MaxPagePixels}} {
 		if b.v < b.lo || b.v > b.hi {
 			return nil, fmt.Errorf("%s %d: want %d to %d", b.name, b.v, b.lo, b.hi)
@@ -74,7 +79,6 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if err := fsx.CheckOutputs([]string{f.image}, []string{f.dump, f.jsonOut, f.trace}); err != nil {
 		return nil, err
 	}
-	var err error
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
 		return nil, err
 	}
@@ -116,14 +120,6 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	return f.writeOutputs(sess)
 }
-
-// Bounds of the run's numeric flags (beyond them nothing useful runs, and a million
-// threads would start a million goroutines).
-const (
-	maxTileRows = 1 << 20
-	maxThreads  = 1024
-	maxSlots    = 64
-)
 
 // checkAgainst refuses, before the run, outputs that would overwrite one of the session's
 // inputs (its checkpoint files, its image) and a query outside the page.

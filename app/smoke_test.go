@@ -2,14 +2,17 @@
 
 package main
 
-// The real window under Xvfb: start the app on the demo, wait for its first finished run,
-// screenshot, click a patch with xdotool, screenshot again. The first shot must not be
-// blank and the click must change the overlay.
+// The real window under Xvfb: start the app on the demo checkpoint, wait for its first
+// finished run, screenshot, click a patch with xdotool, screenshot again: the first shot
+// must not be blank and the click must change the overlay. Then the keyboard (Ctrl+O opens
+// the image dialog, Esc closes it, an arrow moves the query), a clean quit on SIGTERM with
+// nothing on stderr but the one ready line under LANG=C.UTF-8, and a second launch without
+// flags that reopens the same files. Xvfb picks its own free display and is stopped with
+// SIGTERM, leaving no lock or socket.
 
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -18,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -31,32 +35,156 @@ func requireTools(t *testing.T, tools ...string) {
 	}
 }
 
-// startXvfb starts a virtual display and returns its DISPLAY value.
+// startXvfb starts a virtual display and returns its DISPLAY value. Xvfb picks a free
+// display number itself (-displayfd: it skips numbers whose lock is held and reclaims stale
+// ones) and writes it once it accepts connections. It is stopped with SIGTERM and waited
+// for, so it removes its lock file and socket; the test fails if it did not.
 func startXvfb(t *testing.T) string {
 	t.Helper()
-	for n := 90; n < 110; n++ {
-		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-			continue
-		}
-		display := fmt.Sprintf(":%d", n)
-		cmd := exec.Command("Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-		for i := 0; i < 50; i++ {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-				return display
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Fatalf("Xvfb %s did not come up", display)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no free X display number")
-	return ""
+	cmd := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1600x1000x24", "-nolisten", "tcp")
+	cmd.ExtraFiles = []*os.File{w} // fd 3 in Xvfb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	number := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		number <- strings.TrimSpace(line)
+	}()
+	var n string
+	select {
+	case n = <-number:
+	case <-time.After(30 * time.Second):
+	}
+	r.Close()
+	t.Cleanup(func() { stopXvfb(t, cmd, n) })
+	if _, err := strconv.Atoi(n); err != nil {
+		t.Fatalf("Xvfb did not say which display it took (%q)", n)
+	}
+	return ":" + n
 }
 
-var readyLine = regexp.MustCompile(`ready; image view at (\d+),(\d+) size (\d+)x(\d+)`)
+// stopXvfb ends Xvfb cleanly and checks it left no lock or socket behind.
+func stopXvfb(t *testing.T, cmd *exec.Cmd, n string) {
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("Xvfb :%s ignored SIGTERM for 10 s", n)
+	}
+	if n == "" {
+		return
+	}
+	for _, f := range []string{"/tmp/.X" + n + "-lock", "/tmp/.X11-unix/X" + n} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("Xvfb :%s left %s behind", n, f)
+		}
+	}
+}
+
+var readyLine = regexp.MustCompile(`ready; image view at (\d+),(\d+) size (\d+)x(\d+); Run all at (\d+),(\d+) size (\d+)x(\d+)`)
+
+// appProc is the window's process and every line it wrote on stderr.
+type appProc struct {
+	cmd   *exec.Cmd
+	lines chan string
+	seen  []string
+	done  chan struct{} // closed when stderr is at its end
+}
+
+// startApp runs the binary with env (LANG=C.UTF-8, Debian's default) and collects stderr.
+func startApp(t *testing.T, bin string, env []string, args ...string) *appProc {
+	t.Helper()
+	a := &appProc{cmd: exec.Command(bin, args...), lines: make(chan string, 1024), done: make(chan struct{})}
+	a.cmd.Env = env
+	stderr, err := a.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			a.lines <- sc.Text()
+		}
+		close(a.lines)
+	}()
+	t.Cleanup(func() { a.cmd.Process.Kill(); a.cmd.Wait() })
+	return a
+}
+
+// waitReady reads stderr until the app reports its first finished run; it returns the
+// image view's and the Run all button's x, y, width, height.
+func (a *appProc) waitReady(t *testing.T) [8]int {
+	t.Helper()
+	timeout := time.After(2 * time.Minute)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok {
+				t.Fatalf("the app exited before its first run finished: %q", a.seen)
+			}
+			a.seen = append(a.seen, l)
+			if m := readyLine.FindStringSubmatch(l); m != nil {
+				var g [8]int
+				for i := range g {
+					g[i], _ = strconv.Atoi(m[i+1])
+				}
+				return g
+			}
+		case <-timeout:
+			t.Fatalf("no 'ready' line from the app in 2 minutes: %q", a.seen)
+		}
+	}
+}
+
+// stop ends the app as a desktop session does (SIGTERM: Fyne quits, windows close, the
+// preferences are saved) and checks that all it wrote on stderr was the one ready line.
+func (a *appProc) stop(t *testing.T) {
+	t.Helper()
+	a.cmd.Process.Signal(syscall.SIGTERM)
+	timeout := time.After(30 * time.Second)
+	for l := range a.lines {
+		a.seen = append(a.seen, l)
+		select {
+		case <-timeout:
+			t.Fatal("the app did not end on SIGTERM")
+		default:
+		}
+	}
+	if err := a.cmd.Wait(); err != nil {
+		t.Errorf("the app ended with %v", err)
+	}
+	ready := 0
+	for _, l := range a.seen {
+		if readyLine.MatchString(l) {
+			ready++
+		} else {
+			t.Errorf("stderr: %s", l)
+		}
+	}
+	if ready != 1 {
+		t.Errorf("%d ready lines, want 1", ready)
+	}
+}
+
+// windowEnv runs the app on display with its own home (preferences, caches) and Debian's
+// default locale.
+func windowEnv(display, home string) []string {
+	return append(localeEnv("LANG=C.UTF-8"), "DISPLAY="+display, "FYNE_SCALE=1", "HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+}
 
 func TestSmokeRealWindow(t *testing.T) {
 	if testing.Short() {
@@ -65,84 +193,79 @@ func TestSmokeRealWindow(t *testing.T) {
 	requireTools(t, "Xvfb", "xdotool", "import")
 	display := startXvfb(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "inspector")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	app := exec.CommandContext(ctx, bin, "gui", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png")
-	app.Env = append(os.Environ(), "DISPLAY="+display, "LANG=en_US.UTF-8", "FYNE_SCALE=1", "HOME="+dir)
-	stderr, _ := app.StderrPipe()
-	if err := app.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { app.Process.Kill(); app.Wait() }()
-	geom := waitReady(t, stderr)
-	env := []string{"DISPLAY=" + display}
-	win := strings.Fields(run(t, env, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector"))[0]
+	bin := buildInspector(t)
+	env := windowEnv(display, filepath.Join(dir, "home"))
+	app := startApp(t, bin, env, "gui", "--checkpoint", "../assets/demo", "--image", "testdata/e2e/cat.png")
+	geom := app.waitReady(t)
+	xenv := []string{"DISPLAY=" + display}
+	win := strings.Fields(run(t, xenv, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector — cat.png"))[0]
 	time.Sleep(500 * time.Millisecond)
-	before := filepath.Join(dir, "before.png")
-	run(t, env, "import", "-window", win, before)
+	shot := func(name string) image.Image {
+		path := filepath.Join(dir, name+".png")
+		run(t, xenv, "import", "-window", win, path)
+		if keep := os.Getenv("SMOKE_SHOTS"); keep != "" {
+			copyFile(t, path, filepath.Join(keep, name+".png"))
+		}
+		return readPNG(t, path)
+	}
+	before := shot("before")
 	// Click a quarter of the way into the image view: a different patch than the centre
 	// query the app starts with.
 	x, y := geom[0]+geom[2]/4, geom[1]+geom[3]/4
-	run(t, env, "xdotool", "mousemove", "--window", win, strconv.Itoa(x), strconv.Itoa(y), "click", "1")
+	run(t, xenv, "xdotool", "mousemove", "--window", win, strconv.Itoa(x), strconv.Itoa(y), "click", "1")
 	time.Sleep(1500 * time.Millisecond)
-	after := filepath.Join(dir, "after.png")
-	run(t, env, "import", "-window", win, after)
-	a, b := readPNG(t, before), readPNG(t, after)
-	if distinct := distinctColours(a); distinct < 200 {
+	after := shot("after")
+	if distinct := distinctColours(before); distinct < 200 {
 		t.Errorf("the window looks blank: %d distinct colours", distinct)
 	}
 	region := image.Rect(geom[0], geom[1], geom[0]+geom[2], geom[1]+geom[3])
-	if n := changedPixels(a, b, region); n < 500 {
+	if n := changedPixels(before, after, region); n < 500 {
 		t.Errorf("clicking a patch changed only %d pixels of the image view", n)
 	}
-	if keep := os.Getenv("SMOKE_SHOTS"); keep != "" {
-		copyFile(t, before, filepath.Join(keep, "before.png"))
-		copyFile(t, after, filepath.Join(keep, "after.png"))
+	// The keyboard (the pointer is over the window): Ctrl+O opens the image dialog through
+	// the main menu, Esc closes it; Right moves the query one patch.
+	run(t, xenv, "xdotool", "key", "ctrl+o")
+	time.Sleep(1500 * time.Millisecond)
+	dialog := shot("dialog")
+	if n := changedPixels(after, dialog, after.Bounds()); n < 50000 {
+		t.Errorf("Ctrl+O changed only %d pixels: no file dialog", n)
 	}
+	run(t, xenv, "xdotool", "key", "Escape")
+	time.Sleep(1000 * time.Millisecond)
+	closed := shot("closed")
+	if n := changedPixels(after, closed, region); n > 200 {
+		t.Errorf("after Esc %d pixels of the image view still differ: the dialog stayed", n)
+	}
+	run(t, xenv, "xdotool", "key", "Right")
+	time.Sleep(1000 * time.Millisecond)
+	right := shot("right")
+	if n := changedPixels(closed, right, region); n < 500 {
+		t.Errorf("the Right arrow changed only %d pixels of the image view", n)
+	}
+	// A tooltip: the pointer rests on Run all, and a box is drawn below the button.
+	bx, by, bw, bh := geom[4], geom[5], geom[6], geom[7]
+	run(t, xenv, "xdotool", "mousemove", "--window", win, strconv.Itoa(bx+bw/2), strconv.Itoa(by+bh/2))
+	time.Sleep(1500 * time.Millisecond)
+	below := image.Rect(bx, by+bh+4, bx+300, by+bh+60)
+	if n := changedPixels(right, shot("tooltip"), below); n < 300 {
+		t.Errorf("hovering Run all changed only %d pixels below it: no tooltip drawn", n)
+	}
+	app.stop(t)
+
+	// Without flags the next launch reopens what was open (cat.png, not the demo's photo).
+	again := startApp(t, bin, env, "gui")
+	again.waitReady(t)
+	run(t, xenv, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector — cat.png")
+	again.stop(t)
 }
 
-// waitReady reads the app's stderr until it reports its first finished run.
-func waitReady(t *testing.T, r interface{ Read([]byte) (int, error) }) [4]int {
-	t.Helper()
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	timeout := time.After(2 * time.Minute)
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatal("the app exited before its first run finished")
-			}
-			if m := readyLine.FindStringSubmatch(l); m != nil {
-				var g [4]int
-				for i := range g {
-					g[i], _ = strconv.Atoi(m[i+1])
-				}
-				go func() {
-					for range lines {
-					}
-				}()
-				return g
-			}
-		case <-timeout:
-			t.Fatal("no 'ready' line from the app in 2 minutes")
-		}
-	}
-}
-
+// run runs a tool (xdotool, import) for at most a minute: `xdotool search --sync` waits
+// forever for a window that never comes.
 func run(t *testing.T, env []string, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -1,5 +1,12 @@
 package main
 
+// verify.go: the CLI's verify — open a checkpoint (a directory, or a Hugging Face repo id
+// found in the local cache: engine.ResolveCheckpoint) and describe it, or say what is wrong.
+//
+// Invariant: verify checks exactly what a run opens (engine.OpenCheckpoint on the same
+// resolved directory); the mutation that would silently break it: verifying the name as a
+// path while run resolves it — a repo id would fail verify and run fine, or the reverse.
+
 import (
 	"flag"
 	"fmt"
@@ -11,14 +18,18 @@ import (
 
 func cmdVerify(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	dir := fs.String("checkpoint", "", "checkpoint directory")
+	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *dir == "" {
-		return fmt.Errorf("--checkpoint DIR is required")
+		return fmt.Errorf("--checkpoint DIR (or a Hugging Face repo id) is required")
 	}
-	ck, err := engine.OpenCheckpoint(*dir)
+	resolved, err := engine.ResolveCheckpoint(*dir)
+	if err != nil {
+		return err
+	}
+	ck, err := engine.OpenCheckpoint(resolved)
 	if err != nil {
 		return err
 	}

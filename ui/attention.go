@@ -1,15 +1,16 @@
 package ui
 
 // attention.go: the attention tab — head choice, every head's map for the selected block
-// and query, the top attended patches, and the block x head chart of mean attention
-// distance or entropy.
+// and query (on the image panel's scale: each head its own, or one shared), the top attended
+// patches (the query left out when it is left out of the scale), and below either the block
+// x head chart of mean attention distance or entropy, or the whole attention matrix of the
+// selected block and head over the query's segment (max-pooled to fit, drag to zoom).
 //
-// Invariant: the head grid, the top-k list and the image overlay show the same block and
-// query (Inspector.Sel); the mutation that would silently break it: computing the grid for
-// the block that just ran instead of the selected one.
+// Invariant: the head grid, the top-k list, the matrix and the image overlay show the same
+// block and query (Inspector.Sel); the mutation that would silently break it: computing the
+// grid for the block that just ran instead of the selected one.
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,8 @@ type attentionPanel struct {
 	entropy [][]float64
 	pending bool  // a computation is in flight
 	failed  error // the last computation's error: not retried until the next run
+	lower   *container.AppTabs
+	mtx     matrixPane
 }
 
 func newAttentionPanel(in *Inspector) *attentionPanel {
@@ -54,6 +57,7 @@ func newAttentionPanel(in *Inspector) *attentionPanel {
 	a.metric.SetSelected("mean distance")
 	a.note = widget.NewLabel("")
 	a.note.Wrapping = fyne.TextWrapWord
+	a.mtx.init(in)
 	return a
 }
 
@@ -73,10 +77,16 @@ func (a *attentionPanel) content() fyne.CanvasObject {
 	scroll := container.NewVScroll(a.topk)
 	scroll.SetMinSize(fyne.NewSize(0, 96)) // the list scrolls rather than push the chart off a laptop screen
 	topk := container.NewBorder(widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, scroll)
-	split := container.NewVSplit(container.NewBorder(nil, topk, nil, nil, heads), chart)
+	a.lower = container.NewAppTabs(container.NewTabItem("Every block x head", chart),
+		container.NewTabItem("Attention matrix", a.mtx.content()))
+	a.lower.OnSelected = func(*container.TabItem) { a.mtx.refresh(a.matrixShown()) }
+	split := container.NewVSplit(container.NewBorder(nil, topk, nil, nil, heads), a.lower)
 	split.SetOffset(0.55)
 	return container.NewBorder(top, nil, nil, nil, split)
 }
+
+// matrixShown says whether the attention matrix is on screen (it is computed only then).
+func (a *attentionPanel) matrixShown() bool { return a.lower != nil && a.lower.SelectedIndex() == 1 }
 
 func (a *attentionPanel) setHeads(n int) {
 	opts := []string{"mean of heads"}
@@ -100,33 +110,44 @@ func (a *attentionPanel) refresh() {
 	a.drawHeads()
 	a.drawTopK()
 	a.refreshStats()
+	a.mtx.refresh(a.matrixShown())
 }
 
+// drawHeads shows every head's row on the image panel's scale (the query uncoloured when it
+// is left out of it).
 func (a *attentionPanel) drawHeads() {
 	in, s := a.in, a.in.Snap
-	maps := make([][]float32, s.Config.Heads)
-	for h := range maps {
-		row, err := s.Probes.AttentionRow(in.Sel.Block, h, in.Sel.Query)
-		if err != nil {
-			return
-		}
-		maps[h] = row
+	e, err := in.image.rows.get(s, in.Sel.Block, in.Sel.Query)
+	if err != nil {
+		return
 	}
-	a.grid.SetMaps(maps, patchGrid(s), in.Sel.Colors)
+	cm, scales := in.image.headScales(e.rows)
+	maps := make([][]float32, len(e.rows))
+	for h, r := range e.rows {
+		maps[h] = in.image.opts.withoutQuery(r, true, in.Sel.Query)
+	}
+	a.grid.SetMapScales(maps, patchGrid(s), cm, scales)
 	a.grid.SetSelected(in.Sel.Head)
 }
 
+// drawTopK lists the most attended patches of the selected head (or the mean), without the
+// query when it is left out of the scale.
 func (a *attentionPanel) drawTopK() {
 	in, s := a.in, a.in.Snap
-	row, err := attentionRow(s, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	row, err := in.image.rows.row(s, in.Sel.Block, in.Sel.Head, in.Sel.Query)
 	if err != nil {
 		a.topk.SetText(err.Error())
 		return
 	}
 	var b strings.Builder
 	q := s.Layout.Pos[in.Sel.Query]
-	fmt.Fprintf(&b, "query: patch %d (row %d, col %d)\n", in.Sel.Query, q.Row, q.Col)
-	for i, p := range topK(row, 8) {
+	fmt.Fprintf(&b, "query: patch %d (row %d, col %d)", in.Sel.Query, q.Row, q.Col)
+	ranked := in.image.opts.withoutQuery(row, true, in.Sel.Query)
+	if in.image.opts.ExcludeQuery {
+		fmt.Fprintf(&b, ", itself %.4f (left out of the list)", row[in.Sel.Query])
+	}
+	b.WriteString("\n")
+	for i, p := range topK(ranked, 8) {
 		pos := s.Layout.Pos[p]
 		fmt.Fprintf(&b, "%d. patch %4d  row %2d col %2d  %.4f\n", i+1, p, pos.Row, pos.Col, row[p])
 	}
@@ -149,14 +170,18 @@ func (a *attentionPanel) refreshStats() {
 	}
 	a.pending = true
 	gen, probes, to := a.statGen, s.Probes, s.Next
+	ctx := a.in.Ctl.ProbeContext() // cancelled with the run these statistics are of
 	a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
 	go func() {
 		var dist, ent [][]float64
 		var err error
 		for b := from; b < to && err == nil; b++ {
 			var d, e []float64
-			d, e, err = probes.HeadStats(context.Background(), b, headStatQueries)
+			d, e, err = probes.HeadStats(ctx, b, headStatQueries)
 			dist, ent = append(dist, d), append(ent, e)
+		}
+		if ctx.Err() != nil {
+			return // the run is gone: nothing to draw
 		}
 		a.in.Ctl.do(func() {
 			if gen != a.statGen {

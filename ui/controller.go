@@ -73,7 +73,8 @@ type CompareResult struct {
 
 // Controller owns the engine session and runs its work on a worker goroutine.
 type Controller struct {
-	do       func(func())
+	toUI     func(func()) // runs a func on the UI goroutine (fyne.Do)
+	quitting atomic.Bool  // set by WindowClosed or Close: nothing more goes to the UI
 	backends Backends
 
 	jobs chan func()
@@ -114,7 +115,7 @@ type session struct {
 // NewController starts the worker. do runs a func on the UI goroutine (fyne.Do); backends
 // are what this machine runs.
 func NewController(do func(func()), backends Backends) *Controller {
-	c := &Controller{do: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond}
+	c := &Controller{toUI: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond}
 	go func() {
 		for j := range c.jobs {
 			j()
@@ -122,6 +123,25 @@ func NewController(do func(func()), backends Backends) *Controller {
 	}()
 	return c
 }
+
+// do runs f on the UI goroutine, unless the window is closing: work that ends after Close
+// (a job that could not stop in time, a probe) never touches widgets of a closed window.
+// The check is made again when f's turn comes: once its loop has ended, fyne runs what was
+// still queued on the posting goroutine, off the UI thread.
+func (c *Controller) do(f func()) {
+	if c.quitting.Load() {
+		return
+	}
+	c.toUI(func() {
+		if !c.quitting.Load() {
+			f()
+		}
+	})
+}
+
+// WindowClosed stops every UI call from here on; the window calls it from its close
+// callback, on the UI goroutine, before fyne's loop ends.
+func (c *Controller) WindowClosed() { c.quitting.Store(true) }
 
 // Snapshot is the last posted snapshot (nil before the first open).
 func (c *Controller) Snapshot() *Snapshot {
@@ -661,6 +681,7 @@ func (c *Controller) Close() {
 	if closed {
 		return
 	}
+	c.quitting.Store(true)
 	c.Cancel()
 	c.mu.Lock()
 	if c.probeEnd != nil {

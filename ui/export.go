@@ -1,29 +1,209 @@
 package ui
 
-// export.go: the view as PNG, the run's timings as JSON and CSV, and the run's tensors in
-// the CLI's dump format. Invariant: an export writes what the window shows (the same
-// snapshot); the mutation that would silently break it: exporting a compare run's timings.
+// export.go: the view as people publish it — a PNG figure at the page's resolution or twice
+// it, with the colour bar of the scale the overlay was painted with and a caption
+// (checkpoint, image, block, head, query, scale, settings); contact sheets of every head of
+// a block or of one head across the blocks, on one shared scale, labelled — and the run's
+// timings as JSON and CSV and its tensors in the CLI's dump format. Every file goes through
+// a save dialog that offers a name saying what it is and starts in the folder the last export
+// went to, and is written by fsx.WriteAtomic after fsx.CheckOutputs refused the inputs.
+//
+// Invariant: an export writes what the window shows (the same snapshot, the same Scale as
+// the legend), and never over an input. The mutation that would silently break it: exporting
+// a compare run's timings, or a figure whose bar was recomputed from the raw values while
+// the panels used the clipped or shared scale.
 
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+	xdraw "golang.org/x/image/draw"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/ui/widgets"
 )
 
-// ExportPNG writes the image view (photo, overlay, selection) as PNG.
-func (in *Inspector) ExportPNG(path string) error {
-	img := in.image.view.Snapshot()
-	if img == nil {
-		return errors.New("nothing to export yet")
+// sheetTile bounds a contact sheet's panel: the page fit in sheetTile x sheetTile pixels.
+const sheetTile = 256
+
+// exporter is the image panel's export state.
+type exporter struct {
+	// show presents a save dialog offering name in folder dir ("": Fyne's choice); tests
+	// replace it to see what is offered without a window.
+	show func(d *dialog.FileDialog, dir, name string)
+}
+
+// ExportPNG writes the view as a figure at the page's resolution.
+func (in *Inspector) ExportPNG(path string) error { return in.ExportView(path, 1) }
+
+// ExportView writes the view as a figure at zoom (1 or 2) times the page's resolution: the
+// photo with the overlay, grid, marks and selection as drawn, the colour bar of the scale
+// used, and the caption.
+func (in *Inspector) ExportView(path string, zoom int) error {
+	f, err := in.viewFigure(zoom)
+	if err != nil {
+		return err
 	}
-	return writeFile(path, func(w io.Writer) error { return png.Encode(w, img) })
+	img, _ := widgets.RenderFigure(f)
+	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
+}
+
+// viewFigure is the figure of the view.
+func (in *Inspector) viewFigure(zoom int) (widgets.Figure, error) {
+	s, p := in.Snap, in.image
+	if !s.Loaded() {
+		return widgets.Figure{}, errors.New("nothing to export yet")
+	}
+	zoom = max(zoom, 1)
+	photo := pagePhoto(s, s.Page.Resized.W*zoom, s.Page.Resized.H*zoom)
+	var vals []float32
+	if p.values != nil && !p.scale.Constant {
+		vals = p.opts.withoutQuery(p.values, attentionLike(in.Sel.Overlay), in.Sel.Query)
+	}
+	grid := patchGrid(s)
+	panel := widgets.ComposeHeatmap(photo, grid, vals, p.cm, p.scale, in.Sel.Opacity)
+	widgets.DecorateHeatmap(panel, grid, in.Sel.Grid, p.marks(), in.Sel.Query)
+	return widgets.Figure{Panels: []image.Image{panel}, Colormap: p.cm, Scale: p.scale, ScaleCaption: p.unit,
+		Caption: in.figureCaption(p.caption.Text), Zoom: float64(zoom), NoScale: p.values == nil}, nil
+}
+
+// pagePhoto is the resized page scaled to w x h.
+func pagePhoto(s *Snapshot, w, h int) image.Image {
+	src := rgbImage(s.Page.Resized)
+	if w == s.Page.Resized.W && h == s.Page.Resized.H {
+		return src
+	}
+	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(dst, dst.Rect, src, src.Bounds(), xdraw.Src, nil)
+	return dst
+}
+
+// figureCaption is what a figure says under its bar: the files, what is shown (desc, the
+// panel's caption), the query and the display and run settings.
+func (in *Inspector) figureCaption(desc string) []string {
+	s, p := in.Snap, in.image
+	g := s.Layout.Grids[0]
+	q := s.Layout.Pos[in.Sel.Query]
+	opts := []string{fmt.Sprintf("colormap %s", p.cm), fmt.Sprintf("opacity %.2f", in.Sel.Opacity)}
+	if in.Sel.Overlay == OverlayRollout {
+		opts = append(opts, fmt.Sprintf("rollout fusion %s, discard %s", p.opts.Fusion, discardName(p.opts.Discard)))
+	}
+	return []string{
+		fmt.Sprintf("%s · checkpoint %s · image %s (%d x %d px, %d x %d patches)", Title, baseName(s.CheckpointDir),
+			baseName(s.ImagePath), s.Page.Resized.W, s.Page.Resized.H, g.H, g.W),
+		desc,
+		fmt.Sprintf("query patch %d (row %d, col %d) · %s", in.Sel.Query, q.Row, q.Col, strings.Join(opts, " · ")),
+		"run: " + s.Settings.Describe(),
+	}
+}
+
+// headSheet is every head of the selected block (and their mean) for the query, on one
+// scale shared by the tiles.
+func (in *Inspector) headSheet() (widgets.Figure, error) {
+	s, p := in.Snap, in.image
+	if !s.Loaded() || in.Sel.Block >= s.Next {
+		return widgets.Figure{}, errors.New("nothing to export yet: the selected block has not run")
+	}
+	e, err := p.rows.get(s, in.Sel.Block, in.Sel.Query)
+	if err != nil {
+		return widgets.Figure{}, err
+	}
+	maps := append(append([][]float32{}, e.rows...), e.mean)
+	var labels []string
+	for h := range e.rows {
+		labels = append(labels, fmt.Sprintf("h%d", h))
+	}
+	labels = append(labels, "mean")
+	desc := fmt.Sprintf("block %d: attention of the query patch, every head and their mean, on one scale", in.Sel.Block)
+	return in.sheet(maps, labels, true, desc), nil
+}
+
+// blockSheet is the overlay's map (the selected head's attention, or the per-patch map
+// shown) for every block run, on one scale shared by the tiles.
+func (in *Inspector) blockSheet() (widgets.Figure, error) {
+	s, p := in.Snap, in.image
+	if !s.Loaded() || s.Next == 0 {
+		return widgets.Figure{}, errors.New("nothing to export yet: no block has run")
+	}
+	var maps [][]float32
+	var labels []string
+	for b := range s.Next {
+		m, err := p.mapOfBlock(b)
+		if err != nil {
+			return widgets.Figure{}, err
+		}
+		maps, labels = append(maps, m), append(labels, fmt.Sprintf("block %d", b))
+	}
+	what := in.Sel.Overlay
+	att := attentionLike(what) || what == OverlayNone
+	desc := fmt.Sprintf("%s per patch in every block, on one scale", what)
+	if att {
+		desc = fmt.Sprintf("%s: attention of the query patch in every block, on one scale", headName(in.Sel.Head))
+	} else if what == OverlayChannel {
+		desc = fmt.Sprintf("%s, channel %d, in every block, on one scale", tapCaption(in.Sel.Tap), in.Sel.Channel)
+	}
+	return in.sheet(maps, labels, att, desc), nil
+}
+
+// sheet lays maps out as labelled tiles on one scale shared by all of them.
+func (in *Inspector) sheet(maps [][]float32, labels []string, attention bool, desc string) widgets.Figure {
+	s, p := in.Snap, in.image
+	cm, sc := p.opts.heatmapScale(maps, in.Sel.Colors, attention, in.Sel.Query)
+	W, H := s.Page.Resized.W, s.Page.Resized.H
+	k := math.Min(1, float64(sheetTile)/float64(max(W, H)))
+	photo := pagePhoto(s, max(1, int(float64(W)*k+0.5)), max(1, int(float64(H)*k+0.5)))
+	grid := patchGrid(s)
+	var panels []image.Image
+	for _, m := range maps {
+		var vals []float32
+		if !sc.Constant {
+			vals = p.opts.withoutQuery(m, attention, in.Sel.Query)
+		}
+		tile := widgets.ComposeHeatmap(photo, grid, vals, cm, sc, in.Sel.Opacity)
+		widgets.DecorateHeatmap(tile, grid, false, nil, in.Sel.Query)
+		panels = append(panels, tile)
+	}
+	unit := legendCaption(in.Sel.Overlay)
+	if attention {
+		unit = legendCaption(OverlayAttention)
+	}
+	if d := describeScale(sc, fmt.Sprintf("shared by the %d panels", len(maps))); d != "" {
+		unit += " · " + d
+	}
+	cols := int(math.Ceil(math.Sqrt(float64(len(maps)))))
+	return widgets.Figure{Panels: panels, Labels: labels, Cols: cols, Colormap: cm, Scale: sc, ScaleCaption: unit,
+		Caption: in.figureCaption(desc), Zoom: 1}
+}
+
+// ExportHeadSheet writes every head of the selected block (and their mean) as a PNG contact
+// sheet on one scale.
+func (in *Inspector) ExportHeadSheet(path string) error { return in.writeFigure(path, in.headSheet) }
+
+// ExportBlockSheet writes the selected head's map (or the per-patch map shown) of every block
+// run as a PNG contact sheet on one scale.
+func (in *Inspector) ExportBlockSheet(path string) error { return in.writeFigure(path, in.blockSheet) }
+
+func (in *Inspector) writeFigure(path string, build func() (widgets.Figure, error)) error {
+	f, err := build()
+	if err != nil {
+		return err
+	}
+	img, _ := widgets.RenderFigure(f)
+	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
 // ExportTimingsJSON writes the finished run's report.
@@ -32,7 +212,7 @@ func (in *Inspector) ExportTimingsJSON(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(path, func(w io.Writer) error {
+	return in.writeOutput(path, func(w io.Writer) error {
 		e := json.NewEncoder(w)
 		e.SetIndent("", "  ")
 		return e.Encode(rep)
@@ -45,17 +225,31 @@ func (in *Inspector) ExportTimingsCSV(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(path, rep.WriteCSV)
+	return in.writeOutput(path, rep.WriteCSV)
+}
+
+// ExportTrace writes the finished run's timeline as Chrome trace-event JSON (Perfetto,
+// chrome://tracing): one track per half, the weight reads, the deepstack mergers.
+func (in *Inspector) ExportTrace(path string) error {
+	rep, err := in.finishedReport()
+	if err != nil {
+		return err
+	}
+	return in.writeOutput(path, rep.WriteTrace)
 }
 
 // ExportDump writes the run's tensors with the selected query's attention rows and the taps
-// kept beyond q, k and out (q and k are what the attention rows are made of).
+// kept beyond q, k and out (q and k are what the attention rows are made of). The
+// safetensors writer is atomic itself (a temporary file renamed into place).
 func (in *Inspector) ExportDump(path string) error {
 	if _, err := in.finishedReport(); err != nil {
 		return err
 	}
 	if in.Snap.Dump == nil {
 		return errors.New("this run kept no block outputs (over the probe memory budget): nothing to dump")
+	}
+	if err := fsx.CheckOutputs(in.inputs(), []string{path}); err != nil {
+		return err
 	}
 	return in.Snap.Dump.Write(path, in.Sel.Query, moreTaps(in.Snap.Settings))
 }
@@ -67,19 +261,69 @@ func (in *Inspector) finishedReport() (*engine.Report, error) {
 	return in.Snap.Report, nil
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// inputs are the files the window has open: the image and the checkpoint folder's files.
+func (in *Inspector) inputs() []string {
+	s := in.Snap
+	if s == nil {
+		return nil
 	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
+	files := []string{s.ImagePath}
+	if ents, err := os.ReadDir(s.CheckpointDir); err == nil {
+		for _, e := range ents {
+			if e.Type().IsRegular() {
+				files = append(files, filepath.Join(s.CheckpointDir, e.Name()))
+			}
+		}
 	}
-	return f.Close()
+	return files
 }
 
-// saveDialog asks for a path and runs export on it, reporting the outcome in the status.
+// writeOutput writes path through write, atomically, refusing an input.
+func (in *Inspector) writeOutput(path string, write func(io.Writer) error) error {
+	if err := fsx.CheckOutputs(in.inputs(), []string{path}); err != nil {
+		return err
+	}
+	return fsx.WriteAtomic(path, write)
+}
+
+// exportName is a file name saying what an export of the view holds:
+// <checkpoint>-<what>-b<block>-<head>-q<query><suffix>.png.
+func (in *Inspector) exportName(what, suffix string) string {
+	s := in.Snap
+	if !s.Loaded() {
+		return "inspector-" + what + suffix + ".png"
+	}
+	head := "mean"
+	if in.Sel.Head >= 0 {
+		head = fmt.Sprintf("h%d", in.Sel.Head)
+	}
+	name := fmt.Sprintf("%s-%s-b%d-%s-q%d%s", baseName(s.CheckpointDir), what, in.Sel.Block, head, in.Sel.Query, suffix)
+	return fileSafe.ReplaceAllString(name, "_") + ".png"
+}
+
+var fileSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// viewExportName is the name offered for the view's figure (suffix "-2x": at twice the size).
+func (in *Inspector) viewExportName(suffix string) string {
+	return in.exportName(fileSafe.ReplaceAllString(in.Sel.Overlay, "_"), suffix)
+}
+
+// showExportMenu offers the figure exports of the image panel.
+func (p *imagePanel) showExportMenu() {
+	in := p.in
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem("View as PNG…", func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }),
+		fyne.NewMenuItem("View as PNG at 2x…", func() {
+			in.saveDialog(in.viewExportName("-2x"), func(path string) error { return in.ExportView(path, 2) })
+		}),
+		fyne.NewMenuItem("Every head of this block (contact sheet)…", func() { in.saveDialog(in.exportName("heads", ""), in.ExportHeadSheet) }),
+		fyne.NewMenuItem("This head in every block (contact sheet)…", func() { in.saveDialog(in.viewExportName("-blocks"), in.ExportBlockSheet) }),
+	)
+	widget.ShowPopUpMenuAtRelativePosition(menu, in.Win.Canvas(), fyne.NewPos(0, p.exportBtn.Size().Height), p.exportBtn)
+}
+
+// saveDialog asks for a path — offering name in the folder the last export went to — and
+// runs export on it, reporting the outcome in the status.
 func (in *Inspector) saveDialog(name string, export func(string) error) {
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
@@ -87,12 +331,63 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 		}
 		path := w.URI().Path()
 		w.Close()
-		if err := export(path); err != nil {
-			in.toolbar.setStatus(Status{Text: "export: " + err.Error(), Err: err})
-			return
-		}
-		in.toolbar.setStatus(Status{Text: "exported " + path, Progress: 1})
+		in.saveChosen(path, export)
 	}, in.Win)
 	d.SetFileName(name)
+	dir := in.exportFolder()
+	if dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			d.SetLocation(l)
+		}
+	}
+	d.SetFilter(outputFilter{inputs: in.inputs(), ext: filepath.Ext(name)})
+	if show := in.image.exp.show; show != nil {
+		show(d, dir, name)
+		return
+	}
 	d.Show()
+}
+
+// saveChosen runs export on the path the user chose and remembers its folder.
+func (in *Inspector) saveChosen(path string, export func(string) error) {
+	if err := export(path); err != nil {
+		// the dialog creates the file it hands over: do not leave it empty behind a failure
+		if st, e := os.Stat(path); e == nil && st.Mode().IsRegular() && st.Size() == 0 && fsx.CheckOutputs(in.inputs(), []string{path}) == nil {
+			os.Remove(path)
+		}
+		in.toolbar.setStatus(Status{Text: "export: " + err.Error(), Err: err})
+		return
+	}
+	if in.prefs != nil {
+		in.prefs.SetString(prefExportFolder, filepath.Dir(path))
+	}
+	in.toolbar.setStatus(Status{Text: "exported " + path, Progress: 1})
+}
+
+// exportFolder is the folder the last export went to, if it still is one.
+func (in *Inspector) exportFolder() string {
+	if in.prefs == nil {
+		return ""
+	}
+	if d := in.prefs.String(prefExportFolder); isDir(d) {
+		return d
+	}
+	return ""
+}
+
+// outputFilter lists the files of the export's kind and never an input, so a click in the
+// dialog cannot pick a file the window has open (Fyne's save dialog truncates the file it
+// hands over).
+type outputFilter struct {
+	inputs []string
+	ext    string
+}
+
+func (f outputFilter) Matches(u fyne.URI) bool {
+	for _, in := range f.inputs {
+		if abs, err := filepath.Abs(in); err == nil && abs == u.Path() {
+			return false
+		}
+	}
+	return f.ext == "" || strings.EqualFold(u.Extension(), f.ext)
 }

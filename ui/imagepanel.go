@@ -1,8 +1,9 @@
 package ui
 
 // imagepanel.go: the resized page with the selected overlay (the per-patch maps are of the
-// tap selected in Activations), its controls (source, colormap, opacity, grid) and legend; a
-// click picks the query patch, hover names it.
+// tap selected in Activations), its controls (source, channel, colormap, grid, opacity; the
+// scale, follow-the-mouse and rollout options of heatmap.go; export) and legend; a click
+// picks the query patch, hover names it — and, while following, makes it the query.
 //
 // Invariant: the overlay is always indexed by sequence (merge-window) index, the same index
 // the engine uses; the mutation that would silently break it: indexing values by the raster
@@ -15,50 +16,93 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
 type imagePanel struct {
-	in       *Inspector
-	view     *widgets.ImageView
-	legend   *widgets.Legend
-	source   *widget.Select
-	colors   *widget.Select
-	opacity  *widget.Slider
-	grid     *widget.Check
-	channel  *widget.Entry
-	caption  *widget.Label
-	values   []float32 // what the overlay shows now, by sequence index
-	stats    tapStats  // per-patch statistics of the tap shown
-	rollGen  int       // drops stale rollout results
+	in      *Inspector
+	view    *widgets.ImageView
+	legend  *widgets.Legend
+	source  *widget.Select
+	colors  *widget.Select
+	opacity *widget.Slider
+	grid    *widget.Check
+	channel *digitEntry
+	caption *widget.Label
+
+	clip      *widget.Select
+	logScale  *widget.Check
+	exclude   *widget.Check
+	shared    *widget.Check
+	diverging *widget.Check
+	follow    *widget.Check
+	fusion    *widget.Select
+	discard   *widget.Select
+	rollOpts  *fyne.Container // fusion and discard, shown with the rollout overlay
+	exportBtn *widget.Button
+
+	opts       heatmapOptions
+	rows       rowCache
+	sharedMemo sharedMemo
+
+	values []float32 // what the overlay shows now, by sequence index
+	cm     widgets.Colormap
+	scale  widgets.Scale // what the overlay is painted with (the legend's, an export's)
+	unit   string        // the legend's caption
+	stats  tapStats      // per-patch statistics of the tap shown
+
+	rollGen  int // drops stale rollout results
 	rollKey  string
 	rollout  []float32
 	rollStop context.CancelFunc // cancels the rollout in flight when another one is asked for
-	syncing  bool
+	toGen    int                // the same for the attention-to column
+	toKey    string
+	toVals   []float32
+	toStop   context.CancelFunc
+
+	followTo      int  // the patch the pointer is over, while following
+	followPending bool // a follow redraw is posted and has not run
+
+	exp     exporter
+	syncing bool
 }
 
 func newImagePanel(in *Inspector) *imagePanel {
 	p := &imagePanel{in: in, view: widgets.NewImageView(), legend: widgets.NewLegend()}
+	p.opts = loadHeatmap(in.prefs, &in.Sel)
 	p.view.OnSelect = in.SelectQuery
+	p.view.OnHoverMods = p.hovered
 	p.view.SetHoverText(p.hoverText)
-	p.source = widget.NewSelect(Overlays, func(s string) {
+	p.source = widget.NewSelect(overlayMenu(), func(s string) {
 		if !p.syncing {
 			in.SetOverlay(s)
 		}
 	})
 	p.colors = widget.NewSelect(widgets.ColormapNames(), func(s string) {
+		if p.syncing {
+			return
+		}
 		cm, _ := widgets.ParseColormap(s)
 		in.Sel.Colors = cm
-		p.refresh()
+		p.changed()
 	})
 	p.opacity = widget.NewSlider(0, 1)
 	p.opacity.Step = 0.05
-	p.opacity.OnChanged = func(v float64) { in.Sel.Opacity = v; p.view.SetOpacity(v) }
+	p.opacity.OnChanged = func(v float64) {
+		if p.syncing {
+			return
+		}
+		in.Sel.Opacity = v
+		p.view.SetOpacity(v)
+		p.save()
+	}
 	p.grid = widget.NewCheck("grid", func(on bool) { in.Sel.Grid = on; p.view.SetShowGrid(on) })
-	p.channel = widget.NewEntry()
-	p.channel.SetPlaceHolder("channel")
+	p.channel = newDigitEntry()
+	p.channel.SetPlaceHolder("ch")
 	p.channel.OnSubmitted = func(s string) {
 		if ch, err := strconv.Atoi(s); err == nil {
 			in.Sel.Channel = ch
@@ -67,32 +111,148 @@ func newImagePanel(in *Inspector) *imagePanel {
 	}
 	p.caption = widget.NewLabel("")
 	p.caption.Wrapping = fyne.TextWrapWord
+	p.newOptionControls()
+	p.exportBtn = widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), p.showExportMenu)
 	p.syncControls()
 	return p
 }
 
-func (p *imagePanel) content() fyne.CanvasObject {
-	controls := container.NewHBox(widget.NewLabel("overlay"), p.source, widget.NewLabel("ch"), p.channel, widget.NewLabel("colours"), p.colors, p.grid)
-	opacity := container.NewBorder(nil, nil, widget.NewLabel("opacity"), nil, p.opacity)
-	bottom := container.NewVBox(p.legend, p.caption)
-	return container.NewBorder(container.NewVBox(controls, opacity), bottom, nil, nil, p.view)
+// newOptionControls makes the scale, follow and rollout controls (heatmap.go's options).
+func (p *imagePanel) newOptionControls() {
+	opt := func(set func(*heatmapOptions, bool)) func(bool) {
+		return func(on bool) {
+			if !p.syncing {
+				set(&p.opts, on)
+				p.changed()
+			}
+		}
+	}
+	p.clip = widget.NewSelect(clipChoices, func(s string) {
+		if !p.syncing {
+			p.opts.Clip = clipOf(s)
+			p.changed()
+		}
+	})
+	p.logScale = widget.NewCheck("log", opt(func(o *heatmapOptions, on bool) { o.Log = on }))
+	p.exclude = widget.NewCheck("skip query", opt(func(o *heatmapOptions, on bool) { o.ExcludeQuery = on }))
+	p.shared = widget.NewCheck("shared", opt(func(o *heatmapOptions, on bool) { o.Shared = on }))
+	p.diverging = widget.NewCheck("±0", opt(func(o *heatmapOptions, on bool) { o.Diverging = on }))
+	p.follow = widget.NewCheck("follow mouse", opt(func(o *heatmapOptions, on bool) { o.Follow = on }))
+	var fusions []string
+	for _, f := range probe.Fusions() {
+		fusions = append(fusions, f.String())
+	}
+	p.fusion = widget.NewSelect(fusions, func(s string) {
+		if !p.syncing {
+			p.opts.Fusion, _ = probe.ParseFusion(s)
+			p.changed()
+		}
+	})
+	p.discard = widget.NewSelect(discardChoices, func(s string) {
+		if !p.syncing {
+			p.opts.Discard, _ = strconv.ParseFloat(s, 64)
+			p.changed()
+		}
+	})
+	p.rollOpts = container.NewHBox(widget.NewLabel("rollout heads"), imageTip(p.fusion, "fusion"), widget.NewLabel("discard"), imageTip(p.discard, "discard"))
 }
 
-// syncControls shows the selection in the controls without firing their callbacks.
+// changed saves the settings and redraws everything that draws a heatmap.
+func (p *imagePanel) changed() {
+	p.save()
+	if p.in.Snap.Loaded() {
+		p.in.refresh()
+	}
+}
+
+func (p *imagePanel) save() { saveHeatmap(p.in.prefs, p.in.Sel, p.opts) }
+
+// imageTips are the image panel's tooltips, one per control.
+var imageTips = map[string]string{
+	"overlay":   "What the heatmap shows: the clicked patch's attention row (one head or the mean), the patches that attend to it, the rollout, the attention matrix, or a per-patch statistic of the block's output",
+	"channel":   "A channel of the block's output to map over the image (Enter applies; overlay 'channel')",
+	"colours":   "The colormap: viridis, magma, turbo and gray for magnitudes; coolwarm for signed values (with ±0)",
+	"grid":      "Draw the patch grid over the image",
+	"clip":      "Clip the scale at a percentile of the values, so a few outliers do not wash out the rest",
+	"log":       "Log scale: shows the long tail of small attention weights",
+	"skip":      "Leave the query patch out of the scale and the top list (a patch mostly attends to itself)",
+	"shared":    "One scale for every head and block shown, so maps can be compared by colour",
+	"diverging": "Centre the scale on 0 (for signed channels and means): blue below, red above",
+	"follow":    "The heatmap follows the hovered patch live (or hold Shift while moving the mouse)",
+	"opacity":   "How strongly the heatmap covers the photo (0: the photo only)",
+	"export":    "Save this view as a figure (1x or 2x, with colorbar and caption), or a grid of every head of the block, or one head across blocks",
+	"fusion":    "How rollout fuses the heads of each block: their mean, max or min",
+	"discard":   "Rollout's discard ratio: the fraction of the smallest attention weights dropped from each block before fusing",
+}
+
+func imageTip(o fyne.CanvasObject, key string) fyne.CanvasObject { return withTip(o, imageTips[key]) }
+
+func (p *imagePanel) content() fyne.CanvasObject {
+	tip := imageTip
+	row1 := container.NewHBox(widget.NewLabel("overlay"), tip(p.source, "overlay"), widget.NewLabel("ch"), tip(p.channel, "channel"),
+		widget.NewLabel("colours"), tip(p.colors, "colours"), tip(p.grid, "grid"))
+	row2 := container.NewHBox(widget.NewLabel("scale"), tip(p.clip, "clip"), tip(p.logScale, "log"), tip(p.exclude, "skip"),
+		tip(p.shared, "shared"), tip(p.diverging, "diverging"))
+	opacity := container.NewBorder(nil, nil, container.NewHBox(tip(p.follow, "follow"), widget.NewLabel("opacity")),
+		tip(p.exportBtn, "export"), tip(p.opacity, "opacity"))
+	bottom := container.NewVBox(p.legend, p.caption)
+	return container.NewBorder(container.NewVBox(row1, row2, p.rollOpts, opacity), bottom, nil, nil, p.view)
+}
+
+// syncControls shows the selection and the options in the controls without firing their
+// callbacks, and keeps the overlay in the preferences.
 func (p *imagePanel) syncControls() {
 	p.syncing = true
 	defer func() { p.syncing = false }()
-	s := p.in.Sel
+	s, o := p.in.Sel, p.opts
 	p.source.SetSelected(s.Overlay)
 	p.colors.SetSelected(s.Colors.String())
 	p.opacity.SetValue(s.Opacity)
 	p.grid.SetChecked(s.Grid)
 	p.channel.SetText(strconv.Itoa(s.Channel))
+	p.clip.SetSelected(clipName(o.Clip))
+	p.logScale.SetChecked(o.Log)
+	p.exclude.SetChecked(o.ExcludeQuery)
+	p.shared.SetChecked(o.Shared)
+	p.diverging.SetChecked(o.Diverging)
+	p.follow.SetChecked(o.Follow)
+	p.fusion.SetSelected(o.Fusion.String())
+	p.discard.SetSelected(discardName(o.Discard))
+	if s.Overlay == OverlayRollout {
+		p.rollOpts.Show()
+	} else {
+		p.rollOpts.Hide()
+	}
+	p.save()
 }
 
 func (p *imagePanel) setPage(s *Snapshot) {
 	p.view.SetImage(rgbImage(s.Page.Resized), patchGrid(s))
 	p.rollKey, p.rollout = "", nil
+	p.toKey, p.toVals = "", nil
+}
+
+// hovered follows the pointer: while following (or while Shift is held) the hovered patch
+// becomes the query. The redraw is posted to the UI goroutine rather than done in the event,
+// so the pointer events that arrive while one redraw runs fold into one: the query jumps to
+// where the pointer is instead of replaying every patch it crossed.
+func (p *imagePanel) hovered(patch int, mods fyne.KeyModifier) {
+	in := p.in
+	follow := p.opts.Follow || mods&fyne.KeyModifierShift != 0
+	if !follow || patch < 0 {
+		return
+	}
+	p.followTo = patch
+	if p.followPending {
+		return
+	}
+	p.followPending = true
+	go in.Ctl.do(func() {
+		p.followPending = false
+		if q := p.followTo; q != in.Sel.Query {
+			in.SelectQuery(q)
+		}
+	})
 }
 
 // refresh recomputes the overlay for the selection.
@@ -104,23 +264,53 @@ func (p *imagePanel) refresh() {
 	vals, caption := p.overlayValues()
 	p.values = vals
 	p.view.SetSelected(in.Sel.Query)
-	lo, hi := rangeOf(vals)
-	if in.Sel.Overlay == OverlayAttention || in.Sel.Overlay == OverlayRollout {
-		lo = 0
-	}
-	p.view.SetOverlay(vals, in.Sel.Colors, lo, hi)
-	p.view.SetOpacity(in.Sel.Opacity)
-	p.legend.SetRange(in.Sel.Colors, lo, hi, legendCaption(in.Sel.Overlay))
-	p.caption.SetText(caption)
+	p.paint(vals, caption)
 	p.view.SetMarked(p.marks())
 }
 
-// marks are the top-5 attended patches for attention overlays.
+// paint colours vals (nil: no overlay) with the scale heatmap.go picks, shows it in the
+// legend, and says what it is in the caption; a constant map is named, not painted.
+func (p *imagePanel) paint(vals []float32, caption string) {
+	in := p.in
+	if vals == nil {
+		p.cm, p.scale, p.unit = in.Sel.Colors, widgets.Scale{Constant: true, Empty: true}, ""
+		p.view.SetOverlay(nil, in.Sel.Colors, 0, 1)
+		p.view.SetOpacity(in.Sel.Opacity)
+		p.legend.SetScale(in.Sel.Colors, p.scale, legendCaption(in.Sel.Overlay))
+		p.caption.SetText(caption)
+		return
+	}
+	att := attentionLike(in.Sel.Overlay)
+	maps, shared := [][]float32{vals}, ""
+	if p.opts.Shared {
+		maps, shared = p.sharedMaps(vals)
+	}
+	p.cm, p.scale = p.opts.heatmapScale(maps, in.Sel.Colors, att, in.Sel.Query)
+	p.unit = legendCaption(in.Sel.Overlay)
+	if d := describeScale(p.scale, shared); d != "" {
+		p.unit += " · " + d
+	}
+	if p.scale.Constant {
+		p.view.SetOverlay(nil, p.cm, 0, 1)
+		caption += fmt.Sprintf(" — a constant map: every patch is %s, nothing to colour", legendNumber(p.scale.Lo))
+	} else {
+		p.view.SetOverlayScale(p.opts.withoutQuery(vals, att, in.Sel.Query), p.cm, p.scale)
+	}
+	p.view.SetOpacity(in.Sel.Opacity)
+	p.legend.SetScale(p.cm, p.scale, p.unit)
+	p.caption.SetText(caption)
+}
+
+func legendNumber(v float32) string { return strconv.FormatFloat(float64(v), 'g', 4, 32) }
+
+// marks are the top-5 patches of attention overlays (the query left out when it is left out
+// of the scale).
 func (p *imagePanel) marks() []int {
-	if p.values == nil || (p.in.Sel.Overlay != OverlayAttention && p.in.Sel.Overlay != OverlayRollout) {
+	o := p.in.Sel.Overlay
+	if p.values == nil || !attentionLike(o) || p.scale.Constant {
 		return nil
 	}
-	return topK(p.values, 5)
+	return topK(p.opts.withoutQuery(p.values, true, p.in.Sel.Query), 5)
 }
 
 func (p *imagePanel) hoverText(patch int) string {
@@ -148,27 +338,39 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 		return p.attentionValues()
 	case OverlayRollout:
 		return p.rolloutValues()
+	case OverlayAttentionTo:
+		return p.attentionToValues()
 	case OverlayNone:
 		return nil, ""
 	case OverlayChannel:
-		return p.channelValues()
+		return p.channelValues(b)
 	case OverlayChange:
 		if in.Sel.Tap != tapOut {
 			return nil, fmt.Sprintf("change ||out−in||/||in|| is defined for the block output: select the tap out (now %s)", in.Sel.Tap)
 		}
 	}
-	st, err := p.stats.of(s, in.Sel.Tap, b)
+	m, err := p.statsValues(b)
 	if err != nil {
 		return nil, err.Error()
 	}
-	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}
-	return m[in.Sel.Overlay], fmt.Sprintf("block %d %s: %s per patch", b, tapCaption(in.Sel.Tap), in.Sel.Overlay)
+	return m, fmt.Sprintf("block %d %s: %s per patch", b, tapCaption(in.Sel.Tap), in.Sel.Overlay)
 }
 
-// channelValues is one channel of the selected tap of the selected block, per patch.
-func (p *imagePanel) channelValues() ([]float32, string) {
+// statsValues is the per-patch statistic the overlay names, of the selected tap of block b.
+func (p *imagePanel) statsValues(b int) ([]float32, error) {
 	in, s := p.in, p.in.Snap
-	b, ch, tap := in.Sel.Block, in.Sel.Channel, in.Sel.Tap
+	st, err := p.stats.of(s, in.Sel.Tap, b)
+	if err != nil {
+		return nil, err
+	}
+	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}
+	return m[in.Sel.Overlay], nil
+}
+
+// channelValues is one channel of the selected tap of block b, per patch.
+func (p *imagePanel) channelValues(b int) ([]float32, string) {
+	in, s := p.in, p.in.Snap
+	ch, tap := in.Sel.Channel, in.Sel.Tap
 	_, w, err := tapValues(s, tap, b)
 	if err != nil {
 		return nil, err.Error()
@@ -193,7 +395,7 @@ func tapCaption(tap string) string {
 
 func (p *imagePanel) attentionValues() ([]float32, string) {
 	in := p.in
-	row, err := attentionRow(in.Snap, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	row, err := p.rows.row(in.Snap, in.Sel.Block, in.Sel.Head, in.Sel.Query)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -206,7 +408,7 @@ const notKept = "block outputs are not kept for this page (over the probe memory
 // legendCaption names the legend's unit.
 func legendCaption(overlay string) string {
 	switch overlay {
-	case OverlayAttention, OverlayRollout:
+	case OverlayAttention, OverlayRollout, OverlayAttentionTo:
 		return "attention probability"
 	case OverlayChange:
 		return "||out − in|| / ||in||"
@@ -224,31 +426,79 @@ func headName(h int) string {
 // rolloutValues shows the cached rollout or starts computing it off the UI goroutine.
 func (p *imagePanel) rolloutValues() ([]float32, string) {
 	in := p.in
-	key := fmt.Sprintf("%d/%d/%d", in.Snap.Gen, in.Sel.Block, in.Sel.Query)
-	caption := fmt.Sprintf("attention rollout from block 0 to block %d for the query patch", in.Sel.Block)
+	o := probe.RolloutOptions{Fusion: p.opts.Fusion, Discard: p.opts.Discard}
+	key := fmt.Sprintf("%d/%d/%d/%v/%v", in.Snap.Gen, in.Sel.Block, in.Sel.Query, o.Fusion, o.Discard)
+	caption := fmt.Sprintf("attention rollout (heads fused by %s, discard %s) from block 0 to block %d for the query patch",
+		o.Fusion, discardName(o.Discard), in.Sel.Block)
 	if key == p.rollKey && p.rollout != nil {
 		return p.rollout, caption
 	}
+	probes, q, upTo := in.Snap.Probes, in.Sel.Query, in.Sel.Block
 	p.rollGen++
-	if p.rollStop != nil {
-		p.rollStop()
+	p.background(&p.rollStop, p.rollGen, func() int { return p.rollGen }, "rollout", func(ctx context.Context) ([]float32, error) {
+		return probes.Rollout(ctx, q, upTo, o)
+	}, func(vals []float32) { p.rollKey, p.rollout = key, vals })
+	return nil, caption + " (computing…)"
+}
+
+// attentionToValues shows the cached attention-to column or starts computing it.
+func (p *imagePanel) attentionToValues() ([]float32, string) {
+	in := p.in
+	key := fmt.Sprintf("%d/%d/%d/%d", in.Snap.Gen, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	caption := fmt.Sprintf("block %d, %s: how much every patch attends TO the query patch (outlined): column %d of the attention matrix",
+		in.Sel.Block, headName(in.Sel.Head), in.Sel.Query)
+	if key == p.toKey && p.toVals != nil {
+		return p.toVals, caption
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	p.rollStop = stop
-	gen, probes, q, upTo := p.rollGen, in.Snap.Probes, in.Sel.Query, in.Sel.Block
+	probes, b, h, q := in.Snap.Probes, in.Sel.Block, in.Sel.Head, in.Sel.Query
+	p.toGen++
+	p.background(&p.toStop, p.toGen, func() int { return p.toGen }, "attention to", func(ctx context.Context) ([]float32, error) {
+		return probes.AttentionColumn(ctx, b, h, q)
+	}, func(vals []float32) { p.toKey, p.toVals = key, vals })
+	return nil, caption + " (computing…)"
+}
+
+// background computes a map off the UI goroutine, cancelling the one in flight (*stop); when
+// it is still the latest asked for (gen == latest()), keep stores it and the panels redraw.
+func (p *imagePanel) background(stop *context.CancelFunc, gen int, latest func() int, what string,
+	compute func(context.Context) ([]float32, error), keep func([]float32)) {
+	if *stop != nil {
+		(*stop)()
+	}
+	ctx, cancel := context.WithCancel(p.in.Ctl.ProbeContext()) // ends with the run it is of, or when a newer one is asked for
+	*stop = cancel
+	in := p.in
 	go func() {
-		vals, err := probes.Rollout(ctx, q, upTo)
+		vals, err := compute(ctx)
 		in.Ctl.do(func() {
-			if gen != p.rollGen {
+			if gen != latest() {
 				return // superseded (and cancelled)
 			}
 			if err != nil {
-				p.caption.SetText("rollout: " + err.Error())
+				p.caption.SetText(what + ": " + err.Error())
 				return
 			}
-			p.rollKey, p.rollout = key, vals
+			keep(vals)
 			p.refresh()
 		})
 	}()
-	return nil, caption + " (computing…)"
+}
+
+// digitEntry is an Entry wide enough for five digits: channels of D up to 1152 and of the
+// MLP's I up to 4304 show whole (a plain Entry in a row shrinks to one character).
+type digitEntry struct{ widget.Entry }
+
+func newDigitEntry() *digitEntry {
+	e := &digitEntry{}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// MinSize is the Entry's, widened to five digits.
+func (e *digitEntry) MinSize() fyne.Size {
+	m := e.Entry.MinSize()
+	th := e.Theme()
+	w := fyne.MeasureText("00000", th.Size(theme.SizeNameText), e.TextStyle).Width +
+		2*th.Size(theme.SizeNameInnerPadding) + 2*th.Size(theme.SizeNameInputBorder)
+	return fyne.NewSize(max(m.Width, w), m.Height)
 }

@@ -5,6 +5,8 @@ package ui
 // by both sides of Compare; and, in the Settings tab only, which more taps (engine/tap.go)
 // the next run keeps, with what each costs for the current page.
 //
+// Every control has a tooltip saying what it changes (tooltip.go).
+//
 // Invariant: a form's Settings() is exactly what its widgets show; the mutation that would
 // silently break it: reading the tile from the preset list when the user typed a number.
 
@@ -18,12 +20,29 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/imageproc"
 )
 
 var (
 	tilePresets      = []string{"1", "64", "128", "256", "512", "1024", "2048", "4096"}
 	maxPixelPresets  = []string{"processor default", "65536", "262144", "1048576", "4194304", "16777216"}
 	residencyChoices = []string{string(engine.Mapped), string(engine.Pread)}
+)
+
+// What each setting does, as its tooltip says.
+const (
+	tipTile = "Rows of patches the MLP runs at a time (fc1 → GELU → fc2 on one tile): changes the time and the tile buffer's " +
+		"memory (shown on the right), never the outputs. A preset or any whole number of at least 1."
+	tipResidency = "How the weights reach the engine. mapped: the safetensors files are memory-mapped and read on first touch, " +
+		"no copy. pread: each block's weights are read into a ring of slots while the block before computes (less memory; " +
+		"the Timings tab shows any stall). Never changes the outputs."
+	tipBackend = "The compute backend: the CPU everywhere, Metal on Apple silicon with macOS 14 or later. " +
+		"The backend changes the arithmetic: outputs may differ in the last bits."
+	tipThreads   = "CPU threads each op is spread over (0: every core). Changes the time, never the outputs."
+	tipMaxPixels = "The resized image's pixel budget (smart_resize's max_pixels); processor default is the checkpoint's " +
+		"preprocessor_config.json. Another budget is another page: more or fewer patches, and the query goes back to the centre."
+	tipApply = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
+		"block you chose stay selected"
 )
 
 type settingsForm struct {
@@ -55,16 +74,16 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 }
 
 func (f *settingsForm) form() *widget.Form {
-	backend := fyne.CanvasObject(f.backend)
+	backend := fyne.CanvasObject(withTip(f.backend, tipBackend))
 	if f.why.Text != "" {
-		backend = container.NewVBox(f.backend, f.why)
+		backend = container.NewVBox(backend, f.why)
 	}
 	return widget.NewForm(
-		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, f.tile)),
-		widget.NewFormItem("residency", f.residency),
+		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, withTip(f.tile, tipTile))),
+		widget.NewFormItem("residency", withTip(f.residency, tipResidency)),
 		widget.NewFormItem("backend", backend),
-		widget.NewFormItem("threads", f.threads),
-		widget.NewFormItem("max pixels", f.maxPixels),
+		widget.NewFormItem("threads", withTip(f.threads, tipThreads)),
+		widget.NewFormItem("max pixels", withTip(f.maxPixels, tipMaxPixels)),
 	)
 }
 
@@ -85,15 +104,15 @@ func (f *settingsForm) load(s engine.Settings) {
 func (f *settingsForm) Settings() (engine.Settings, error) {
 	s := engine.Settings{Residency: engine.ResidencyMode(f.residency.Selected), Backend: f.backend.Selected}
 	var err error
-	if s.TileRows, err = strconv.Atoi(f.tile.Text); err != nil || s.TileRows < 1 {
-		return s, fmt.Errorf("MLP tile rows %q: want a whole number of at least 1", f.tile.Text)
+	if s.TileRows, err = strconv.Atoi(f.tile.Text); err != nil || s.TileRows < 1 || s.TileRows > engine.MaxTileRows {
+		return s, fmt.Errorf("MLP tile rows %q: want a whole number from 1 to %d", f.tile.Text, engine.MaxTileRows)
 	}
-	if s.Threads, err = strconv.Atoi(f.threads.Text); err != nil || s.Threads < 0 {
-		return s, fmt.Errorf("threads %q: want 0 (every core) or more", f.threads.Text)
+	if s.Threads, err = strconv.Atoi(f.threads.Text); err != nil || s.Threads < 0 || s.Threads > engine.MaxThreads {
+		return s, fmt.Errorf("threads %q: want 0 (every core) to %d", f.threads.Text, engine.MaxThreads)
 	}
 	if f.maxPixels.Text != maxPixelPresets[0] {
-		if s.MaxPixels, err = strconv.Atoi(f.maxPixels.Text); err != nil || s.MaxPixels < 1024 {
-			return s, fmt.Errorf("max pixels %q: want a number of pixels (at least 1024)", f.maxPixels.Text)
+		if s.MaxPixels, err = strconv.Atoi(f.maxPixels.Text); err != nil || s.MaxPixels < 1024 || s.MaxPixels > imageproc.MaxPagePixels {
+			return s, fmt.Errorf("max pixels %q: want a number of pixels from 1024 to %d", f.maxPixels.Text, imageproc.MaxPagePixels)
 		}
 	}
 	if !f.backends.Offers(s.Backend) {
@@ -205,13 +224,13 @@ func (p *settingsPanel) content() fyne.CanvasObject {
 	var checks []fyne.CanvasObject
 	for _, t := range engine.Taps() {
 		if c := p.taps[t]; c != nil {
-			checks = append(checks, c)
+			checks = append(checks, withTip(c, "Keep "+t.String()+" of every block for the next run: "+t.About()))
 		}
 	}
 	tapsNote := widget.NewLabel(tapsNote)
 	tapsNote.Wrapping = fyne.TextWrapWord
 	more := widget.NewForm(widget.NewFormItem("more taps", container.NewGridWithColumns(2, checks...)))
-	return container.NewVBox(p.form.form(), more, tapsNote, apply, p.note, widget.NewSeparator(), p.state)
+	return container.NewVBox(p.form.form(), more, tapsNote, withTip(apply, tipApply), p.note, widget.NewSeparator(), p.state)
 }
 
 // load shows s in the form and the taps it keeps beyond ProbeTaps in the checks.

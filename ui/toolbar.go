@@ -1,18 +1,39 @@
 package ui
 
-// toolbar.go: open, recent, run controls, export, progress and status. Invariant: Cancel
-// is enabled exactly while a job runs (Status.Busy); the mutation that would silently break
-// it: enabling it from the button handlers instead of from the controller's status.
+// toolbar.go: open, recent, run controls, export, progress and status; each button has a
+// tooltip (tooltip.go), and the file dialogs filter images and start in the folder the last
+// file of their kind came from (prefs.go). Invariant: Cancel is enabled exactly while a job
+// runs (Status.Busy); the mutation that would silently break it: enabling it from the
+// button handlers instead of from the controller's status.
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
+
+// imageExts are the image files the engine decodes (engine/imageproc), for the open dialog.
+var imageExts = []string{".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff", ".gif"}
+
+// buttonTips say what each toolbar button does, and its key.
+var buttonTips = map[string]string{
+	"Checkpoint…": "Open a checkpoint folder: config.json and model.safetensors in Hugging Face layout (Ctrl+Shift+O). " +
+		"File ▸ Open from the Hugging Face cache takes a repo id such as Qwen/Qwen3-VL-2B-Instruct.",
+	"Image…":  "Open an image: PNG, JPEG, WebP, BMP, TIFF or GIF (Ctrl+O)",
+	"Recent":  "Reopen a checkpoint or an image used before",
+	"Run all": "Run the remaining blocks and the merger",
+	"Step":    "Run the next block (after the last block: the merger)",
+	"Play":    "Run one block at a time with a short pause between; press again to pause (Space)",
+	"Restart": "Start the same page again from block 0 without running; the query patch, head and a chosen block stay",
+	"Cancel":  "Stop the running job at the next op boundary (what ran stays)",
+	"Export":  "Save the view as PNG (Ctrl+E), the timings as JSON or CSV, or the run's tensors as safetensors",
+}
 
 type toolbar struct {
 	in                          *Inspector
@@ -36,6 +57,9 @@ func newToolbar(in *Inspector) *toolbar {
 	t.restart = widget.NewButtonWithIcon("Restart", theme.MediaReplayIcon(), in.Ctl.Restart)
 	t.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), in.Ctl.Cancel)
 	t.cancel.Disable()
+	for _, b := range []*widget.Button{t.runAll, t.step, t.play, t.restart} {
+		b.Disable() // nothing to run before a page is open
+	}
 	t.export = widget.NewButtonWithIcon("Export", theme.DocumentSaveIcon(), t.showExport)
 	t.progress = widget.NewProgressBar()
 	t.status = widget.NewLabel("open a checkpoint folder and an image, or drop them on the window")
@@ -44,8 +68,9 @@ func newToolbar(in *Inspector) *toolbar {
 }
 
 func (t *toolbar) content() fyne.CanvasObject {
-	buttons := container.NewHBox(t.openCk, t.openImg, t.recent, widget.NewSeparator(),
-		t.runAll, t.step, t.play, t.restart, t.cancel, widget.NewSeparator(), t.export)
+	tip := func(b *widget.Button) fyne.CanvasObject { return withTip(b, buttonTips[b.Text]) }
+	buttons := container.NewHBox(tip(t.openCk), tip(t.openImg), tip(t.recent), widget.NewSeparator(),
+		tip(t.runAll), tip(t.step), tip(t.play), tip(t.restart), tip(t.cancel), widget.NewSeparator(), tip(t.export))
 	prog := container.NewGridWrap(fyne.NewSize(180, t.progress.MinSize().Height), t.progress)
 	return container.NewVBox(buttons, container.NewBorder(nil, nil, nil, prog, t.status))
 }
@@ -66,6 +91,27 @@ func (t *toolbar) setStatus(s Status) {
 		t.cancel.Disable()
 	}
 	t.syncPlay()
+	t.syncRunButtons()
+}
+
+// syncRunButtons offers Run all, Step and Play only while something is left to run, and
+// Restart once a run exists (Play stays on while playing: it is the Pause button then).
+func (t *toolbar) syncRunButtons() {
+	s := t.in.Snap
+	left := s.Loaded() && !s.Finished
+	for _, b := range []*widget.Button{t.runAll, t.step} {
+		enable(b, left)
+	}
+	enable(t.play, left || t.in.Ctl.Playing())
+	enable(t.restart, s.Loaded())
+}
+
+func enable(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
 }
 
 func (t *toolbar) syncPlay() {
@@ -92,18 +138,28 @@ func (t *toolbar) chooseCheckpoint() {
 		if err != nil || u == nil {
 			return
 		}
-		image := ""
-		if s := t.in.Snap; s != nil {
-			image = s.ImagePath
-		}
-		if image == "" {
-			t.setStatus(Status{Text: "checkpoint chosen: now choose an image"})
-			t.pendingCheckpoint = u.Path()
+		if !isFile(filepath.Join(u.Path(), "config.json")) {
+			t.setStatus(Status{Text: u.Path() + " is not a checkpoint folder: it has no config.json", Err: fmt.Errorf("no config.json")})
 			return
 		}
-		t.in.OpenFiles(u.Path(), image)
+		t.openCheckpoint(u.Path())
 	}, t.in.Win)
-	d.Show()
+	startIn(d, t.in.folder(prefCheckpointFolder))
+	t.in.showDialog(d)
+}
+
+// openCheckpoint opens dir (a folder or a repo id) with the current image, or waits for one.
+func (t *toolbar) openCheckpoint(dir string) {
+	image := ""
+	if s := t.in.Snap; s != nil {
+		image = s.ImagePath
+	}
+	if image == "" {
+		t.setStatus(Status{Text: "checkpoint chosen: now choose an image"})
+		t.pendingCheckpoint = dir
+		return
+	}
+	t.in.OpenFiles(dir, image)
 }
 
 func (t *toolbar) chooseImage() {
@@ -115,7 +171,7 @@ func (t *toolbar) chooseImage() {
 		r.Close()
 		dir := t.pendingCheckpoint
 		if s := t.in.Snap; dir == "" && s != nil {
-			dir = s.CheckpointDir
+			dir = t.in.checkpointName(s.CheckpointDir)
 		}
 		if dir == "" {
 			t.setStatus(Status{Text: "image chosen: now choose a checkpoint folder"})
@@ -124,10 +180,28 @@ func (t *toolbar) chooseImage() {
 		t.pendingCheckpoint = ""
 		t.in.OpenFiles(dir, path)
 	}, t.in.Win)
-	d.Show()
+	d.SetFilter(storage.NewExtensionFileFilter(imageExts))
+	startIn(d, t.in.folder(prefImageFolder))
+	t.in.showDialog(d)
+}
+
+// startIn makes d open in folder dir ("": Fyne's choice, the last folder any dialog used).
+func startIn(d *dialog.FileDialog, dir string) {
+	if dir == "" {
+		return
+	}
+	if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+		d.SetLocation(l)
+	}
 }
 
 func (t *toolbar) showRecent() {
+	widget.ShowPopUpMenuAtRelativePosition(fyne.NewMenu("", t.recentItems()...), t.in.Win.Canvas(),
+		fyne.NewPos(0, t.recent.Size().Height), t.recent)
+}
+
+// recentItems are the recent checkpoints and images, for the Recent button and menu.
+func (t *toolbar) recentItems() []*fyne.MenuItem {
 	var items []*fyne.MenuItem
 	for _, dir := range recentList(t.in.prefs, recentCheckpoints) {
 		dir := dir
@@ -140,15 +214,14 @@ func (t *toolbar) showRecent() {
 	if len(items) == 0 {
 		items = append(items, fyne.NewMenuItem("(nothing opened yet)", nil))
 	}
-	widget.ShowPopUpMenuAtRelativePosition(fyne.NewMenu("", items...), t.in.Win.Canvas(),
-		fyne.NewPos(0, t.recent.Size().Height), t.recent)
+	return items
 }
 
 // openRecent reopens with one side replaced.
 func (t *toolbar) openRecent(dir, image string) {
 	if s := t.in.Snap; s != nil {
 		if dir == "" {
-			dir = s.CheckpointDir
+			dir = t.in.checkpointName(s.CheckpointDir)
 		}
 		if image == "" {
 			image = s.ImagePath
@@ -162,11 +235,6 @@ func (t *toolbar) openRecent(dir, image string) {
 }
 
 func (t *toolbar) showExport() {
-	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("View as PNG…", func() { t.in.saveDialog("inspector-view.png", t.in.ExportPNG) }),
-		fyne.NewMenuItem("Timings as JSON…", func() { t.in.saveDialog("timings.json", t.in.ExportTimingsJSON) }),
-		fyne.NewMenuItem("Timings as CSV…", func() { t.in.saveDialog("timings.csv", t.in.ExportTimingsCSV) }),
-		fyne.NewMenuItem("Run as safetensors dump…", func() { t.in.saveDialog("dump.safetensors", t.in.ExportDump) }),
-	)
+	menu := fyne.NewMenu("", t.in.exportItems()...)
 	widget.ShowPopUpMenuAtRelativePosition(menu, t.in.Win.Canvas(), fyne.NewPos(0, t.export.Size().Height), t.export)
 }

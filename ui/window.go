@@ -1,7 +1,9 @@
 package ui
 
 // window.go lays out the inspector and keeps the selection (block, tap, head, query patch,
-// overlay) that every panel draws from.
+// overlay) that every panel draws from. A re-run of the same page (Apply, Restart) keeps
+// the query patch, the head and a block the user chose; a new page starts at its centre
+// patch and follows the run from block 0.
 //
 // Invariant: every panel redraws from the one Inspector selection and the last Snapshot;
 // no panel keeps its own copy of the selected block or query. The mutation that would
@@ -18,7 +20,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -38,7 +39,7 @@ const (
 )
 
 // Overlays lists the overlay sources in menu order.
-var Overlays = []string{OverlayAttention, OverlayRollout, OverlayNorm, OverlayMean, OverlayMaxAbs, OverlayChange, OverlayChannel, OverlayNone}
+var Overlays = []string{OverlayAttention, OverlayRollout, OverlayAttentionTo, OverlayNorm, OverlayMean, OverlayMaxAbs, OverlayChange, OverlayChannel, OverlayNone}
 
 // Selection is what the user is looking at.
 type Selection struct {
@@ -72,16 +73,25 @@ type Inspector struct {
 	settings   *settingsPanel
 	compare    *comparePanel
 	tabs       *container.AppTabs
+	split      *container.Split // image | tabs
+	root       *tipRoot         // the content under the tip layer
+	menu       *fyne.MainMenu   // nil until MainMenu is asked for
 	compareRes *CompareResult
-	lastPage   *imageproc.Page // the page the query was chosen on: a new page resets it to the centre
+
+	chosen bool              // the user picked the selected block (a re-run of the page keeps it)
+	kept   bool              // this run kept the chosen block: it does not follow the run
+	demo   [2]string         // the demo's checkpoint and photo: never remembered as recent or last
+	names  map[string]string // resolved checkpoint dir -> what the user named (a repo id, a path)
+
+	dialogs []shownDialog // the dialogs this window opened and has not seen close (Esc closes the top one)
 
 	OnFinished func(*Snapshot) // once per run, when its merger has run
 }
 
-// NewInspector builds the window's content around a controller. prefs keeps recent files
-// (nil: none kept).
+// NewInspector builds the window's content around a controller. prefs keeps recent files,
+// the last files, folders, settings and the layout (nil: nothing kept).
 func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Inspector {
-	in := &Inspector{Win: win, Ctl: ctl, prefs: prefs,
+	in := &Inspector{Win: win, Ctl: ctl, prefs: prefs, names: map[string]string{},
 		Sel: Selection{Tap: engine.TapOut.String(), Head: -1, Query: -1, Overlay: OverlayAttention, Colors: widgets.Viridis, Opacity: 0.6}}
 	in.toolbar = newToolbar(in)
 	in.strip = widgets.NewBlockStrip(in.SelectBlock)
@@ -105,31 +115,45 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	ctl.OnSnapshot = in.setSnapshot
 	ctl.OnStatus = in.toolbar.setStatus
 	ctl.OnCompare = in.setCompare
-	win.SetContent(in.layout())
+	in.root = newTipRoot(in.layout())
+	win.SetContent(in.root)
 	win.SetOnDropped(in.dropped)
+	win.SetOnClosed(func() {
+		in.saveLayout()
+		ctl.WindowClosed()
+	})
+	in.installKeys()
 	return in
 }
 
+// layout: toolbar and block strip on top, the image and the tabs side by side. Each tab
+// scrolls vertically rather than grow the window (27 blocks x 16 heads fit 1366x768).
 func (in *Inspector) layout() fyne.CanvasObject {
+	colourBy := withTip(in.stripBy, "Colour each block by its wall time, or by how much it changed the activations (mean ||out−in||/||in||)")
 	stripRow := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Blocks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(widget.NewLabel("colour by"), in.stripBy), in.strip)
-	split := container.NewHSplit(in.image.content(), in.tabs)
-	split.SetOffset(0.52)
-	return container.NewBorder(container.NewVBox(in.toolbar.content(), stripRow), nil, nil, nil, split)
+		container.NewHBox(widget.NewLabel("colour by"), colourBy), in.strip)
+	for _, tab := range in.tabs.Items {
+		tab.Content = container.NewVScroll(tab.Content)
+	}
+	in.split = container.NewHSplit(in.image.content(), in.tabs)
+	in.split.SetOffset(in.savedSplit(0.52))
+	return container.NewBorder(container.NewVBox(in.toolbar.content(), stripRow), nil, nil, nil, in.split)
 }
 
 // setSnapshot takes a new state from the controller (UI goroutine).
 func (in *Inspector) setSnapshot(s *Snapshot) {
-	fresh := in.Snap == nil || in.Snap.Gen != s.Gen
-	justFinished := s.Finished && (fresh || !in.Snap.Finished)
+	prev := in.Snap
+	fresh := prev == nil || prev.Gen != s.Gen
+	justFinished := s.Finished && (fresh || !prev.Finished)
 	in.Snap = s
 	if fresh {
-		in.onNewRun()
+		in.onNewRun(prev)
 	}
 	if s.Next > 0 && in.followRun(fresh) {
 		in.Sel.Block = s.Next - 1
 	}
 	in.Win.SetTitle(fmt.Sprintf("%s — %s", Title, baseName(s.ImagePath)))
+	in.toolbar.syncRunButtons()
 	in.refresh()
 	if justFinished && in.OnFinished != nil {
 		in.OnFinished(s)
@@ -137,28 +161,42 @@ func (in *Inspector) setSnapshot(s *Snapshot) {
 }
 
 // followRun: while blocks arrive, the selection follows the newest block unless the user
-// picked another one.
+// picked another one, or picked one before a re-run of the page (kept).
 func (in *Inspector) followRun(fresh bool) bool {
-	return fresh || in.Sel.Block >= in.Snap.Next-2
+	return !in.kept && (fresh || in.Sel.Block >= in.Snap.Next-2)
 }
 
-func (in *Inspector) onNewRun() {
+// onNewRun fits the selection to a new run; prev is the run shown before (nil: none).
+func (in *Inspector) onNewRun(prev *Snapshot) {
 	s := in.Snap
 	in.image.setPage(s)
-	defer func() { in.lastPage = s.Page }()
-	if in.Sel.Query < 0 || in.Sel.Query >= s.Layout.Rows() || in.lastPage != s.Page {
+	same := samePage(prev, s)
+	if !same || in.Sel.Query < 0 || in.Sel.Query >= s.Layout.Rows() {
 		in.Sel.Query = defaultQuery(s)
 	}
 	if in.Sel.Head >= s.Config.Heads {
 		in.Sel.Head = -1
 	}
-	in.Sel.Block = 0
+	in.kept = same && in.chosen
+	if in.kept {
+		in.Sel.Block = min(in.Sel.Block, s.Config.Depth-1)
+	} else {
+		in.Sel.Block, in.chosen = 0, false
+	}
 	if !slices.Contains(tapOptions(s), in.Sel.Tap) {
 		in.Sel.Tap = engine.TapOut.String()
 	}
 	in.settings.load(s.Settings)
 	in.attention.setHeads(s.Config.Heads)
 	in.activation.setChannels(s.Config.Hidden)
+	in.rememberRun(prev, s)
+}
+
+// samePage: b is a run of the page a showed (the same image cut into the same grids), so a
+// patch index means the same patch in both.
+func samePage(a, b *Snapshot) bool {
+	return a.Loaded() && b.Loaded() && a.ImagePath == b.ImagePath && slices.Equal(a.Layout.Grids, b.Layout.Grids) &&
+		a.Page.Resized.W == b.Page.Resized.W && a.Page.Resized.H == b.Page.Resized.H
 }
 
 // defaultQuery is the centre patch of the image.
@@ -218,12 +256,12 @@ func (in *Inspector) blockTooltip(i int) string {
 		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), s.Stats[i].MeanChange)
 }
 
-// SelectBlock shows block i everywhere.
+// SelectBlock shows block i everywhere: the user's choice, kept over re-runs of the page.
 func (in *Inspector) SelectBlock(i int) {
 	if !in.Snap.Loaded() || i < 0 || i >= in.Snap.Config.Depth {
 		return
 	}
-	in.Sel.Block = i
+	in.Sel.Block, in.chosen, in.kept = i, true, false
 	in.refresh()
 }
 
@@ -253,6 +291,7 @@ func (in *Inspector) SetOverlay(name string) {
 	in.Sel.Overlay = name
 	in.image.syncControls()
 	in.refresh()
+	in.refreshMenu()
 }
 
 func (in *Inspector) setCompare(r *CompareResult) {
@@ -260,17 +299,45 @@ func (in *Inspector) setCompare(r *CompareResult) {
 	in.compare.show(r)
 }
 
-// OpenFiles starts a session on a checkpoint and an image with the current settings.
+// OpenFiles starts a session on a checkpoint (a directory, or a Hugging Face repo id found
+// in the local cache: engine.ResolveCheckpoint) and an image, with the current settings.
+// Both go to Recent as named.
 func (in *Inspector) OpenFiles(dir, image string) {
-	rememberRecent(in.prefs, recentCheckpoints, dir)
-	rememberRecent(in.prefs, recentImages, image)
-	in.Ctl.Open(dir, image, in.Ctl.Settings())
+	resolved, err := engine.ResolveCheckpoint(dir)
+	if err != nil {
+		in.toolbar.setStatus(Status{Text: "open: " + err.Error(), Err: err})
+		return
+	}
+	in.names[resolved] = dir
+	if dir != in.demo[0] {
+		rememberRecent(in.prefs, recentCheckpoints, dir)
+		if resolved == dir { // a folder, not a repo id: the folder dialog starts beside it
+			in.rememberFolder(prefCheckpointFolder, parentDir(dir))
+		}
+	}
+	if image != in.demo[1] {
+		rememberRecent(in.prefs, recentImages, image)
+		in.rememberFolder(prefImageFolder, parentDir(image))
+	}
+	in.refreshMenu()
+	in.Ctl.Open(resolved, image, in.openSettings())
 }
+
+// checkpointName is what the user called the checkpoint resolved to dir (a repo id or path).
+func (in *Inspector) checkpointName(dir string) string {
+	if n := in.names[dir]; n != "" {
+		return n
+	}
+	return dir
+}
+
+// SetDemo names the embedded demo's files, which are never remembered as recent or last.
+func (in *Inspector) SetDemo(dir, image string) { in.demo = [2]string{dir, image} }
 
 func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 	dir, image := "", ""
 	if s := in.Snap; s != nil {
-		dir, image = s.CheckpointDir, s.ImagePath
+		dir, image = in.checkpointName(s.CheckpointDir), s.ImagePath
 	}
 	for _, u := range uris {
 		if isDir(u.Path()) {
@@ -284,6 +351,18 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 		return
 	}
 	in.OpenFiles(dir, image)
+}
+
+// ButtonBounds is the toolbar button labelled text: its position in the window and size
+// (ok false: no such button). The smoke test hovers one for its tooltip.
+func (in *Inspector) ButtonBounds(text string) (pos fyne.Position, size fyne.Size, ok bool) {
+	t := in.toolbar
+	for _, b := range []*widget.Button{t.openCk, t.openImg, t.recent, t.runAll, t.step, t.play, t.restart, t.cancel, t.export} {
+		if b.Text == text {
+			return fyne.CurrentApp().Driver().AbsolutePositionForObject(b), b.Size(), true
+		}
+	}
+	return pos, size, false
 }
 
 // ImageViewBounds is the image view's position in the window and its size.

@@ -217,23 +217,41 @@ func barsDemo() (Series, Series) {
 	return a, b
 }
 
-// TestBarsPNG renders 27 blocks, alone and compared, in both themes, for a person to look at.
-func TestBarsPNG(t *testing.T) {
-	stripTestThemes(t, func(name string) {
+// In both themes, 27 blocks alone and compared: every bar of each series is drawn in its
+// own colours (B's tinted toward the theme's background), and the tooltip over a group is
+// its hover text.
+func TestBarsBothThemes(t *testing.T) {
+	stripTestThemes(t, func(th fyne.Theme, v fyne.ThemeVariant) {
 		sa, sb := barsDemo()
 		one := NewBars([]string{"weight wait", "attention", "MLP"}, barsTestColors, "ms", nil)
 		one.SetSeries(sa)
 		one.SetSelected(9)
 		win := stripTestWindow(t, one, 900, 260)
-		stripSavePNG(t, "/tmp/bars_"+name+".png", win.Canvas().Capture())
+		top := int(one.geom(one.Size(), one.Theme()).legendH)
+		if runs := barsFindRuns(win.Canvas().Capture(), top, barsMatchAny(barsTestColors...)); len(runs) != 27 {
+			t.Errorf("%s theme: %d bars drawn for 27 blocks", stripVariantName(v), len(runs))
+		}
 
 		two := NewBars([]string{"weight wait", "attention", "MLP"}, barsTestColors, "ms", nil)
 		two.SetSeries(sa, sb)
 		two.SetSelected(4)
 		win2 := stripTestWindow(t, two, 900, 260)
+		img := win2.Canvas().Capture()
+		bg := th.Color(theme.ColorNameBackground, v)
+		var tinted []color.Color
+		for _, c := range barsTestColors {
+			tinted = append(tinted, stripMix(c, bg, barsTint))
+		}
+		top = int(two.geom(two.Size(), two.Theme()).legendH)
+		runsA, runsB := barsFindRuns(img, top, barsMatchAny(barsTestColors...)), barsFindRuns(img, top, barsMatchAny(tinted...))
+		if len(runsA) != 27 || len(runsB) != 27 {
+			t.Errorf("%s theme: compare draws %d A bars and %d B bars, want 27 and 27", stripVariantName(v), len(runsA), len(runsB))
+		}
 		g := two.geom(two.Size(), two.Theme())
 		x, w := g.groupX(12)
 		test.MoveMouse(win2.Canvas(), fyne.NewPos(x+w/2, 170))
-		stripSavePNG(t, "/tmp/bars_compare_"+name+".png", win2.Canvas().Capture())
+		if got, want := test.WidgetRenderer(two).(*chartRenderer).tip.text(), two.HoverText(12); got != want || got == "" {
+			t.Errorf("%s theme: tooltip over block 12 %q, want %q", stripVariantName(v), got, want)
+		}
 	})
 }

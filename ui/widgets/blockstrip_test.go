@@ -182,26 +182,45 @@ func stripSameImage(a, b image.Image) bool {
 	return true
 }
 
-// TestBlockStripPNG renders a 27-block strip in both themes for a person to look at.
-func TestBlockStripPNG(t *testing.T) {
-	stripTestThemes(t, func(name string) {
-		s := NewBlockStrip(nil)
+// In both themes, 27 blocks wide (labelled) and narrow (too narrow for labels): run cells
+// take the colormap over the finite range, blocks not run are the theme's neutral grey, and
+// a narrow cell's centre is its fill, not a label spilling over.
+func TestBlockStripBothThemes(t *testing.T) {
+	stripTestThemes(t, func(th fyne.Theme, v fyne.ThemeVariant) {
 		vals := make([]float64, 27)
+		lo, hi := math.Inf(1), math.Inf(-1)
 		for i := range vals {
 			vals[i] = 0.2 + 0.8*math.Abs(math.Sin(float64(i)*0.7))
 			if i >= 20 {
 				vals[i] = math.NaN()
+				continue
+			}
+			lo, hi = min(lo, vals[i]), max(hi, vals[i])
+		}
+		grey := stripNeutral(th, v)
+		for _, W := range []float32{820, 300} {
+			s := NewBlockStrip(nil)
+			s.SetValues(vals, Viridis)
+			s.SetSelected(7)
+			s.SetCurrent(20)
+			win := stripTestWindow(t, s, W, 34)
+			img := win.Canvas().Capture()
+			cell := W / 27
+			for i, x := range vals {
+				want := grey
+				if !math.IsNaN(x) {
+					want = Viridis.At((x - lo) / (hi - lo))
+				}
+				probes := []float32{float32(i)*cell + min(6, cell/3)}
+				if W < 400 {
+					probes = append(probes, (float32(i)+0.5)*cell)
+				}
+				for _, px := range probes {
+					if p := stripPixel(img, px, stripTop+stripCellHeight(34)/2); !stripClose(p, want, 2) {
+						t.Errorf("%s theme, width %v: block %d (value %v) at x=%.0f is %v, want %v", stripVariantName(v), W, i, x, px, p, want)
+					}
+				}
 			}
 		}
-		s.SetValues(vals, Viridis)
-		s.SetSelected(7)
-		s.SetCurrent(20)
-		win := stripTestWindow(t, s, 820, 34)
-		test.MoveMouse(win.Canvas(), fyne.NewPos(12.5*820/27, 12))
-		stripSavePNG(t, "/tmp/blockstrip_"+name+".png", win.Canvas().Capture())
-		// Narrow: no labels rather than labels spilling over neighbours.
-		win.Resize(fyne.NewSize(300, 34))
-		s.MouseOut()
-		stripSavePNG(t, "/tmp/blockstrip_narrow_"+name+".png", win.Canvas().Capture())
 	})
 }

@@ -3,9 +3,11 @@
 // widgets draw numbers they are given.
 //
 // colormap.go: perceptual colormaps as piecewise-linear curves through control points
-// sampled from the published maps. Invariant: At is monotone in lightness for viridis and
-// magma, so a brighter cell always means a larger value. The mutation that would silently
-// break it: clamping t after indexing (t=1 would read past the last control point).
+// sampled from the published maps, and one diverging map (Moreland's cool-warm) for signed
+// values, neutral grey at t = 0.5. Invariant: At is monotone in lightness for viridis and
+// magma, so a brighter cell always means a larger value, and coolwarm is symmetric about its
+// grey centre (At(0.5) is the neutral point a Scale puts 0 on). The mutation that would
+// silently break it: clamping t after indexing (t=1 would read past the last control point).
 package widgets
 
 import (
@@ -22,12 +24,16 @@ const (
 	Magma
 	Turbo
 	Gray
+	CoolWarm // diverging: blue below the centre, grey at 0.5, red above
 )
 
-var colormapNames = []string{"viridis", "magma", "turbo", "gray"}
+var colormapNames = []string{"viridis", "magma", "turbo", "gray", "coolwarm"}
 
 // Colormaps lists every colormap, in menu order.
-func Colormaps() []Colormap { return []Colormap{Viridis, Magma, Turbo, Gray} }
+func Colormaps() []Colormap { return []Colormap{Viridis, Magma, Turbo, Gray, CoolWarm} }
+
+// Diverging says whether c is meant for signed values centred at 0.
+func (c Colormap) Diverging() bool { return c == CoolWarm }
 
 // ColormapNames lists the names, in menu order.
 func ColormapNames() []string { return append([]string(nil), colormapNames...) }
@@ -50,7 +56,8 @@ func ParseColormap(s string) (Colormap, bool) {
 }
 
 // Control points, evenly spaced over [0,1].
-var colormapPoints = map[Colormap][][3]uint8{
+// colormapPoints is indexed by Colormap (a slice: At runs per patch of every map drawn).
+var colormapPoints = [...][][3]uint8{
 	Viridis: {{68, 1, 84}, {72, 40, 120}, {62, 73, 137}, {49, 104, 142}, {38, 130, 142},
 		{31, 158, 137}, {53, 183, 121}, {110, 206, 88}, {253, 231, 37}},
 	Magma: {{0, 0, 4}, {28, 16, 68}, {79, 18, 123}, {129, 37, 129}, {181, 54, 122},
@@ -58,6 +65,9 @@ var colormapPoints = map[Colormap][][3]uint8{
 	Turbo: {{48, 18, 59}, {67, 85, 199}, {62, 147, 254}, {27, 207, 212}, {70, 247, 131},
 		{164, 252, 60}, {225, 221, 55}, {254, 163, 50}, {239, 90, 17}, {194, 36, 3}, {122, 4, 3}},
 	Gray: {{0, 0, 0}, {255, 255, 255}},
+	// Moreland (2009), "Diverging Color Maps for Scientific Visualization", 9 samples.
+	CoolWarm: {{59, 76, 192}, {98, 130, 234}, {141, 176, 254}, {184, 208, 249}, {221, 221, 221},
+		{245, 196, 173}, {244, 154, 123}, {222, 96, 77}, {180, 4, 38}},
 }
 
 // At returns the colour at t, clamped to [0,1]; NaN gives transparent.
@@ -65,9 +75,9 @@ func (c Colormap) At(t float64) color.NRGBA {
 	if math.IsNaN(t) {
 		return color.NRGBA{}
 	}
-	pts, ok := colormapPoints[c]
-	if !ok {
-		pts = colormapPoints[Viridis]
+	pts := colormapPoints[Viridis]
+	if c >= 0 && int(c) < len(colormapPoints) {
+		pts = colormapPoints[c]
 	}
 	t = math.Min(math.Max(t, 0), 1)
 	x := t * float64(len(pts)-1)

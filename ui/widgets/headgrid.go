@@ -1,9 +1,11 @@
 // headgrid.go: one small heatmap per attention head of a block, labelled h0, h1, ...; a tap
 // picks a head. Invariant: the thumbnail in grid slot i (row-major) is maps[i], labelled
-// "h<i>", and a tap anywhere in slot i (map or label) reports head i; each map is scaled by
-// its own maximum, so every head's hottest patch shows cm.At(1). The mutation that would
-// silently break it: normalising all heads by one global maximum (weak heads turn uniformly
-// dark and still look like valid maps).
+// "h<i>", and a tap anywhere in slot i (map or label) reports head i; under SetMaps each map
+// is scaled by its own maximum, so every head's hottest patch shows cm.At(1), and under
+// SetMapScales map i is painted with exactly the scale given for it (one shared scale makes
+// the heads comparable). The mutation that would silently break it: normalising all heads by
+// one global maximum where each should have its own (weak heads turn uniformly dark and still
+// look like valid maps), or the reverse where the scale is meant to be shared.
 package widgets
 
 import (
@@ -19,6 +21,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	xdraw "golang.org/x/image/draw"
+
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // headGridBgWeight is how much of the faint background photo shows through a map.
@@ -35,6 +39,7 @@ type HeadGrid struct {
 
 	mu       sync.Mutex
 	maps     [][]float32
+	scales   []Scale // per map (one: shared by all); nil: each map's own maximum
 	grid     PatchGrid
 	cm       Colormap
 	bg       image.Image
@@ -60,8 +65,26 @@ func (g *HeadGrid) SetMaps(maps [][]float32, grid PatchGrid, cm Colormap) {
 		fyne.LogError("HeadGrid.SetMaps", err)
 		maps, grid = nil, PatchGrid{}
 	}
+	g.setMaps(maps, grid, cm, nil)
+}
+
+// SetMapScales is SetMaps with the scale of each map given: scales[i] for map i, or one
+// scale shared by every map (len(scales) == 1). NaN values show as "no value".
+func (g *HeadGrid) SetMapScales(maps [][]float32, grid PatchGrid, cm Colormap, scales []Scale) {
+	if err := grid.Check(); err != nil {
+		fyne.LogError("HeadGrid.SetMapScales", err)
+		maps, grid = nil, PatchGrid{}
+	}
+	if len(scales) != 1 && len(scales) != len(maps) {
+		fyne.LogError("HeadGrid.SetMapScales", fmt.Errorf("%d scales for %d maps", len(scales), len(maps)))
+		scales = nil
+	}
+	g.setMaps(maps, grid, cm, scales)
+}
+
+func (g *HeadGrid) setMaps(maps [][]float32, grid PatchGrid, cm Colormap, scales []Scale) {
 	ivLocked(&g.mu, g, func() {
-		g.maps, g.grid, g.cm = maps, grid, cm
+		g.maps, g.grid, g.cm, g.scales = maps, grid, cm, scales
 		if g.selected >= len(maps) {
 			g.selected = -1
 		}
@@ -117,25 +140,20 @@ func (g *HeadGrid) headGridComposeLocked() {
 		bg = nil
 	}
 	g.thumbs = make([]*image.RGBA, len(g.maps))
-	for h, m := range g.maps {
-		hi, lo := float32(math.Inf(-1)), float32(math.Inf(1))
-		for _, v := range m {
-			if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
-				hi, lo = max(hi, v), min(lo, v)
-			}
-		}
-		// each head against its own maximum; a map without a positive maximum over its range
-		nlo, nhi := float32(0), hi
-		if !(hi > 0) {
-			nlo, nhi = lo, hi
-		}
+	scales := make([]Scale, len(g.maps))
+	for h := range g.maps {
+		scales[h] = g.headGridScaleLocked(h)
+	}
+	// the heads on all cores (each writes its own thumbnail)
+	par.Do(len(g.maps), par.Workers(len(g.maps)), func(_, h int) {
+		m, sc := g.maps[h], scales[h]
 		img := image.NewRGBA(image.Rect(0, 0, tw, th))
 		for r := 0; r < g.grid.Rows; r++ {
 			for c := 0; c < g.grid.Cols; c++ {
 				s := g.grid.At(r, c)
 				col := color.NRGBA{40, 40, 44, 255} // no value
 				if s < len(m) {
-					if cc := g.cm.At(Normalize(m[s], nlo, nhi)); cc.A != 0 {
+					if cc := g.cm.At(sc.Norm(m[s])); cc.A != 0 {
 						col = cc
 					}
 				}
@@ -157,7 +175,39 @@ func (g *HeadGrid) headGridComposeLocked() {
 			}
 		}
 		g.thumbs[h] = img
+	})
+}
+
+// Scale is the scale map h is painted with (its own maximum's under SetMaps).
+func (g *HeadGrid) Scale(h int) Scale {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if h < 0 || h >= len(g.maps) {
+		return Scale{}
 	}
+	return g.headGridScaleLocked(h)
+}
+
+// headGridScaleLocked is map h's scale: the one given, or its own maximum (a map without a
+// positive maximum over its own range).
+func (g *HeadGrid) headGridScaleLocked(h int) Scale {
+	switch len(g.scales) {
+	case 0:
+	case 1:
+		return g.scales[0]
+	default:
+		return g.scales[h]
+	}
+	hi, lo := float32(math.Inf(-1)), float32(math.Inf(1))
+	for _, v := range g.maps[h] {
+		if !math.IsNaN(float64(v)) && !math.IsInf(float64(v), 0) {
+			hi, lo = max(hi, v), min(lo, v)
+		}
+	}
+	if !(hi > 0) {
+		return LinearScale(lo, hi)
+	}
+	return LinearScale(0, hi)
 }
 
 // headGridCell is one slot: the map's rectangle and the label's rectangle below it.

@@ -1,6 +1,6 @@
 // helpers_test.go: what the widget tests share: a headless app in a pinned theme variant, a
 // window showing one widget alone, pixel probes and colour comparisons, bars found in a
-// capture, PNG output for a person to look at, and the merge-order patch grid and images.
+// capture, both theme variants in turn, and the merge-order patch grid and images.
 // Invariant: a widget is shown unpadded and alone, so it fills the canvas and a point of the
 // capture is the widget-local point that the geometry and hit tests speak of. The mutation
 // that would silently break it: a padded window, which shifts every probe by the theme
@@ -10,9 +10,7 @@ package widgets
 import (
 	"image"
 	"image/color"
-	"image/png"
 	"math"
-	"os"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -39,14 +37,20 @@ func stripTestApp(t *testing.T, v fyne.ThemeVariant) fyne.Theme {
 	return th
 }
 
-// stripTestThemes runs draw once in each theme variant, each in a fresh app (stripTestApp),
-// with the variant's name ("dark", "light") for the files it writes.
-func stripTestThemes(t *testing.T, draw func(name string)) {
+// stripTestThemes runs check once in each theme variant, each in a fresh app (stripTestApp).
+func stripTestThemes(t *testing.T, check func(th fyne.Theme, v fyne.ThemeVariant)) {
 	t.Helper()
 	for _, v := range []fyne.ThemeVariant{theme.VariantDark, theme.VariantLight} {
-		stripTestApp(t, v)
-		draw(map[fyne.ThemeVariant]string{theme.VariantDark: "dark", theme.VariantLight: "light"}[v])
+		check(stripTestApp(t, v), v)
 	}
+}
+
+// stripVariantName names a theme variant in messages.
+func stripVariantName(v fyne.ThemeVariant) string {
+	if v == theme.VariantLight {
+		return "light"
+	}
+	return "dark"
 }
 
 // stripTestWindow shows o alone, unpadded, at size w x h (so canvas = widget coordinates).
@@ -94,20 +98,6 @@ func colormapTestLightness(c color.NRGBA) float64 {
 		return 116*math.Cbrt(y) - 16
 	}
 	return y * 24389 / 27
-}
-
-// stripSavePNG writes img to path for a person to look at.
-func stripSavePNG(t *testing.T, path string, img image.Image) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s", path)
 }
 
 // barsRun is one bar as found in a capture: a run of columns holding bar colours.

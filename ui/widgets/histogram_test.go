@@ -94,20 +94,41 @@ func TestHistogramLabelsAndHover(t *testing.T) {
 	}
 }
 
-// TestHistogramPNG renders an activation-like histogram in both themes for a person to look at.
-func TestHistogramPNG(t *testing.T) {
-	stripTestThemes(t, func(name string) {
+// In both themes, an activation-like histogram of 64 bins: one bar per non-empty bin in the
+// theme's primary colour, the tallest at the largest count.
+func TestHistogramBothThemes(t *testing.T) {
+	stripTestThemes(t, func(th fyne.Theme, v fyne.ThemeVariant) {
 		counts := make([]int, 64)
 		lo, hi := float32(-4.2), float32(6.8)
+		var nonEmpty, largest []int
 		for i := range counts {
 			x := float64(lo) + (float64(i)+0.5)*float64(hi-lo)/64
 			counts[i] = int(5000 * math.Exp(-x*x/1.2))
 		}
 		counts[60] = 3 // a few massive activations
+		for i, c := range counts {
+			if c > 0 {
+				nonEmpty = append(nonEmpty, i)
+				if len(largest) == 0 || c > counts[largest[0]] {
+					largest = []int{i}
+				}
+			}
+		}
 		h := NewHistogram()
 		h.SetData(counts, lo, hi, "block 12 · output")
-		win := stripTestWindow(t, h, 340, 150)
-		test.MoveMouse(win.Canvas(), fyne.NewPos(150, 100))
-		stripSavePNG(t, "/tmp/histogram_"+name+".png", win.Canvas().Capture())
+		win := stripTestWindow(t, h, 640, 150)
+		runs := barsFindRuns(win.Canvas().Capture(), 0, barsMatchAny(th.Color(theme.ColorNamePrimary, v)))
+		if len(runs) != len(nonEmpty) {
+			t.Fatalf("%s theme: %d bars for %d non-empty bins", stripVariantName(v), len(runs), len(nonEmpty))
+		}
+		tallest := 0
+		for i, r := range runs {
+			if r.height > runs[tallest].height {
+				tallest = i
+			}
+		}
+		if nonEmpty[tallest] != largest[0] {
+			t.Errorf("%s theme: the tallest bar is bin %d, the largest count bin %d", stripVariantName(v), nonEmpty[tallest], largest[0])
+		}
 	})
 }

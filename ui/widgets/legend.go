@@ -1,4 +1,7 @@
-// legend.go: a horizontal colour bar with its caption and lo / mid / hi tick labels.
+// legend.go: a horizontal colour bar with its caption and lo / mid / hi tick labels, for the
+// Scale the heatmap was painted with: the geometric middle on a log scale, 0 in the middle
+// of a diverging one, "≥" / "≤" on an end where values were clipped, and no bar at all for a
+// constant map (there is no scale to show).
 // Invariant: the bar's left end is cm.At(0) and sits above the lo label, its right end is
 // cm.At(1) above the hi label — the same Normalize direction the ImageView uses. The
 // mutation that would silently break it: sampling t = x/w instead of x/(w-1) (or reversing
@@ -24,9 +27,10 @@ type Legend struct {
 
 	mu      sync.Mutex
 	cm      Colormap
-	lo, hi  float32
+	ticks   [3]string
 	caption string
 	set     bool
+	noBar   bool // a constant map: no scale to show
 }
 
 // NewLegend returns a legend for viridis over an unset range (no tick labels).
@@ -36,12 +40,53 @@ func NewLegend() *Legend {
 	return l
 }
 
-// SetRange sets the colormap, the value range and the caption.
+// SetRange sets the colormap, a linear value range and the caption.
 func (l *Legend) SetRange(cm Colormap, lo, hi float32, caption string) {
+	l.SetScale(cm, LinearScale(lo, hi), caption)
+}
+
+// SetScale shows the scale s on colormap cm with caption: s's ticks, "≥" before the high
+// label when values were clipped above it and "≤" before the low one when clipped below;
+// for a constant (or empty) scale no bar, the value in the middle.
+func (l *Legend) SetScale(cm Colormap, s Scale, caption string) {
 	l.mu.Lock()
-	l.cm, l.lo, l.hi, l.caption, l.set = cm, lo, hi, caption, true
+	l.cm, l.caption, l.set, l.noBar = cm, caption, true, s.Constant
+	l.ticks = legendTicks(s)
 	l.mu.Unlock()
 	l.Refresh()
+}
+
+// legendTicks are the three labels of s.
+func legendTicks(s Scale) [3]string {
+	if s.Constant {
+		if s.Empty {
+			return [3]string{"", "no values", ""}
+		}
+		return [3]string{"", "= " + legendFormatValue(s.Lo), ""}
+	}
+	t := s.Ticks()
+	out := [3]string{legendFormatValue(t[0]), legendFormatValue(t[1]), legendFormatValue(t[2])}
+	if s.Below > 0 {
+		out[0] = "≤" + out[0]
+	}
+	if s.Above > 0 {
+		out[2] = "≥" + out[2]
+	}
+	return out
+}
+
+// Labels are the tick labels (lo, mid, hi) and the caption shown.
+func (l *Legend) Labels() (ticks [3]string, caption string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ticks, l.caption
+}
+
+// BarShown says whether the colour bar is drawn (not for a constant map).
+func (l *Legend) BarShown() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.set && !l.noBar
 }
 
 // legendFormatValue prints a value compactly with about three significant digits:
@@ -175,7 +220,7 @@ func (r *legendRenderer) Layout(size fyne.Size) {
 func (r *legendRenderer) Refresh() {
 	l := r.l
 	l.mu.Lock()
-	lo, hi, caption, set := l.lo, l.hi, l.caption, l.set
+	ticks, caption, set, noBar := l.ticks, l.caption, l.set, l.noBar
 	l.mu.Unlock()
 
 	fg := theme.Color(theme.ColorNameForeground)
@@ -186,14 +231,15 @@ func (r *legendRenderer) Refresh() {
 	r.border.StrokeColor = theme.Color(theme.ColorNameInputBorder)
 	texts := [3]string{}
 	if set {
-		texts = [3]string{legendFormatValue(lo), legendFormatValue(lo + (hi-lo)/2), legendFormatValue(hi)}
+		texts = ticks
 	}
+	r.bar.Hidden, r.border.Hidden = noBar, noBar
 	for i := range r.labels {
 		r.labels[i].Text = texts[i]
 		r.labels[i].Color = fg
 		r.labels[i].TextSize = theme.CaptionTextSize()
 		r.ticks[i].FillColor = dim
-		r.ticks[i].Hidden = !set
+		r.ticks[i].Hidden = !set || noBar
 	}
 	r.Layout(l.Size())
 	r.bar.Refresh()

@@ -1,0 +1,227 @@
+package ui
+
+// menu.go: the main menu (a menu bar in the window on Linux and Windows, the app menu on
+// macOS): File, Run, View, Help, with the Ctrl/Cmd shortcuts shown next to their items, and
+// the dialogs the window opens itself (About, the keyboard map, a cached Hugging Face
+// model), which Esc closes.
+//
+// Invariant: every menu item calls the same Inspector, toolbar or controller function as
+// the control it mirrors, so menu and toolbar cannot disagree; the mutation that would
+// silently break it: a menu item that re-implements an action (Play that calls Ctl.Play
+// without the toolbar's syncPlay leaves the button saying Play while it plays).
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+// Version is the inspector's version: set with -ldflags "-X github.com/turbospark/inspector/ui.Version=...",
+// else the module's version, else "dev" (with the commit when the build recorded one).
+var Version = buildVersion()
+
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "dev"
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += "+" + s.Value[:12]
+		}
+	}
+	return v
+}
+
+// shortcut is Ctrl+key (Cmd+key on macOS), with more modifiers if given.
+func shortcut(key fyne.KeyName, more fyne.KeyModifier) fyne.Shortcut {
+	return &desktop.CustomShortcut{KeyName: key, Modifier: fyne.KeyModifierShortcutDefault | more}
+}
+
+func item(label string, key fyne.KeyName, more fyne.KeyModifier, action func()) *fyne.MenuItem {
+	it := fyne.NewMenuItem(label, action)
+	if key != "" {
+		it.Shortcut = shortcut(key, more)
+	}
+	return it
+}
+
+// MainMenu builds the window's main menu (the app sets it on the window).
+func (in *Inspector) MainMenu() *fyne.MainMenu {
+	in.menu = fyne.NewMainMenu(in.fileMenu(), in.runMenu(), in.viewMenu(), in.helpMenu())
+	return in.menu
+}
+
+func (in *Inspector) fileMenu() *fyne.Menu {
+	t := in.toolbar
+	recent := fyne.NewMenuItem("Recent", nil)
+	recent.ChildMenu = fyne.NewMenu("", t.recentItems()...)
+	export := fyne.NewMenuItem("Export", nil)
+	export.ChildMenu = fyne.NewMenu("", in.exportItems()...)
+	quit := item("Quit", fyne.KeyQ, 0, nil) // the driver closes every window
+	quit.IsQuit = true
+	return fyne.NewMenu("File",
+		item("Open image…", fyne.KeyO, 0, t.chooseImage),
+		item("Open checkpoint…", fyne.KeyO, fyne.KeyModifierShift, t.chooseCheckpoint),
+		fyne.NewMenuItem("Open from the Hugging Face cache…", in.chooseCachedModel),
+		recent,
+		fyne.NewMenuItemSeparator(),
+		export,
+		fyne.NewMenuItemSeparator(),
+		quit)
+}
+
+// exportItems are the exports, for the File menu and the toolbar's Export button.
+func (in *Inspector) exportItems() []*fyne.MenuItem {
+	return []*fyne.MenuItem{
+		item("View as PNG…", fyne.KeyE, 0, func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }),
+		fyne.NewMenuItem("Timings as JSON…", func() { in.saveDialog("timings.json", in.ExportTimingsJSON) }),
+		fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }),
+		fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }),
+		fyne.NewMenuItem("Run as safetensors dump…", func() { in.saveDialog("dump.safetensors", in.ExportDump) }),
+	}
+}
+
+func (in *Inspector) runMenu() *fyne.Menu {
+	t := in.toolbar
+	return fyne.NewMenu("Run",
+		fyne.NewMenuItem("Run all", in.Ctl.RunAll),
+		fyne.NewMenuItem("Step", in.Ctl.Step),
+		fyne.NewMenuItem("Play / Pause    (Space)", t.togglePlay),
+		fyne.NewMenuItem("Restart", in.Ctl.Restart),
+		fyne.NewMenuItem("Cancel", in.Ctl.Cancel))
+}
+
+func (in *Inspector) viewMenu() *fyne.Menu {
+	var items []*fyne.MenuItem
+	for i, tab := range in.tabs.Items {
+		i := i
+		it := item(tab.Text, fyne.KeyName(fmt.Sprint(i+1)), 0, func() { in.tabs.SelectIndex(i) })
+		items = append(items, it)
+	}
+	overlays := fyne.NewMenuItem("Overlay", nil)
+	var sub []*fyne.MenuItem
+	for _, o := range Overlays {
+		o := o
+		it := fyne.NewMenuItem(o, func() { in.SetOverlay(o) })
+		it.Checked = o == in.Sel.Overlay
+		sub = append(sub, it)
+	}
+	overlays.ChildMenu = fyne.NewMenu("", sub...)
+	return fyne.NewMenu("View", append(items, fyne.NewMenuItemSeparator(), overlays)...)
+}
+
+func (in *Inspector) helpMenu() *fyne.Menu {
+	return fyne.NewMenu("Help",
+		fyne.NewMenuItem("Keyboard shortcuts", in.showKeyMap),
+		fyne.NewMenuItem("About "+Title, in.showAbout))
+}
+
+// refreshMenu rebuilds what changes in the menu: Recent, the overlay's check mark.
+func (in *Inspector) refreshMenu() {
+	if in.menu == nil {
+		return
+	}
+	in.menu.Items[0] = in.fileMenu()
+	in.menu.Items[2] = in.viewMenu()
+	in.menu.Refresh()
+}
+
+// AboutText is what Help ▸ About says.
+func AboutText() string {
+	return fmt.Sprintf("%s %s\n\nThe vision tower of Qwen3-VL and Qwen3.5, block by block: timings, activations, attention.\n\n"+
+		"%s on %s/%s. Hugging Face cache: %s", Title, Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, engine.FindHFCache().Dir)
+}
+
+func (in *Inspector) showAbout() {
+	l := widget.NewLabel(AboutText())
+	l.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom("About", "Close", l, in.Win)
+	d.Resize(fyne.NewSize(520, 260))
+	in.showDialog(d)
+}
+
+func (in *Inspector) showKeyMap() {
+	grid := container.New(layout.NewFormLayout())
+	for _, k := range keyMap {
+		key := widget.NewLabelWithStyle(k[0], fyne.TextAlignLeading, fyne.TextStyle{Monospace: true})
+		what := widget.NewLabel(k[1])
+		what.Wrapping = fyne.TextWrapWord
+		grid.Add(key)
+		grid.Add(what)
+	}
+	d := dialog.NewCustom("Keyboard shortcuts", "Close", grid, in.Win)
+	d.Resize(fyne.NewSize(640, 520))
+	in.showDialog(d)
+}
+
+// KeyMapText is the keyboard map as plain text (for Help and tests).
+func KeyMapText() string {
+	var b strings.Builder
+	for _, k := range keyMap {
+		fmt.Fprintf(&b, "%-24s %s\n", k[0], k[1])
+	}
+	return b.String()
+}
+
+// chooseCachedModel offers the models in the local Hugging Face cache (and any repo id typed).
+func (in *Inspector) chooseCachedModel() {
+	cache := engine.FindHFCache()
+	ids := cache.CachedRepos()
+	entry := widget.NewSelectEntry(ids)
+	entry.SetPlaceHolder("owner/name, e.g. Qwen/Qwen3-VL-2B-Instruct")
+	note := widget.NewLabel(fmt.Sprintf("%d model(s) in %s (%s)", len(ids), cache.Dir, cache.Why))
+	note.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Open from the Hugging Face cache", "Open", "Cancel", container.NewVBox(entry, note), func(ok bool) {
+		if ok && strings.TrimSpace(entry.Text) != "" {
+			in.toolbar.openCheckpoint(strings.TrimSpace(entry.Text))
+		}
+	}, in.Win)
+	d.Resize(fyne.NewSize(560, 220))
+	in.showDialog(d)
+}
+
+// shownDialog is a dialog this window opened and the overlay it sits in.
+type shownDialog struct {
+	d       dialog.Dialog
+	overlay fyne.CanvasObject
+}
+
+// showDialog shows d and remembers it, so Esc can close it through its own Hide.
+func (in *Inspector) showDialog(d dialog.Dialog) {
+	d.Show()
+	top := in.Win.Canvas().Overlays().Top()
+	in.dialogs = append(in.dialogs, shownDialog{d, top})
+	d.SetOnClosed(func() {
+		for i, s := range in.dialogs {
+			if s.d == d {
+				in.dialogs = append(in.dialogs[:i], in.dialogs[i+1:]...)
+				return
+			}
+		}
+	})
+}
+
+// topDialog is the dialog this window opened whose overlay is top (nil: none).
+func (in *Inspector) topDialog(top fyne.CanvasObject) dialog.Dialog {
+	for _, s := range in.dialogs {
+		if s.overlay == top {
+			return s.d
+		}
+	}
+	return nil
+}
