@@ -23,6 +23,7 @@ type comparePanel struct {
 	in          *Inspector
 	a, b        *settingsForm
 	runBtn      *widget.Button
+	formScroll  *container.Scroll      // the two forms, the button and the result line
 	sides       [2]*widget.ProgressBar // each side's blocks as they finish
 	bars        *widgets.Bars
 	table       *widget.Label
@@ -62,12 +63,17 @@ func (p *comparePanel) content() fyne.CanvasObject {
 		return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), f.form(), bar)
 	}
 	forms := container.NewGridWithColumns(2, side("A", p.a, p.sides[0]), side("B", p.b, p.sides[1]))
-	top := container.NewVBox(forms, p.runBtn, p.result)
+	top := container.NewVBox(container.NewBorder(nil, nil, container.NewVBox(p.runBtn), nil, p.result), forms) // the button first: in view at any height
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where they differ: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
 	results := container.NewAppTabs(
 		container.NewTabItem("timings", container.NewVSplit(p.bars, container.NewVScroll(p.table))),
 		container.NewTabItem("difference map", diff))
-	return container.NewBorder(container.NewVScroll(top), nil, nil, nil, results)
+	// A split, not a border: a border gives a scroll its minimum (one line), which hid the
+	// forms and the Compare button at 1280x720; the user can drag the divider.
+	p.formScroll = container.NewVScroll(top)
+	split := container.NewVSplit(p.formScroll, results)
+	split.Offset = 0.55
+	return split
 }
 
 // progress follows the Compare in flight: the button is off while it runs.
@@ -146,7 +152,7 @@ func (p *comparePanel) showDiff() {
 func reportRows(rep *engine.Report) [][]float64 {
 	rows := make([][]float64, len(rep.Blocks))
 	for i, b := range rep.Blocks {
-		rows[i] = []float64{b.WaitMS, b.AttentionMS, b.MLPMS}
+		rows[i] = barParts(b.WaitMS, b.AttentionMS, b.MLPMS, b.DeepstackMS, b.WallMS)
 	}
 	return rows
 }

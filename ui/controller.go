@@ -520,8 +520,9 @@ func (c *Controller) doneStatus(sess *session) Status {
 			Err: fmt.Errorf("non-finite values: %s", nf)}
 	}
 	if run.Finished() {
-		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s (%s)%s", depth, sess.Report.Totals.WallMS,
-			name, sess.Settings.Describe(), noteSuffix(sess.BackendNote)), Progress: 1}
+		// The backend's name carries its threads or device; the rest of Describe is added.
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s, %s, tile %d%s", depth, sess.Report.Totals.WallMS,
+			name, sess.Settings.Residency, sess.Settings.TileRows, noteSuffix(sess.BackendNote)), Progress: 1}
 	}
 	next := "the merger is next"
 	if run.Next() < depth {

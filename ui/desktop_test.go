@@ -52,6 +52,15 @@ func TestWindowFits1366x768(t *testing.T) {
 			t.Errorf("%s tab: its content needs %v", tab.Text, m)
 		}
 	}
+	// At the default 1280x720 the Compare button shows without scrolling (a border once
+	// gave its scroll one line: only the A and B headings showed).
+	h.win.Resize(fyne.NewSize(1280, 720-decorations))
+	h.in.tabs.SelectIndex(len(h.in.tabs.Items) - 1)
+	d, p := fyne.CurrentApp().Driver(), h.in.compare
+	btn, view := d.AbsolutePositionForObject(p.runBtn), d.AbsolutePositionForObject(p.formScroll)
+	if !p.runBtn.Visible() || btn.Y+p.runBtn.Size().Height > view.Y+p.formScroll.Size().Height || p.runBtn.Size().Height < p.runBtn.MinSize().Height {
+		t.Errorf("the Compare button (at %v, %v) is not in view: the forms' scroll is %v at %v", btn, p.runBtn.Size(), p.formScroll.Size(), view)
+	}
 }
 
 // press delivers a key the way the desktop driver does: to the focused widget if any, else

@@ -6,6 +6,7 @@ package ui
 
 import (
 	"context"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -307,5 +308,70 @@ func TestNothingReachesAClosedWindow(t *testing.T) {
 	}
 	if ran {
 		t.Fatal("a UI call queued before the window closed ran after it")
+	}
+}
+
+// A bar is the block's wall time, the number the summary and the exports give: its parts
+// (wait, attention, MLP, deepstack, host) add up to it, and a deepstack block shows its merger.
+func TestTimingBarsAddUpToTheWall(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	if len(timingParts) != len(timingColors) {
+		t.Fatalf("%d parts, %d colours", len(timingParts), len(timingColors))
+	}
+	rows := timingRows(h.in.Snap.Timings)
+	for i, bt := range h.in.Snap.Timings {
+		sum := 0.0
+		for _, v := range rows[i] {
+			sum += v
+		}
+		if math.Abs(sum-ms(bt.Wall)) > 1e-6 {
+			t.Errorf("block %d: the bar is %.3f ms, its wall %.3f ms", i, sum, ms(bt.Wall))
+		}
+		if deep := rows[i][3]; deep != ms(bt.Deepstack) {
+			t.Errorf("block %d: deepstack part %.3f ms, timing %.3f ms", i, deep, ms(bt.Deepstack))
+		}
+	}
+	if sum := timingSummary(h.in.Snap, 0); !strings.Contains(sum, "deepstack") || !strings.Contains(sum, "host") {
+		t.Errorf("the summary leaves time out: %q", sum)
+	}
+}
+
+// Run all, Step (with pauses) and Play (with its delay between blocks) time the same block
+// alike: every pass here lasts at least 50 ms more than its work (slowCPU), so a ratio past
+// 2 is a pause or a Play delay counted as work, not noise.
+func TestRunAllStepPlayTimeAlike(t *testing.T) {
+	h := newHarnessOn(t, slowBackends(50*time.Millisecond, "", -1))
+	h.openDemo()
+	byMode := map[string][]engine.BlockTiming{"run all": h.in.Snap.Timings}
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	for !h.in.Snap.Finished {
+		time.Sleep(300 * time.Millisecond)
+		next := h.in.Snap.Next
+		h.in.Ctl.Step()
+		h.pump("a step", func() bool { return h.in.Snap.Next > next || h.in.Snap.Finished })
+	}
+	byMode["step"] = h.in.Snap.Timings
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	h.in.Ctl.Play()
+	h.pump("play to the end", func() bool { return h.in.Snap.Finished })
+	byMode["play"] = h.in.Snap.Timings
+	ref := byMode["run all"]
+	for mode, ts := range byMode {
+		if len(ts) != len(ref) {
+			t.Fatalf("%s: %d blocks, run all %d", mode, len(ts), len(ref))
+		}
+		for i, bt := range ts {
+			for _, half := range []struct {
+				name     string
+				got, ref time.Duration
+			}{{"attention", bt.Attention, ref[i].Attention}, {"MLP", bt.MLP, ref[i].MLP}, {"wall", bt.Wall, ref[i].Wall}} {
+				if r := float64(half.got) / float64(half.ref); r > 2 || r < 0.5 {
+					t.Errorf("block %d %s: %s %v, run all %v", i, half.name, mode, half.got, half.ref)
+				}
+			}
+		}
 	}
 }

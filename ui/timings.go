@@ -20,20 +20,30 @@ import (
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
-// Bar parts and their colours, shared with the compare tab.
+// Bar parts and their colours, shared with the compare tab. The parts add up to the
+// block's wall time: what is neither a weight wait nor a GPU/CPU pass (downloading the kept
+// taps, the finite-value check, the block's statistics) is "host", so a bar's height is the
+// same number the summary and the exports give for the block.
 var (
-	timingParts  = []string{"weight wait", "attention", "MLP"}
+	timingParts  = []string{"weight wait", "attention", "MLP", "deepstack", "host"}
 	timingColors = []color.Color{
 		color.NRGBA{R: 0xe4, G: 0x57, B: 0x56, A: 0xff}, // wait: red, it is the stall
 		color.NRGBA{R: 0x4c, G: 0x8b, B: 0xf5, A: 0xff}, // attention half
 		color.NRGBA{R: 0x45, G: 0xb8, B: 0x8d, A: 0xff}, // MLP half
+		color.NRGBA{R: 0xb0, G: 0x7c, B: 0xe8, A: 0xff}, // deepstack merger
+		color.NRGBA{R: 0x9a, G: 0x9a, B: 0x9a, A: 0xff}, // host work between the passes
 	}
 )
+
+// barParts splits a block's wall time (ms) into timingParts.
+func barParts(wait, attention, mlp, deepstack, wall float64) []float64 {
+	return []float64{wait, attention, mlp, deepstack, max(0, wall-wait-attention-mlp-deepstack)}
+}
 
 func timingRows(ts []engine.BlockTiming) [][]float64 {
 	rows := make([][]float64, len(ts))
 	for i, t := range ts {
-		rows[i] = []float64{ms(t.Wait), ms(t.Attention), ms(t.MLP)}
+		rows[i] = barParts(ms(t.Wait), ms(t.Attention), ms(t.MLP), ms(t.Deepstack), ms(t.Wall))
 	}
 	return rows
 }
@@ -73,16 +83,21 @@ func timingSummary(s *Snapshot, slowest int) string {
 	if len(s.Timings) == 0 {
 		return "no block has run yet"
 	}
-	var wait, attn, mlp, wall float64
+	var wait, attn, mlp, deep, wall float64
 	var read int64
 	for _, t := range s.Timings {
 		wait, attn, mlp, wall = wait+ms(t.Wait), attn+ms(t.Attention), mlp+ms(t.MLP), wall+ms(t.Wall)
+		deep += ms(t.Deepstack)
 		read += t.BytesRead
 	}
 	pct := func(x float64) float64 { return 100 * x / max(wall, 1e-9) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d blocks in %.1f ms: attention %.0f%%, MLP %.0f%%, waiting for weights %.1f%% (%.1f ms).",
-		len(s.Timings), wall, pct(attn), pct(mlp), pct(wait), wait)
+	fmt.Fprintf(&b, "%d blocks in %.1f ms: attention %.0f%%, MLP %.0f%%", len(s.Timings), wall, pct(attn), pct(mlp))
+	if deep > 0 {
+		fmt.Fprintf(&b, ", deepstack %.0f%%", pct(deep))
+	}
+	fmt.Fprintf(&b, ", host %.0f%% (taps, checks), waiting for weights %.1f%% (%.1f ms).",
+		pct(max(0, wall-wait-attn-mlp-deep)), pct(wait), wait)
 	if slowest >= 0 {
 		fmt.Fprintf(&b, " Slowest: block %d (%.1f ms).", slowest, ms(s.Timings[slowest].Wall))
 	}
