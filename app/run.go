@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -179,6 +180,9 @@ func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer)
 		sess.Observers = append(sess.Observers, func(r engine.BlockResult) { printBlock(w, r, mode) })
 	}
 	if err := sess.RunAll(ctx); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted: %s; no output written", sess.Run.CancelNote())
+		}
 		return err
 	}
 	if !quiet {

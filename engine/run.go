@@ -202,6 +202,15 @@ func (r *Run) download(b backend.Buffer, n int) []float32 {
 // Next is the index of the block Step will run; Depth when all blocks have run.
 func (r *Run) Next() int { return r.next }
 
+// CancelNote says how far a cancelled run got, as the window and the CLI both say it.
+func (r *Run) CancelNote() string {
+	depth := r.e.Checkpoint.Config.Depth
+	if r.next >= depth {
+		return fmt.Sprintf("cancelled after all %d blocks (the merger did not finish)", depth)
+	}
+	return fmt.Sprintf("cancelled after %d of %d blocks (block %d did not finish)", r.next, depth, r.next)
+}
+
 // Finished says whether the merger has run.
 func (r *Run) Finished() bool { return r.Merger != nil }
 

@@ -501,8 +501,7 @@ func (c *Controller) stepFailed(err error, sess *session) {
 	done, depth := sess.Run.Next(), sess.Checkpoint.Config.Depth
 	if errors.Is(err, context.Canceled) {
 		c.post(sess)
-		c.status(Status{Text: fmt.Sprintf("cancelled after %d of %d blocks (block %d did not finish)", done, depth, done),
-			Progress: float64(done) / float64(depth)})
+		c.status(Status{Text: sess.Run.CancelNote(), Progress: float64(done) / float64(depth)})
 		return
 	}
 	what := fmt.Sprintf("block %d", done)

@@ -22,6 +22,7 @@ import (
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
+	_ "github.com/turbospark/inspector/internal/clocale" // the test binary, like the app, keeps Fyne quiet under LANG=C.UTF-8
 )
 
 const (

@@ -8,6 +8,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -374,4 +375,36 @@ func TestRunAllStepPlayTimeAlike(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A mapped shard truncated under the window's run (another program rewriting it) fails
+// that run with the file's name; the window lives on and opens the next checkpoint.
+func TestTruncatedCheckpointFailsOnlyItsRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"config.json", "preprocessor_config.json", "model.safetensors"} {
+		b, err := os.ReadFile(filepath.Join(demoDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "model.safetensors")
+	h := newHarness(t) // mapped residency: the default
+	h.in.OpenFiles(dir, demoPhoto)
+	h.pump("the first run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	h.in.Ctl.Step()
+	h.pump("block 0", func() bool { return h.in.Snap.Next == 1 })
+	if err := os.Truncate(model, 4096); err != nil {
+		t.Fatal(err)
+	}
+	h.in.Ctl.RunAll()
+	h.pump("the failure", func() bool { return h.said("changed while the run had it mapped") })
+	if !h.said(model) {
+		t.Errorf("the failure does not name %s: %q", model, h.statuses)
+	}
+	h.openDemo() // the window goes on
 }

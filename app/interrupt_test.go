@@ -1,0 +1,122 @@
+package main
+
+// interrupt_test.go: Ctrl-C stops a run within an op, whatever the page (the attention half
+// checks its context per query tile), and says so; a second Ctrl-C exits at once. The page
+// here is 16,384 patches of the demo: one block's attention alone takes seconds, and the
+// whole run minutes, so an exit within the bound is the cancel's doing.
+
+import (
+	"bufio"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bigPage writes a 2048x2048 PNG: 16,384 patches with --max-pixels 4194304.
+func bigPage(t *testing.T) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 2048, 2048))
+	for y := 0; y < 2048; y++ {
+		for x := 0; x < 2048; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{R: uint8(x), G: uint8(y), B: uint8(x ^ y), A: 255})
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.png")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// startBigRun starts `run` on the big page and returns once the first line of its block
+// table is out (the session is open, block 0 is running).
+func startBigRun(t *testing.T) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	bin, page := buildInspector(t), bigPage(t)
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "4194304", "--threads", "2")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if strings.HasPrefix(strings.TrimSpace(sc.Text()), "block") {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			time.Sleep(300 * time.Millisecond) // into block 0's attention
+			return cmd, &stderr
+		}
+	}
+	t.Fatalf("the run ended before its table: %s", stderr.String())
+	return nil, nil
+}
+
+// waitExit waits at most limit for cmd to end and returns its exit code.
+func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(limit):
+		t.Fatalf("the run did not end within %v of Ctrl-C", limit)
+		return -1
+	}
+}
+
+func TestInterruptStopsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 16,384-patch run")
+	}
+	cmd, stderr := startBigRun(t)
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	defer func() { t.Logf("ended %v after Ctrl-C", time.Since(sent)) }()
+	// Within an op: a second on an idle machine; the bound leaves room for a loaded one.
+	rc := waitExit(t, cmd, 5*time.Second)
+	msg := stderr.String()
+	if rc == 0 || !strings.Contains(msg, "interrupted") || !strings.Contains(msg, "cancelled after 0 of 4 blocks (block 0 did not finish); no output written") {
+		t.Errorf("Ctrl-C: exit %d, stderr %q (want a failure that says it was interrupted and cancelled)", rc, msg)
+	}
+	t.Log(msg)
+}
+
+func TestSecondInterruptExitsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 16,384-patch run")
+	}
+	cmd, _ := startBigRun(t)
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(20 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	if rc := waitExit(t, cmd, 2*time.Second); rc != 130 {
+		t.Errorf("a second Ctrl-C: exit %d, want 130", rc)
+	}
+}
