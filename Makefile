@@ -22,7 +22,8 @@ test: vet
 # pages (TS_EXPECT_PAGESIZE makes engine's TestResidencyPageSize fail if they did not get
 # them), i.e. a Mac's code generation (Go on arm64 fuses a*b+c into one rounding; amd64's
 # default GOAMD64=v1 never does) and page size. `make test` runs it on linux/amd64; on a Mac or
-# linux/arm64 the tests are arm64 code already. Every package except app/, whose fyne GL
+# linux/arm64 the tests are arm64 code already. Emulated code runs ~10x slower: TS_EMULATED
+# widens the ui tests' waits and the package timeout is 30 minutes, not go test's 10. Every package except app/, whose fyne GL
 # window needs cgo (go-gl) that a CGO_ENABLED=0 arm64 build cannot have; metal/ and shaders/
 # tests still run the host's g++ and clang-19 (qemu-user leaves the exec of an amd64 program
 # to the kernel). First the arm64 assembly of engine/ and internal/ must hold no fused float32
@@ -40,15 +41,18 @@ test-arm64:
 	  fused=$$(grep -E '\bFN?M(ADD|SUB)S\b|/engine/imageproc/[^ ]*\.go:[0-9]+\)[[:space:]]+FN?M(ADD|SUB)D\b' $$asm); rm -f $$asm; \
 	  if [ -n "$$fused" ]; then echo "test-arm64: fused multiply-adds where the engine's rounding is pinned:" >&2; \
 	    echo "$$fused" >&2; exit 1; fi
-	TS_EXPECT_PAGESIZE=16384 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -exec '$(QEMU_ARM64) -p 16384' $(ARM64_PKGS)
+	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' $(ARM64_PKGS)
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-bench:
+# bench: the kernels' benchmarks (GFLOP/s per kernel: generic, AVX2, AVX-512), then the tower
+# per block beside PyTorch CPU and OpenBLAS sgemm on the same checkpoint (scripts/bench.sh).
+bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./engine/...
+	scripts/bench.sh
 
 # Bad input never panics: fuzz the parsers a while (their seeds run in `make test`).
 fuzz:

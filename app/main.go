@@ -22,6 +22,7 @@ var commands = []command{
 	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun},
 	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
 	{"verify", "check a checkpoint directory and describe it", cmdVerify},
+	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench},
 	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest},
 }
 

@@ -78,9 +78,18 @@ func newHarnessOn(t *testing.T, backends Backends) *harness {
 }
 
 // pump runs queued UI work until cond holds.
+// pumpDeadline bounds one wait of pump: a minute natively; under qemu-user (make test-arm64
+// sets TS_EMULATED=1) the tower runs ~10x slower and shares the machine, so five.
+var pumpDeadline = func() time.Duration {
+	if os.Getenv("TS_EMULATED") != "" {
+		return 5 * time.Minute
+	}
+	return time.Minute
+}()
+
 func (h *harness) pump(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.After(60 * time.Second)
+	deadline := time.After(pumpDeadline)
 	for !cond() {
 		select {
 		case f := <-h.ui:

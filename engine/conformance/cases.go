@@ -98,6 +98,10 @@ func Cases() []Case {
 	}
 	cases = append(cases, Attention(2, 80, Cuts(0, 3, 40, 41), 1))
 	cases = append(cases, Attention(2, 72, Cuts(0, 3, 40, 41), 40)) // logits past 100
+	// Segments longer than a key tile of the CPU's flash path (256), peaky enough that a row's
+	// max often lies in a later tile than its first.
+	cases = append(cases, Attention(2, 72, Cuts(0, 5, 700), 40))
+	cases = append(cases, Attention(1, 64, Cuts(0, 600), 1))
 	return cases
 }
 

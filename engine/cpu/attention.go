@@ -64,6 +64,14 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 			}
 		}
 	}
+	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
+		b.growScratch(attFlashScratch(longest, headDim))
+		workers := make([]flashWorker, b.threads)
+		b.parallel(len(job.tasks), func(wk, t int) {
+			job.runFlash(b.scratch[wk], &workers[wk], job.tasks[t])
+		})
+		return
+	}
 	if kernel.UseFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
 		b.growScratch(attFMAScratch(longest, headDim))
 		b.parallel(len(job.tasks), func(wk, t int) {

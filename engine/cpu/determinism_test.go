@@ -30,6 +30,7 @@ func bigCases() []conformance.Case {
 		conformance.Rope(33, 3, 72, true),
 		conformance.Attention(3, 72, segs, 1),
 		conformance.Attention(5, 6, segs, 1),
+		conformance.Attention(2, 72, conformance.Cuts(0, 1, 100, 700), 1), // past a flash key tile
 	}
 }
 

@@ -2,7 +2,10 @@
 //
 // Invariant: GELU computes the named formula in float64 with math.Tanh / math.Erf and rounds
 // once to float32 (so each output is within 1 ulp of the exact value); GELUTanh is the block
-// MLP's "gelu_pytorch_tanh", GELUErf the mergers' nn.GELU().
+// MLP's "gelu_pytorch_tanh", GELUErf the mergers' nn.GELU(). Where the packed kernels run on
+// AVX-512 (kernel.UseFMA && kernel.UseAVX512, fixed at start-up), GELUTanh is kernel.GELUTanh
+// instead: float32 x*sigmoid(2u), 16 lanes at a time, within a few ulp (kernel's TestGELUTanh)
+// and the same bits whatever the chunking (every lane runs the same instructions).
 // Mutation that would silently break it: swapping the two forms (or mapping an unknown form to
 // one of them): the curves differ by at most ~1e-3, so the model stays fluent but wrong.
 package cpu
@@ -12,6 +15,7 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 const elemChunk = 1 << 14 // elements per task of the elementwise ops
@@ -21,6 +25,13 @@ func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	xs := span(x, n, "GELU x")
+	if form == backend.GELUTanh && kernel.UseFMA && kernel.UseAVX512 {
+		b.parallel(chunks(n, elemChunk), func(_, t int) {
+			part := xs[t*elemChunk : min(n, (t+1)*elemChunk)]
+			kernel.GELUTanh(&part[0], len(part))
+		})
+		return
+	}
 	var f func(float64) float64
 	switch form {
 	case backend.GELUTanh:

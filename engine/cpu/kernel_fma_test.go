@@ -140,3 +140,31 @@ func TestFMARoundsOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestAVX512MatchesAVX2Bits: the 32-lane kernel runs FMA6x16's lane chains, so MatMul gives the
+// same bits with either, on shapes whose outputs leave short strips of both widths (out 7,
+// 40, 100) and rows that leave short tiles, across k-blocks (in > fmaDepth).
+func TestAVX512MatchesAVX2Bits(t *testing.T) {
+	if !kernel.HasAVX512 {
+		t.Skip("no AVX-512 on this CPU/architecture")
+	}
+	saved, saved512 := kernel.UseFMA, kernel.UseAVX512
+	defer func() { kernel.UseFMA, kernel.UseAVX512 = saved, saved512 }()
+	kernel.UseFMA = true
+	for _, d := range []dtype.DType{dtype.F32, dtype.BF16} {
+		for _, s := range [][3]int{{1, 17, 7}, {13, 1153, 40}, {33, 72, 100}, {8, 2100, 33}} {
+			rows, in, out := s[0], s[1], s[2]
+			r := rand.New(rand.NewPCG(uint64(rows), uint64(in*out)))
+			w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), d, 0, out, in)
+			bias, _ := testSuite.Weight("b", conformance.RandVals(r, out, 0.5), d, 0, out)
+			xv := conformance.RandVals(r, rows*in, 1)
+			kernel.UseAVX512 = false
+			y16 := matMulWith(t, true, xv, w, bias, rows, in, out)
+			kernel.UseAVX512 = true
+			y32 := matMulWith(t, true, xv, w, bias, rows, in, out)
+			if i, ok := sameBits(y16, y32); !ok {
+				t.Errorf("%s %v: element %d: avx2 %g, avx512 %g", d, s, i, y16[i], y32[i])
+			}
+		}
+	}
+}

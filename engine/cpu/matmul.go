@@ -59,6 +59,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
 		job.rowBlocks = chunks(rows, fmaRows)
 		job.panels = chunks(out, fmaCols)
+		job.kern = pickKernel()
 		n := fmaScratch(in)
 		b.growScratch(n)
 		b.parallel(job.rowBlocks*job.panels, func(wk, t int) {
@@ -79,6 +80,7 @@ type mmJob struct {
 	w                 backend.Weight
 	rows, in, out     int
 	rowBlocks, panels int
+	kern              microKernel // the packed path's kernel (matmul_fma.go)
 }
 
 // task computes the block of y named by t: row block t/panels, column panel t%panels.

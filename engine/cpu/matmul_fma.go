@@ -33,13 +33,28 @@ const (
 	fmaCols  = 64   // multiple of 16, the kernel's lane count
 	fmaDepth = 1024 // k-block; depends on nothing but in (and cannot change the bits anyway)
 	fmaMR    = 6
-	fmaNR    = 16
+	fmaNR    = 16 // FMA6x16's lanes; FMA6x32 (AVX-512) takes strips of 2*fmaNR
 )
+
+// microKernel is the packed paths' choice of kernel, made from kernel.UseAVX512 (fixed at
+// start-up) per call: FMA6x32 on 32-wide strips or FMA6x16 on 16-wide ones. Both run the same
+// per-lane chain, so the choice changes speed, never bits.
+type microKernel struct {
+	nr  int // lanes per strip
+	run func(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
+}
+
+func pickKernel() microKernel {
+	if kernel.UseAVX512 {
+		return microKernel{2 * fmaNR, kernel.FMA6x32}
+	}
+	return microKernel{fmaNR, kernel.FMA6x16}
+}
 
 // fmaScratch is the per-worker scratch the FMA path needs for an in-wide MatMul.
 func fmaScratch(in int) int {
 	kn := min(in, fmaDepth)
-	return fmaCols*kn + kn + fmaMR*fmaNR
+	return fmaCols*kn + kn + fmaMR*2*fmaNR
 }
 
 // taskFMA computes the block of y named by t (row block t/panels, column panel t%panels).
@@ -48,12 +63,13 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 	r1 := min(r0+fmaRows, m.rows)
 	c0 := t % m.panels * fmaCols
 	c1 := min(c0+fmaCols, m.out)
-	strips := chunks(c1-c0, fmaNR)
-	tmp := ws[len(ws)-fmaMR*fmaNR:]
+	mk := m.kern
+	strips := chunks(c1-c0, mk.nr)
+	tmp := ws[len(ws)-fmaMR*mk.nr:]
 	for k0 := 0; k0 < m.in; k0 += fmaDepth {
 		kn := min(fmaDepth, m.in-k0)
-		panel := ws[:strips*fmaNR*kn]
-		packPanel(panel, ws[fmaCols*kn:fmaCols*kn+kn], m, c0, c1, k0)
+		panel := ws[:strips*mk.nr*kn]
+		packPanel(panel, ws[fmaCols*kn:fmaCols*kn+kn], mk.nr, m, c0, c1, k0)
 		carry := 0
 		if k0 > 0 {
 			carry = 1
@@ -65,17 +81,17 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 				xp[a] = rowPtr(m.x, (r+min(a, nr-1))*m.in+k0, kn)
 			}
 			for s := range strips {
-				wp := rowPtr(panel, s*fmaNR*kn, fmaNR*kn)
-				c := c0 + s*fmaNR
-				if nc := min(fmaNR, c1-c); nc < fmaNR {
+				wp := rowPtr(panel, s*mk.nr*kn, mk.nr*kn)
+				c := c0 + s*mk.nr
+				if nc := min(mk.nr, c1-c); nc < mk.nr {
 					m.shortStrip(&xp, wp, kn, tmp, r, nr, c, nc, carry)
 					continue
 				}
 				var yp [fmaMR]unsafe.Pointer
 				for a := range fmaMR {
-					yp[a] = rowPtr(m.y, (r+min(a, nr-1))*m.out+c, fmaNR)
+					yp[a] = rowPtr(m.y, (r+min(a, nr-1))*m.out+c, mk.nr)
 				}
-				kernel.FMA6x16(&xp, wp, kn, &yp, carry)
+				mk.run(&xp, wp, kn, &yp, carry)
 			}
 		}
 	}
@@ -84,42 +100,43 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 	}
 }
 
-// shortStrip runs the kernel on a strip of nc < 16 outputs through tmp (6 x 16 lanes): the
+// shortStrip runs the kernel on a strip of nc < nr outputs through tmp (6 x nr lanes): the
 // valid lanes carry y in and out, the padded lanes (W = 0) are computed and dropped.
 func (m *mmJob) shortStrip(xp *[fmaMR]unsafe.Pointer, wp unsafe.Pointer, kn int, tmp []float32, r, nr, c, nc, carry int) {
+	w := m.kern.nr
 	var yp [fmaMR]unsafe.Pointer
 	for a := range fmaMR {
-		yp[a] = rowPtr(tmp, min(a, nr-1)*fmaNR, fmaNR)
+		yp[a] = rowPtr(tmp, min(a, nr-1)*w, w)
 	}
 	if carry != 0 {
 		for a := range nr {
-			copy(tmp[a*fmaNR:a*fmaNR+nc], m.y[(r+a)*m.out+c:])
+			copy(tmp[a*w:a*w+nc], m.y[(r+a)*m.out+c:])
 		}
 	}
-	kernel.FMA6x16(xp, wp, kn, &yp, carry)
+	m.kern.run(xp, wp, kn, &yp, carry)
 	for a := range nr {
-		copy(m.y[(r+a)*m.out+c:(r+a)*m.out+c+nc], tmp[a*fmaNR:])
+		copy(m.y[(r+a)*m.out+c:(r+a)*m.out+c+nc], tmp[a*w:])
 	}
 }
 
-// packPanel widens W rows [c0, c1), columns [k0, k0+kn) into p, k-major in strips of 16 W rows:
-// p[s*16*kn + k*16 + j] = W[c0+16s+j, k0+k], and 0 for the padded rows c0+16s+j >= c1.
+// packPanel widens W rows [c0, c1), columns [k0, k0+kn) into p, k-major in strips of nr W
+// rows: p[s*nr*kn + k*nr + j] = W[c0+nr*s+j, k0+k], and 0 for the padded rows c0+nr*s+j >= c1.
 // row is kn floats of scratch.
-func packPanel(p, row []float32, m *mmJob, c0, c1, k0 int) {
+func packPanel(p, row []float32, nr int, m *mmJob, c0, c1, k0 int) {
 	kn := len(row)
-	strips := len(p) / (fmaNR * kn)
-	for j := range strips * fmaNR {
-		base := j/fmaNR*fmaNR*kn + j%fmaNR
-		dst := p[base : base+fmaNR*(kn-1)+1]
+	strips := len(p) / (nr * kn)
+	for j := range strips * nr {
+		base := j/nr*nr*kn + j%nr
+		dst := p[base : base+nr*(kn-1)+1]
 		if c0+j >= c1 {
 			for k := range kn {
-				dst[fmaNR*k] = 0
+				dst[nr*k] = 0
 			}
 			continue
 		}
 		decodeWeight(row, m.w, (c0+j)*m.in+k0)
 		for k, v := range row {
-			dst[fmaNR*k] = v
+			dst[nr*k] = v
 		}
 	}
 }

@@ -28,3 +28,34 @@ var UseFMA = HasFMA
 //
 //go:noescape
 func FMA6x16(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
+
+// HasAVX512 says whether this CPU (and OS) can run FMA6x32. Nothing may write it.
+var HasAVX512 = HasFMA && cpu.X86.HasAVX512F
+
+// UseAVX512 selects FMA6x32 for the packed paths that UseFMA selects; it gives the same bits as
+// FMA6x16 (the lane contract is the same), only faster. Tests flip it like UseFMA.
+var UseAVX512 = HasAVX512
+
+// FMA6x32 is implemented in fma6x32_amd64.s: FMA6x16's contract with 32 lanes per k. Call it
+// only when HasAVX512.
+//
+//go:noescape
+func FMA6x32(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
+
+// ScaleMax (softmax_amd64.s) multiplies s[0:n] by scale in place and returns their max (-Inf
+// for n == 0). Call it only when HasAVX512.
+//
+//go:noescape
+func ScaleMax(s *float32, n int, scale float32) float32
+
+// ExpSum (softmax_amd64.s) replaces s[i] by exp(s[i]-m) for i < n and returns their float64
+// sum, in an order that depends on n only. Call it only when HasAVX512.
+//
+//go:noescape
+func ExpSum(s *float32, n int, m float32) float64
+
+// GELUTanh (softmax_amd64.s) applies gelu_pytorch_tanh to x[0:n] in place, in float32 within
+// a few ulp. Call it only when HasAVX512.
+//
+//go:noescape
+func GELUTanh(x *float32, n int)

@@ -1,0 +1,280 @@
+package main
+
+// bench.go: `inspector bench`: the tower's per-block time on a checkpoint, swept over patch
+// counts, MLP tile sizes and residency modes; each configuration runs in a child process of
+// its own, so the peak RSS it reports is that configuration's and no page cache or heap of
+// another one is counted in it.
+//
+// Invariant: a configuration's numbers are medians over the blocks it timed, of the block's
+// own work (BlockTiming: the engine's clock, pauses excluded), and the GFLOP/s count only the
+// work the half does: attention half 2*S*D*3D (qkv) + 4*S^2*D per segment (QK^T and PV) +
+// 2*S*D*D (proj), MLP half 4*S*D*I (fc1, fc2); LayerNorm, rope, GELU and the residual adds are
+// time without FLOPs.
+// Mutation that would silently break it: timing the run from outside the engine (Step's wall
+// clock around the call), which puts the weight stall into both halves' GFLOP/s.
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/internal/fsx"
+)
+
+// benchConfig is one point of the sweep.
+type benchConfig struct {
+	Patches   int    `json:"patches"`
+	Tile      int    `json:"tile"`
+	Residency string `json:"residency"`
+}
+
+// benchResult is what one configuration measured.
+type benchResult struct {
+	benchConfig
+	Backend         string  `json:"backend"`
+	Blocks          int     `json:"blocks_timed"`
+	BlockS          float64 `json:"block_s"`     // median wall of a block's own work
+	AttentionS      float64 `json:"attention_s"` // median attention half
+	MLPS            float64 `json:"mlp_s"`       // median MLP half
+	AttentionGFLOPs float64 `json:"attention_gflops"`
+	MLPGFLOPs       float64 `json:"mlp_gflops"`
+	WeightStallS    float64 `json:"weight_stall_s"`   // median wait for weights per block
+	BytesRead       int64   `json:"bytes_read_block"` // median bytes read per block (pread)
+	PeakRSS         int64   `json:"peak_rss_bytes"`
+}
+
+type benchFlags struct {
+	checkpoint, backend, jsonOut string
+	patches, tiles               []int
+	residencies                  []string
+	threads, blocks              int
+	one                          bool // child mode: one configuration, its result as JSON on stdout
+}
+
+func parseBenchFlags(args []string) (*benchFlags, error) {
+	f := &benchFlags{}
+	var patches, tiles, residencies string
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
+	fs.StringVar(&patches, "patches", "1024", "patch counts, comma-separated (each a multiple of 4: a page of 2x2 merge groups)")
+	fs.StringVar(&tiles, "tile", strconv.Itoa(engine.DefaultTileRows), "MLP row tiles, comma-separated")
+	fs.StringVar(&residencies, "residency", "mapped", "residency modes, comma-separated: mapped, pread")
+	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
+	fs.IntVar(&f.blocks, "blocks", 4, "blocks timed per configuration (from block 0)")
+	fs.StringVar(&f.backend, "backend", "cpu", "compute backend: cpu or metal")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
+	fs.BoolVar(&f.one, "one", false, "run one configuration and print its result as JSON (what the sweep's children do)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if f.checkpoint == "" {
+		return nil, fmt.Errorf("--checkpoint DIR is required")
+	}
+	var err error
+	if f.checkpoint, err = engine.ResolveCheckpoint(f.checkpoint); err != nil {
+		return nil, err
+	}
+	if f.patches, err = intList("--patches", patches, 4, 1<<20); err != nil {
+		return nil, err
+	}
+	for _, p := range f.patches {
+		if p%4 != 0 {
+			return nil, fmt.Errorf("--patches %d: want a multiple of 4 (whole 2x2 merge groups)", p)
+		}
+	}
+	if f.tiles, err = intList("--tile", tiles, 1, engine.MaxTileRows); err != nil {
+		return nil, err
+	}
+	for _, r := range strings.Split(residencies, ",") {
+		if _, err := engine.ParseResidency(r); err != nil {
+			return nil, err
+		}
+		f.residencies = append(f.residencies, r)
+	}
+	if f.threads < 0 || f.threads > engine.MaxThreads {
+		return nil, fmt.Errorf("--threads %d: want 0 to %d", f.threads, engine.MaxThreads)
+	}
+	if f.blocks < 1 || f.blocks > 1000 {
+		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
+	}
+	if err := fsx.CheckOutputs(nil, []string{f.jsonOut}); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// intList parses a comma-separated list of integers in [lo, hi].
+func intList(name, v string, lo, hi int) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < lo || n > hi {
+			return nil, fmt.Errorf("%s %q: want integers from %d to %d, comma-separated", name, v, lo, hi)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func cmdBench(args []string, stdout io.Writer) error {
+	f, err := parseBenchFlags(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	if f.one {
+		res, err := f.runOne(ctx, benchConfig{f.patches[0], f.tiles[0], f.residencies[0]})
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(res)
+	}
+	var results []benchResult
+	for _, p := range f.patches {
+		for _, t := range f.tiles {
+			for _, r := range f.residencies {
+				res, err := f.child(ctx, benchConfig{p, t, r})
+				if err != nil {
+					return err
+				}
+				results = append(results, res)
+			}
+		}
+	}
+	printBench(stdout, f, results)
+	if f.jsonOut != "" {
+		return writeJSONFile(f.jsonOut, map[string]any{"checkpoint": f.checkpoint, "threads": f.threads, "results": results})
+	}
+	return nil
+}
+
+// child runs one configuration in a fresh process of this executable.
+func (f *benchFlags) child(ctx context.Context, c benchConfig) (benchResult, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return benchResult{}, err
+	}
+	cmd := exec.CommandContext(ctx, self, "bench", "--one", "--checkpoint", f.checkpoint,
+		"--patches", strconv.Itoa(c.Patches), "--tile", strconv.Itoa(c.Tile), "--residency", c.Residency,
+		"--threads", strconv.Itoa(f.threads), "--blocks", strconv.Itoa(f.blocks), "--backend", f.backend)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return benchResult{}, fmt.Errorf("interrupted at %d patches, tile %d, %s", c.Patches, c.Tile, c.Residency)
+	}
+	if err != nil {
+		return benchResult{}, fmt.Errorf("%d patches, tile %d, %s: %v: %s", c.Patches, c.Tile, c.Residency, err, strings.TrimSpace(stderr.String()))
+	}
+	var res benchResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return benchResult{}, fmt.Errorf("%d patches, tile %d, %s: reading the child's result: %v", c.Patches, c.Tile, c.Residency, err)
+	}
+	return res, nil
+}
+
+// runOne times blocks 0..blocks-1 of one configuration in this process.
+func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, error) {
+	ck, err := engine.OpenCheckpoint(f.checkpoint)
+	if err != nil {
+		return benchResult{}, err
+	}
+	cfg := ck.Config
+	s := engine.DefaultSettings(f.backend)
+	s.Threads, s.TileRows = f.threads, c.Tile
+	if s.Residency, err = engine.ParseResidency(c.Residency); err != nil {
+		return benchResult{}, err
+	}
+	be, _, err := openBackend(&s)
+	if err != nil {
+		return benchResult{}, err
+	}
+	e, err := engine.NewEngine(ck, be, s)
+	if err != nil {
+		return benchResult{}, err
+	}
+	defer e.Close()
+	run, err := e.Start(benchInput(cfg, c.Patches))
+	if err != nil {
+		return benchResult{}, err
+	}
+	defer run.Close()
+	n := min(f.blocks, cfg.Depth)
+	var wall, att, mlp, wait, read []float64
+	for range n {
+		res, err := run.Step(ctx)
+		if err != nil {
+			return benchResult{}, err
+		}
+		t := res.Timing
+		wall = append(wall, t.Wall.Seconds())
+		att = append(att, t.Attention.Seconds())
+		mlp = append(mlp, t.MLP.Seconds())
+		wait = append(wait, t.Wait.Seconds())
+		read = append(read, float64(t.BytesRead))
+	}
+	S, D, I := float64(c.Patches), float64(cfg.Hidden), float64(cfg.Intermediate)
+	attFLOPs := 2*S*D*3*D + 4*S*S*D + 2*S*D*D
+	mlpFLOPs := 4 * S * D * I
+	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
+		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp),
+		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
+	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
+	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
+	return r, nil
+}
+
+// benchInput is a page of patches patches (one image, an h x w grid of merge groups as square
+// as the count allows) with pixels drawn from a fixed seed: timing does not depend on values.
+func benchInput(cfg engine.Config, patches int) *engine.Input {
+	m := cfg.MergeSize
+	groups := patches / (m * m)
+	gh := int(math.Sqrt(float64(groups)))
+	for groups%gh != 0 {
+		gh--
+	}
+	grid := geom.Grid{T: 1, H: gh * m, W: groups / gh * m}
+	r := rand.New(rand.NewPCG(1, uint64(patches)))
+	px := make([]float32, patches*cfg.PatchDim())
+	for i := range px {
+		px[i] = float32(r.Float64()*2 - 1)
+	}
+	return &engine.Input{Pixels: px, Grids: []geom.Grid{grid}}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func printBench(w io.Writer, f *benchFlags, results []benchResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention s\tGFLOP/s\tMLP s\tGFLOP/s\tstall ms\tread MiB\tpeak RSS MiB\t")
+	for _, r := range results {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.3f\t%.0f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
+			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.MLPS, r.MLPGFLOPs, r.WeightStallS*1e3,
+			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", f.blocks-1)
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bench sweeps every combination asked, each in a child process, and reports what each one
+// measured: pread reads its blocks' bytes and mapped reads none, every time and rate is a
+// positive finite number, and the table names every configuration.
+func TestBenchSweep(t *testing.T) {
+	bin := buildInspector(t)
+	js := filepath.Join(t.TempDir(), "bench.json")
+	out, err := exec.Command(bin, "bench", "--checkpoint", "testdata/e2e/tiny", "--patches", "16,64", "--tile", "8,512",
+		"--residency", "mapped,pread", "--threads", "2", "--blocks", "2", "--json", js).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	var got struct {
+		Results []benchResult `json:"results"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Results) != 8 {
+		t.Fatalf("%d results, want 2 patch counts x 2 tiles x 2 modes = 8", len(got.Results))
+	}
+	seen := map[benchConfig]bool{}
+	for _, r := range got.Results {
+		seen[r.benchConfig] = true
+		if r.Blocks != 2 {
+			t.Errorf("%+v: %d blocks timed, want 2", r.benchConfig, r.Blocks)
+		}
+		for name, v := range map[string]float64{"block": r.BlockS, "attention": r.AttentionS, "mlp": r.MLPS,
+			"attention GFLOP/s": r.AttentionGFLOPs, "MLP GFLOP/s": r.MLPGFLOPs, "peak RSS": float64(r.PeakRSS)} {
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Errorf("%+v: %s = %v, want a positive number", r.benchConfig, name, v)
+			}
+		}
+		if r.AttentionS+r.MLPS > r.BlockS*1.01 {
+			t.Errorf("%+v: halves %.6f + %.6f s exceed the block's %.6f s", r.benchConfig, r.AttentionS, r.MLPS, r.BlockS)
+		}
+		if (r.Residency == "pread") != (r.BytesRead > 0) {
+			t.Errorf("%+v: %d bytes read per block", r.benchConfig, r.BytesRead)
+		}
+		if !strings.Contains(string(out), r.Residency) {
+			t.Errorf("the table lacks %s:\n%s", r.Residency, out)
+		}
+	}
+	if len(seen) != 8 {
+		t.Errorf("configurations %v, want 8 distinct ones", seen)
+	}
+}
+
+func TestBenchFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--checkpoint", "testdata/e2e/tiny", "--patches", "18"}, "multiple of 4"},
+		{[]string{"bench", "--checkpoint", "testdata/e2e/tiny", "--tile", "0"}, "--tile"},
+		{[]string{"bench", "--checkpoint", "testdata/e2e/tiny", "--residency", "swap"}, "swap"},
+		{[]string{"bench", "--checkpoint", "testdata/e2e/tiny", "--blocks", "0"}, "--blocks 0"},
+		{[]string{"bench"}, "--checkpoint"},
+	} {
+		if msg := cliFails(t, c.args...); !strings.Contains(msg, c.want) {
+			t.Errorf("%v: %q lacks %q", c.args, msg, c.want)
+		}
+	}
+}

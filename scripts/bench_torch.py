@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The anchors of `make bench`: PyTorch CPU running the same vision tower blocks in float32, and
+OpenBLAS sgemm (through numpy) at the block's GEMM shapes, side by side with our engine.
+
+    bench_torch.py CHECKPOINT --ours OURS.json [--threads N] [--blocks B]
+
+OURS.json is `inspector bench --json` of the same checkpoint, patch counts and threads. Prints,
+per patch count: our median block time, PyTorch's, and the ratio; then per GEMM shape
+OpenBLAS's GFLOP/s and which OpenBLAS kernel ran. Exits 0 with a message when torch or numpy
+is missing (the anchors are optional; our numbers were printed already).
+
+The block is transformers' Qwen3-VL vision block in eager float32: LayerNorm, qkv Linear, rope
+(rotate-half on 2D positions), per-head softmax(q k^T * scale) v, proj, residual, LayerNorm,
+fc1, gelu_pytorch_tanh, fc2, residual. Weights come from the checkpoint's safetensors (bf16 and
+f16 widened to float32 once, before timing), so both sides multiply the same numbers.
+"""
+import argparse
+import ctypes
+import json
+import math
+import os
+import statistics
+import struct
+import sys
+import time
+
+
+def fail_soft(msg):
+    print(f"bench anchors skipped: {msg}")
+    sys.exit(0)
+
+
+# BLAS threads are read when numpy loads OpenBLAS: take --threads before the import.
+for i, a in enumerate(sys.argv):
+    if a == "--threads" and i + 1 < len(sys.argv) and sys.argv[i + 1] != "0":
+        os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[i + 1]
+try:
+    import numpy as np
+except ImportError:
+    fail_soft("numpy is not installed (apt-get install python3-numpy)")
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def read_tensors(ckpt, names):
+    """Reads the named tensors from the checkpoint's safetensors shards as float32 numpy."""
+    index = os.path.join(ckpt, "model.safetensors.index.json")
+    if os.path.exists(index):
+        with open(index) as f:
+            where = json.load(f)["weight_map"]
+    else:
+        where = {n: "model.safetensors" for n in names}
+    out, headers = {}, {}
+    for n in names:
+        shard = os.path.join(ckpt, where[n])
+        if shard not in headers:
+            with open(shard, "rb") as f:
+                size = struct.unpack("<Q", f.read(8))[0]
+                headers[shard] = (json.loads(f.read(size)), 8 + size)
+        hdr, base = headers[shard]
+        info = hdr[n]
+        b, e = info["data_offsets"]
+        with open(shard, "rb") as f:
+            f.seek(base + b)
+            raw = f.read(e - b)
+        dt = info["dtype"]
+        if dt == "F32":
+            a = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        elif dt == "BF16":
+            a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+        elif dt == "F16":
+            a = np.frombuffer(raw, dtype="<f2").astype(np.float32)
+        else:
+            raise SystemExit(f"{shard}: tensor {n} has dtype {dt}, want F32, BF16 or F16")
+        out[n] = a.reshape(info["shape"])
+    return out
+
+
+def openblas_core():
+    """The OpenBLAS kernel numpy's BLAS runs (openblas_get_corename), or what is known."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and ".so" in l})
+    except OSError:
+        libs = []
+    for lib in libs:
+        try:
+            h = ctypes.CDLL(lib)
+            h.openblas_get_corename.restype = ctypes.c_char_p
+            h.openblas_get_config.restype = ctypes.c_char_p
+            return f"{h.openblas_get_corename().decode()} ({h.openblas_get_config().decode()})"
+        except (OSError, AttributeError):
+            continue
+    return "not OpenBLAS or unknown (" + ", ".join(os.path.basename(l) for l in libs) + ")"
+
+
+def sgemm_rate(m, k, n, reps=3):
+    a = np.random.default_rng(1).standard_normal((m, k), dtype=np.float32)
+    b = np.random.default_rng(2).standard_normal((k, n), dtype=np.float32)
+    a @ b  # warm
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t)
+    return 2 * m * k * n / statistics.median(times) / 1e9
+
+
+def rope_tables(h, w, hd, merge, theta=10000.0):
+    """cos/sin [S, hd] in the merge-group order of the tower, rotate-half layout."""
+    half = hd // 2
+    inv = 1.0 / theta ** (torch.arange(0, half, 2, dtype=torch.float32) / half)
+    hpos, wpos = [], []
+    for gy in range(h // merge):
+        for gx in range(w // merge):
+            for dy in range(merge):
+                for dx in range(merge):
+                    hpos.append(gy * merge + dy)
+                    wpos.append(gx * merge + dx)
+    hp, wp = torch.tensor(hpos, dtype=torch.float32), torch.tensor(wpos, dtype=torch.float32)
+    f = torch.cat([hp[:, None] * inv[None], wp[:, None] * inv[None]], dim=1)  # [S, hd/2]
+    emb = torch.cat([f, f], dim=1)
+    return emb.cos(), emb.sin()
+
+
+def rot(x, cos, sin):
+    h = x.shape[-1] // 2
+    return x * cos + torch.cat([-x[..., h:], x[..., :h]], dim=-1) * sin
+
+
+def torch_block_times(ckpt, cfg, patches, blocks, threads):
+    torch.set_num_threads(threads)
+    D, H, I = cfg["hidden_size"], cfg["num_heads"], cfg["intermediate_size"]
+    hd, merge = D // H, cfg.get("spatial_merge_size", 2)
+    groups = patches // (merge * merge)
+    gh = int(math.isqrt(groups))
+    while groups % gh:
+        gh -= 1
+    h, w = gh * merge, groups // gh * merge
+    cos, sin = rope_tables(h, w, hd, merge)
+    cos, sin = cos[:, None, :], sin[:, None, :]
+    x = torch.randn(patches, D, generator=torch.Generator().manual_seed(1))
+    times = []
+    for b in range(blocks):
+        p = f"model.visual.blocks.{b}."
+        names = [p + s for s in ["norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight",
+                                 "attn.proj.bias", "norm2.weight", "norm2.bias", "mlp.linear_fc1.weight",
+                                 "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias"]]
+        t = {k[len(p):]: torch.from_numpy(np.ascontiguousarray(v)) for k, v in read_tensors(ckpt, names).items()}
+        with torch.no_grad():
+            start = time.perf_counter()
+            y = torch.nn.functional.layer_norm(x, (D,), t["norm1.weight"], t["norm1.bias"], 1e-6)
+            qkv = torch.nn.functional.linear(y, t["attn.qkv.weight"], t["attn.qkv.bias"]).view(patches, 3, H, hd)
+            q, k, v = rot(qkv[:, 0], cos, sin), rot(qkv[:, 1], cos, sin), qkv[:, 2]
+            q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)  # [H, S, hd]
+            a = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * hd ** -0.5, dim=-1)
+            o = torch.matmul(a, v).transpose(0, 1).reshape(patches, D)
+            x = x + torch.nn.functional.linear(o, t["attn.proj.weight"], t["attn.proj.bias"])
+            y = torch.nn.functional.layer_norm(x, (D,), t["norm2.weight"], t["norm2.bias"], 1e-6)
+            y = torch.nn.functional.gelu(torch.nn.functional.linear(y, t["mlp.linear_fc1.weight"], t["mlp.linear_fc1.bias"]),
+                                         approximate="tanh")
+            x = x + torch.nn.functional.linear(y, t["mlp.linear_fc2.weight"], t["mlp.linear_fc2.bias"])
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("checkpoint")
+    ap.add_argument("--ours", required=True, help="inspector bench --json output")
+    ap.add_argument("--threads", type=int, default=0)
+    ap.add_argument("--blocks", type=int, default=4)
+    args = ap.parse_args()
+    with open(args.ours) as f:
+        ours = json.load(f)
+    threads = args.threads or ours.get("threads") or os.cpu_count()
+    with open(os.path.join(args.checkpoint, "config.json")) as f:
+        cfg = json.load(f)["vision_config"]
+    D, I = cfg["hidden_size"], cfg["intermediate_size"]
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if var in os.environ:
+            print(f"note: {var}={os.environ[var]} is set; the OpenBLAS anchor is then not OpenBLAS's own choice")
+    rows = [r for r in ours["results"] if r["tile"] == ours["results"][0]["tile"] and r["residency"] == "mapped"] or ours["results"]
+    if torch is None:
+        print("PyTorch anchor skipped: torch is not installed (apt-get install python3-torch)")
+    else:
+        print(f"Tower per block (median of blocks 0-{args.blocks - 1}), {threads} threads; PyTorch {torch.__version__} CPU, float32")
+        print(f"{'patches':>8} {'ours s':>9} {'PyTorch s':>10} {'ours/PyTorch':>13}")
+        for r in rows:
+            pt = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads)
+            print(f"{r['patches']:>8} {r['block_s']:>9.3f} {pt:>10.3f} {r['block_s'] / pt:>13.2f}")
+    print(f"\nOpenBLAS sgemm at the block's GEMM shapes (numpy {np.__version__}, kernel {openblas_core()})")
+    print(f"{'rows x in x out':>22} {'OpenBLAS GFLOP/s':>17}   ours (per half, from the table above)")
+    for r in rows:
+        S = r["patches"]
+        for (m, k, n) in [(S, D, 3 * D), (S, D, D), (S, D, I), (S, I, D)]:
+            print(f"{f'{m}x{k}x{n}':>22} {sgemm_rate(m, k, n):>17.0f}")
+        print(f"{'':>22} {'':>17}   attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s at {S} patches")
+
+
+if __name__ == "__main__":
+    main()
