@@ -14,6 +14,7 @@ package main
 // clock around the call), which puts the weight stall into both halves' GFLOP/s.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -23,12 +24,15 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/internal/fsx"
 )
@@ -43,23 +47,35 @@ type benchConfig struct {
 // benchResult is what one configuration measured.
 type benchResult struct {
 	benchConfig
-	Backend         string  `json:"backend"`
-	Blocks          int     `json:"blocks_timed"`
-	BlockS          float64 `json:"block_s"`     // median wall of a block's own work
-	AttentionS      float64 `json:"attention_s"` // median attention half
-	MLPS            float64 `json:"mlp_s"`       // median MLP half
-	AttentionGFLOPs float64 `json:"attention_gflops"`
-	MLPGFLOPs       float64 `json:"mlp_gflops"`
-	WeightStallS    float64 `json:"weight_stall_s"`   // median wait for weights per block
-	BytesRead       int64   `json:"bytes_read_block"` // median bytes read per block (pread)
-	PeakRSS         int64   `json:"peak_rss_bytes"`
+	Backend         string       `json:"backend"`
+	Blocks          int          `json:"blocks_timed"`
+	BlockS          float64      `json:"block_s"`     // median wall of a block's own work
+	AttentionS      float64      `json:"attention_s"` // median attention half
+	MLPS            float64      `json:"mlp_s"`       // median MLP half
+	AttentionGFLOPs float64      `json:"attention_gflops"`
+	MLPGFLOPs       float64      `json:"mlp_gflops"`
+	WeightStallS    float64      `json:"weight_stall_s"`   // median wait for weights per block
+	BytesRead       int64        `json:"bytes_read_block"` // median bytes read per block (pread)
+	PeakRSS         int64        `json:"peak_rss_bytes"`
+	GEMMs           []gemmResult `json:"gemms,omitempty"` // with --gemm
+}
+
+// gemmResult is one of the block's matrix products timed alone at rows = patches.
+type gemmResult struct {
+	Name   string  `json:"name"`
+	Rows   int     `json:"rows"`
+	In     int     `json:"in"`
+	Out    int     `json:"out"`
+	GFLOPs float64 `json:"gflops"` // 2*rows*in*out over the median of 3 calls
 }
 
 type benchFlags struct {
 	checkpoint, backend, jsonOut string
+	cpuProfile                   string // pprof CPU profile of the timed blocks (one configuration only)
 	patches, tiles               []int
 	residencies                  []string
 	threads, blocks              int
+	gemm                         bool // also time the block's four GEMMs alone at rows = patches
 	one                          bool // child mode: one configuration, its result as JSON on stdout
 }
 
@@ -75,6 +91,8 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	fs.IntVar(&f.blocks, "blocks", 4, "blocks timed per configuration (from block 0)")
 	fs.StringVar(&f.backend, "backend", "cpu", "compute backend: cpu or metal")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
+	fs.BoolVar(&f.gemm, "gemm", false, "also time block 0's four matrix products alone at rows = patches (GFLOP/s, median of 3)")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the timed blocks to this file (one configuration only)")
 	fs.BoolVar(&f.one, "one", false, "run one configuration and print its result as JSON (what the sweep's children do)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -109,8 +127,11 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	if f.blocks < 1 || f.blocks > 1000 {
 		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
 	}
-	if err := fsx.CheckOutputs(nil, []string{f.jsonOut}); err != nil {
+	if err := fsx.CheckOutputs(nil, []string{f.jsonOut, f.cpuProfile}); err != nil {
 		return nil, err
+	}
+	if f.cpuProfile != "" && len(f.patches)*len(f.tiles)*len(f.residencies) > 1 {
+		return nil, fmt.Errorf("--cpuprofile: profile one configuration at a time (one patch count, tile and residency)")
 	}
 	return f, nil
 }
@@ -170,6 +191,12 @@ func (f *benchFlags) child(ctx context.Context, c benchConfig) (benchResult, err
 	cmd := exec.CommandContext(ctx, self, "bench", "--one", "--checkpoint", f.checkpoint,
 		"--patches", strconv.Itoa(c.Patches), "--tile", strconv.Itoa(c.Tile), "--residency", c.Residency,
 		"--threads", strconv.Itoa(f.threads), "--blocks", strconv.Itoa(f.blocks), "--backend", f.backend)
+	if f.cpuProfile != "" {
+		cmd.Args = append(cmd.Args, "--cpuprofile", f.cpuProfile)
+	}
+	if f.gemm {
+		cmd.Args = append(cmd.Args, "--gemm")
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -213,6 +240,13 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 	}
 	defer run.Close()
 	n := min(f.blocks, cfg.Depth)
+	if f.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(f.cpuProfile)
+		if err != nil {
+			return benchResult{}, err
+		}
+		defer stopProfile()
+	}
 	var wall, att, mlp, wait, read []float64
 	for range n {
 		res, err := run.Step(ctx)
@@ -234,7 +268,57 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
+	if f.gemm {
+		if r.GEMMs, err = timeGEMMs(ctx, e, c.Patches); err != nil {
+			return benchResult{}, err
+		}
+	}
 	return r, nil
+}
+
+// timeGEMMs times block 0's matrix products alone, rows = patches, on the engine's backend.
+func timeGEMMs(ctx context.Context, e *engine.Engine, rows int) ([]gemmResult, error) {
+	be, cfg := e.Backend, e.Checkpoint.Config
+	w, _, err := e.Res.Block(0)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Res.Done(0)
+	r := rand.New(rand.NewPCG(2, uint64(rows)))
+	var out []gemmResult
+	for _, g := range w.GEMMs(cfg) {
+		xv := make([]float32, rows*g.In)
+		for i := range xv {
+			xv[i] = float32(r.Float64()*2 - 1)
+		}
+		xb, err := be.Alloc(rows * g.In)
+		if err != nil {
+			return nil, err
+		}
+		yb, err := be.Alloc(rows * g.Out)
+		if err != nil {
+			be.Free(xb)
+			return nil, err
+		}
+		x, y := backend.View{Buf: xb}, backend.View{Buf: yb}
+		be.Upload(x, xv)
+		var times []float64
+		for range 3 {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			start := time.Now()
+			be.MatMul(y, x, g.W, g.B, rows, g.In, g.Out)
+			if _, err := be.Commit(); err != nil {
+				return nil, err
+			}
+			times = append(times, time.Since(start).Seconds())
+		}
+		be.Free(xb)
+		be.Free(yb)
+		out = append(out, gemmResult{g.Name, rows, g.In, g.Out, 2 * float64(rows) * float64(g.In) * float64(g.Out) / median(times) / 1e9})
+	}
+	return out, nil
 }
 
 // benchInput is a page of patches patches (one image, an h x w grid of merge groups as square
@@ -276,5 +360,24 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
 	}
 	tw.Flush()
+	for _, r := range results {
+		for _, g := range r.GEMMs {
+			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s\n", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
+		}
+	}
 	fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", f.blocks-1)
+}
+
+// startCPUProfile profiles this process into path (written atomically when stopped).
+func startCPUProfile(path string) (stop func(), err error) {
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := fsx.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			fmt.Fprintln(os.Stderr, "inspector bench: --cpuprofile:", err)
+		}
+	}, nil
 }

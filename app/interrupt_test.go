@@ -108,14 +108,46 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	t.Log(msg)
 }
 
+// A second Ctrl-C exits at once (130) while the first one's stop is still under way. The run
+// here is this test binary in interruptible() with work that is slow to stop: a real run stops
+// within milliseconds now, and two Ctrl-C sent closer than that can merge into one signal, so
+// the second is sent only once the first has been taken ("stopping" on stderr).
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: a 16,384-patch run")
+	if os.Getenv("TS_INTERRUPT_HELPER") == "1" {
+		ctx, stop := interruptible()
+		defer stop()
+		os.Stderr.WriteString("ready\n")
+		<-ctx.Done()
+		time.Sleep(time.Minute) // stopping takes long
+		return
 	}
-	cmd, _ := startBigRun(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSecondInterruptExitsAtOnce$")
+	cmd.Env = append(os.Environ(), "TS_INTERRUPT_HELPER=1")
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	sc := bufio.NewScanner(errPipe)
+	waitFor := func(what string) {
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), what) {
+				return
+			}
+		}
+		t.Fatalf("the helper ended before printing %q", what)
+	}
+	waitFor("ready")
 	cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(20 * time.Millisecond)
+	waitFor("stopping")
 	cmd.Process.Signal(syscall.SIGINT)
+	go func() {
+		for sc.Scan() {
+		}
+	}()
 	if rc := waitExit(t, cmd, 2*time.Second); rc != 130 {
 		t.Errorf("a second Ctrl-C: exit %d, want 130", rc)
 	}

@@ -53,7 +53,11 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 			b := ck.tensorBytes(c.BlockTensors(i))
 			block, all = max(block, b), all+b
 		}
-		m.Weights = int64(max(s.Slots, 2))*block + ck.VisionBytes() - all // the slots and the globals
+		var merger int64
+		for _, prefix := range c.MergerPrefixes() {
+			merger = max(merger, ck.tensorBytes(c.MergerTensors(prefix)))
+		}
+		m.Weights = int64(max(s.Slots, 2))*block + ck.tensorBytes(c.EmbedTensors()) + merger // the slots, the embeddings, one merger
 	}
 	page := f * (7*S*D + 2*S*hd + merged*int64(c.MergedDim()) + merged*int64(c.OutHidden)) // h, ln, qkv, attn, tmp; cos, sin; merger
 	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
@@ -62,7 +66,10 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 	if threads <= 0 {
 		threads = int64(runtime.NumCPU())
 	}
-	m.Scratch = threads * f * S * (hd + 3) // CPU attention: one segment's scores and values per thread
+	hdp := (hd + 31) / 32 * 32
+	// CPU, per thread: attention's packed K and V of one segment and head, its query tile's
+	// outputs and one score tile (the flash path; the others need less), or MatMul's panel.
+	m.Scratch = threads * f * max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
 	m.Probes = c.ProbeBytes(int(S), s.Keep.Set())
 	return m
 }

@@ -77,8 +77,15 @@ func offsetCheckpoint(t *testing.T) string {
 func residencyWeights(t *testing.T, ck *engine.Checkpoint, res engine.Residency) map[string]backend.Weight {
 	t.Helper()
 	ws := map[string]backend.Weight{}
-	for _, s := range ck.Config.GlobalTensors() {
+	for _, s := range ck.Config.EmbedTensors() {
 		ws[s.Name] = res.Global(s.Name)
+	}
+	for _, prefix := range ck.Config.MergerPrefixes() {
+		m, _, err := res.Merger(prefix)
+		must(t, err)
+		for k, w := range []backend.Weight{m.NormW, m.NormB, m.FC1W, m.FC1B, m.FC2W, m.FC2B} {
+			ws[ck.Config.MergerTensors(prefix)[k].Name] = w
+		}
 	}
 	for i := range ck.Config.Depth {
 		bw, _, err := res.Block(i)

@@ -62,6 +62,21 @@ const (
 // BlockWeights are one block's twelve weights.
 type BlockWeights [blockWeightCount]backend.Weight
 
+// GEMM is one of a block's four matrix products: y[S, Out] = x[S, In] W^T + B.
+type GEMM struct {
+	Name    string
+	W, B    backend.Weight
+	In, Out int
+}
+
+// GEMMs lists the block's matrix products in graph order (qkv, proj, fc1, fc2), for
+// benchmarks that time them at the block's shapes with its own weights.
+func (w *BlockWeights) GEMMs(c Config) []GEMM {
+	D, I := c.Hidden, c.Intermediate
+	return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
+		{"fc1", w[wFC1W], w[wFC1B], D, I}, {"fc2", w[wFC2W], w[wFC2B], I, D}}
+}
+
 // WeightFetch is what getting a block's weights cost.
 type WeightFetch struct {
 	Wait      time.Duration // time the compute waited for the weights (the stall)
@@ -71,7 +86,10 @@ type WeightFetch struct {
 // Residency hands out weights.
 type Residency interface {
 	Mode() ResidencyMode
-	Global(name string) backend.Weight // patch/pos embeddings, mergers
+	Global(name string) backend.Weight // patch/pos embeddings
+	// Merger returns the six weights of the merger named by prefix (Config.MergerPrefixes),
+	// reading them first where they are not resident (pread: one merger at a time).
+	Merger(prefix string) (MergerWeights, WeightFetch, error)
 	// Block blocks until block i's weights are resident and marks them in use.
 	Block(i int) (*BlockWeights, WeightFetch, error)
 	// Done releases block i: its slot may be refilled.
@@ -189,7 +207,20 @@ func (m *mappedRes) Shrunk() string {
 }
 
 func (m *mappedRes) Global(name string) backend.Weight { return m.weight(name) }
-func (m *mappedRes) Done(int)                          {}
+
+func (m *mappedRes) Merger(prefix string) (MergerWeights, WeightFetch, error) {
+	var w [6]backend.Weight
+	for k, spec := range m.ck.Config.MergerTensors(prefix) {
+		w[k] = m.weight(spec.Name)
+	}
+	return mergerWeightsOf(w), WeightFetch{}, nil
+}
+
+// mergerWeightsOf names a merger's six weights, in Config.MergerTensors order.
+func mergerWeightsOf(w [6]backend.Weight) MergerWeights {
+	return MergerWeights{NormW: w[0], NormB: w[1], FC1W: w[2], FC1B: w[3], FC2W: w[4], FC2B: w[5]}
+}
+func (m *mappedRes) Done(int) {}
 func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= len(m.blocks) {
 		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, len(m.blocks)-1)
@@ -232,6 +263,12 @@ type preadRes struct {
 	files   map[string]*os.File
 	globals map[string]backend.Weight
 	global  *backend.Region
+	// One merger at a time: the deepstack mergers run after their blocks and the final one
+	// at the end, so the region (sized for the largest) is refilled when another is asked
+	// for, instead of all of them being held for the whole run (320 MB of the 8B's peak).
+	merger       *backend.Region
+	mergerPrefix string
+	mergerW      MergerWeights
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -303,8 +340,17 @@ func (p *preadRes) fill(region *backend.Region, specs []TensorSpec, out []backen
 }
 
 func (p *preadRes) loadGlobals() error {
-	specs := p.ck.Config.GlobalTensors()
-	mem, err := pageAlloc(p.layoutBytes(specs))
+	var mergerBytes int64
+	for _, prefix := range p.ck.Config.MergerPrefixes() {
+		mergerBytes = max(mergerBytes, p.layoutBytes(p.ck.Config.MergerTensors(prefix)))
+	}
+	mem, err := pageAlloc(mergerBytes)
+	if err != nil {
+		return err
+	}
+	p.merger = newRegion(mem, false)
+	specs := p.ck.Config.EmbedTensors()
+	mem, err = pageAlloc(p.layoutBytes(specs))
 	if err != nil {
 		return err
 	}
@@ -326,6 +372,24 @@ func (p *preadRes) FileAt(uintptr) string { return "" }
 func (p *preadRes) Shrunk() string        { return "" }
 
 func (p *preadRes) Global(name string) backend.Weight { return p.globals[name] }
+
+// Merger reads the merger named by prefix into the merger region unless it is there already.
+// The engine asks for a merger only after the previous merger's pass was committed, so no
+// pass still reads the region being refilled.
+func (p *preadRes) Merger(prefix string) (MergerWeights, WeightFetch, error) {
+	if p.mergerPrefix == prefix {
+		return p.mergerW, WeightFetch{}, nil
+	}
+	start := time.Now()
+	var w [6]backend.Weight
+	p.mergerPrefix = ""
+	specs := p.ck.Config.MergerTensors(prefix)
+	if _, err := p.fill(p.merger, specs, w[:]); err != nil {
+		return MergerWeights{}, WeightFetch{}, err
+	}
+	p.mergerPrefix, p.mergerW = prefix, mergerWeightsOf(w)
+	return p.mergerW, WeightFetch{Wait: time.Since(start), BytesRead: p.ck.tensorBytes(specs)}, nil
+}
 
 func (p *preadRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= p.ck.Config.Depth {
@@ -413,9 +477,11 @@ func (p *preadRes) Close() error {
 		unix.Munmap(s.region.Bytes)
 	}
 	p.slots = nil
-	if p.global != nil {
-		unix.Munmap(p.global.Bytes)
-		p.global = nil
+	for _, r := range []**backend.Region{&p.global, &p.merger} {
+		if *r != nil {
+			unix.Munmap((*r).Bytes)
+			*r = nil
+		}
 	}
 	for _, f := range p.files {
 		f.Close()

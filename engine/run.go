@@ -394,21 +394,21 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if d != i {
 			continue
 		}
+		w, fetch, err := r.e.Res.Merger(fmt.Sprintf("deepstack_merger_list.%d.", k))
+		if err != nil {
+			return err
+		}
+		t.Wait += fetch.Wait // a weight read, as the block's own (pread reads mergers when they run)
+		t.BytesRead += fetch.BytesRead
 		t.DeepstackAt = time.Since(r.began) // before the clock restarts, as in runBlock
 		r.restartClock()                    // the taps' downloads are not the merger's
-		r.g.deepstack(r.mergerWeights(fmt.Sprintf("deepstack_merger_list.%d.", k)))
-		var err error
+		r.g.deepstack(w)
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
 			return err
 		}
 		r.Deepstack = append(r.Deepstack, r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden))
 	}
 	return nil
-}
-
-func (r *Run) mergerWeights(prefix string) MergerWeights {
-	g := func(s string) backend.Weight { return r.e.Res.Global(prefix + s) }
-	return MergerWeights{g("norm.weight"), g("norm.bias"), g("linear_fc1.weight"), g("linear_fc1.bias"), g("linear_fc2.weight"), g("linear_fc2.bias")}
 }
 
 // observe computes the statistics of the block output (kept by runBlock) and tells the
@@ -437,8 +437,12 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	r.restartClock() // the host work since the last block is not the merger's
-	r.g.merger(r.mergerWeights("merger."))
+	w, _, err := r.e.Res.Merger("merger.")
+	if err != nil {
+		return 0, err
+	}
+	r.restartClock() // the host work and the weight read since the last block are not the merger's
+	r.g.merger(w)
 	d, err = r.e.Backend.Commit()
 	if err != nil {
 		return 0, err

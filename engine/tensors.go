@@ -46,17 +46,38 @@ func (c Config) mergerTensors(prefix string, normDim int) []TensorSpec {
 // GlobalTensors lists everything outside the blocks: patch and position embeddings, the
 // merger and the deepstack mergers.
 func (c Config) GlobalTensors() []TensorSpec {
+	out := c.EmbedTensors()
+	for _, prefix := range c.MergerPrefixes() {
+		out = append(out, c.MergerTensors(prefix)...)
+	}
+	return out
+}
+
+// EmbedTensors lists the patch and position embeddings.
+func (c Config) EmbedTensors() []TensorSpec {
 	D := c.Hidden
-	out := []TensorSpec{
+	return []TensorSpec{
 		{"patch_embed.proj.weight", []int{D, c.InChannels, c.TemporalPatchSize, c.PatchSize, c.PatchSize}},
 		{"patch_embed.proj.bias", []int{D}},
 		{"pos_embed.weight", []int{c.NumPositionEmbedding, D}},
 	}
-	out = append(out, c.mergerTensors("merger.", D)...)
+}
+
+// MergerPrefixes names the final merger and the deepstack mergers, in that order.
+func (c Config) MergerPrefixes() []string {
+	out := []string{"merger."}
 	for k := range c.Deepstack {
-		out = append(out, c.mergerTensors(fmt.Sprintf("deepstack_merger_list.%d.", k), c.MergedDim())...)
+		out = append(out, fmt.Sprintf("deepstack_merger_list.%d.", k))
 	}
 	return out
+}
+
+// MergerTensors lists the six weights of the merger named by prefix (MergerPrefixes).
+func (c Config) MergerTensors(prefix string) []TensorSpec {
+	if prefix == "merger." {
+		return c.mergerTensors(prefix, c.Hidden)
+	}
+	return c.mergerTensors(prefix, c.MergedDim())
 }
 
 // ExpectedTensors is every vision tensor: 3 + 12*depth + 6 + 6*len(deepstack).

@@ -24,8 +24,8 @@ import (
 func TestTower(t *testing.T) {
 	for _, c := range []struct {
 		mode  engine.ResidencyMode
-		wraps int // mapped: the shard's vision span; pread: globals + 2 slots
-	}{{engine.Mapped, 1}, {engine.Pread, 3}} {
+		wraps int // mapped: the shard's vision span; pread: embeddings + the merger region + 2 slots
+	}{{engine.Mapped, 1}, {engine.Pread, 4}} {
 		t.Run(string(c.mode), func(t *testing.T) {
 			be := newTestBackend(t)
 			checkTower(t, be, c.mode)

@@ -16,7 +16,7 @@ if [ -z "$ck" ]; then
 fi
 threads=${BENCH_THREADS:-$(getconf _NPROCESSORS_ONLN)}
 ./bin/inspector bench --checkpoint "$ck" --patches "${BENCH_PATCHES:-1024,5120}" --threads "$threads" \
-  --residency mapped,pread --json "$tmp/ours.json"
+  --residency mapped,pread --gemm --json "$tmp/ours.json"
 echo
 py=
 for c in python3 /usr/bin/python3 /usr/local/bin/python3 /opt/homebrew/bin/python3; do

@@ -5,8 +5,8 @@ OpenBLAS sgemm (through numpy) at the block's GEMM shapes, side by side with our
     bench_torch.py CHECKPOINT --ours OURS.json [--threads N] [--blocks B]
 
 OURS.json is `inspector bench --json` of the same checkpoint, patch counts and threads. Prints,
-per patch count: our median block time, PyTorch's, and the ratio; then per GEMM shape
-OpenBLAS's GFLOP/s and which OpenBLAS kernel ran. Exits 0 with a message when torch or numpy
+per patch count: our median block time, PyTorch's, and the ratio; then per GEMM shape ours
+(OURS.json from `inspector bench --gemm`) beside OpenBLAS's, and which OpenBLAS kernel ran. Exits 0 with a message when torch or numpy
 is missing (the anchors are optional; our numbers were printed already).
 
 The block is transformers' Qwen3-VL vision block in eager float32: LayerNorm, qkv Linear, rope
@@ -191,14 +191,20 @@ def main():
         for r in rows:
             pt = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads)
             print(f"{r['patches']:>8} {r['block_s']:>9.3f} {pt:>10.3f} {r['block_s'] / pt:>13.2f}")
-    print(f"\nOpenBLAS sgemm at the block's GEMM shapes (numpy {np.__version__}, kernel {openblas_core()})")
-    print(f"{'rows x in x out':>22} {'OpenBLAS GFLOP/s':>17}   ours (per half, from the table above)")
+    print(f"\nGEMM at the block's shapes, rows = patches (OpenBLAS via numpy {np.__version__}, kernel {openblas_core()})")
+    print(f"{'rows x in x out':>22} {'ours GFLOP/s':>13} {'OpenBLAS GFLOP/s':>17} {'ours/OpenBLAS':>14}")
     for r in rows:
         S = r["patches"]
+        ours_g = {(g["rows"], g["in"], g["out"]): g["gflops"] for g in r.get("gemms") or []}
         for (m, k, n) in [(S, D, 3 * D), (S, D, D), (S, D, I), (S, I, D)]:
-            print(f"{f'{m}x{k}x{n}':>22} {sgemm_rate(m, k, n):>17.0f}")
-        print(f"{'':>22} {'':>17}   attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s at {S} patches")
-
+            blas = sgemm_rate(m, k, n)
+            mine = ours_g.get((m, k, n))
+            if mine is None:
+                print(f"{f'{m}x{k}x{n}':>22} {'-':>13} {blas:>17.0f} {'-':>14}")
+            else:
+                print(f"{f'{m}x{k}x{n}':>22} {mine:>13.0f} {blas:>17.0f} {mine / blas:>14.2f}")
+        print(f"{'':>22} in the tower: attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s "
+              f"(attention {4 * S * S * D / 1e9:.1f} of the half's GFLOPs)")
 
 if __name__ == "__main__":
     main()
