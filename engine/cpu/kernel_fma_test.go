@@ -168,3 +168,43 @@ func TestAVX512MatchesAVX2Bits(t *testing.T) {
 		}
 	}
 }
+
+// TestPackStripFastMatchesGeneric: the k-outer packer gives packStrip's values exactly,
+// padded rows included, for both strip widths, short strips and k-blocks that start inside
+// a row; it declines what it cannot take (F16, an odd byte offset) and packStrip does it.
+func TestPackStripFastMatchesGeneric(t *testing.T) {
+	const in, out = 1100, 45
+	for _, d := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
+		for _, off := range []int{0, 1} {
+			r := rand.New(rand.NewPCG(uint64(off), 9))
+			w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), d, off, out, in)
+			m := &mmJob{w: w, in: in, out: out}
+			for _, nr := range []int{16, 32} {
+				for _, c := range [][3]int{{0, 45, 0}, {32, 45, 1024}, {16, 40, 7}} { // c0, c1, k0
+					kn := min(fmaDepth, in-c[2])
+					fast := make([]float32, nr*kn)
+					for i := range fast {
+						fast[i] = float32(math.NaN()) // the padded rows too
+					}
+					took := packStripFast(fast, nr, w, in, c[0], min(nr, c[1]-c[0]), c[2], kn)
+					wantTake := (d == dtype.F32 || d == dtype.BF16) && off%d.Size() == 0
+					if took != wantTake {
+						t.Errorf("%s offset %d: packStripFast took it: %v, want %v", d, off, took, wantTake)
+						continue
+					}
+					if !took {
+						continue
+					}
+					slow := make([]float32, nr*kn)
+					for i := range slow {
+						slow[i] = float32(math.NaN()) // every element must be written
+					}
+					packStrip(slow, make([]float32, kn), nr, m, c[0], c[1], c[2])
+					if i, ok := sameBits(fast, slow); !ok {
+						t.Errorf("%s nr %d strip %v: element %d: fast %g, generic %g", d, nr, c, i, fast[i], slow[i])
+					}
+				}
+			}
+		}
+	}
+}
