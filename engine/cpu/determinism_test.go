@@ -23,6 +23,7 @@ func bigCases() []conformance.Case {
 	return []conformance.Case{
 		conformance.MatMul(dtype.BF16, 400, 300, 130, true, 0),
 		conformance.MatMul(dtype.F16, 13, 2100, 70, true, 0),
+		conformance.MatMul(dtype.BF16, 1700, 200, 70, true, 0), // 1, 2 or 3 row blocks by thread count
 		conformance.LayerNorm(dtype.F32, 33, 1152, 0),
 		conformance.GELU(backend.GELUTanh, 40000),
 		conformance.GELU(backend.GELUErf, 40000),

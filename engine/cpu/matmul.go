@@ -57,8 +57,9 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 	}
 	job := mmJob{x: xs, y: ys, w: w, bias: bs, rows: rows, in: in, out: out}
 	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
-		job.rowBlocks = chunks(rows, fmaRows)
 		job.panels = chunks(out, fmaCols)
+		job.rowsPer = rowBlock(rows, job.panels, b.threads)
+		job.rowBlocks = chunks(rows, job.rowsPer)
 		job.kern = pickKernel()
 		n := fmaScratch(in)
 		b.growScratch(n)
@@ -80,6 +81,7 @@ type mmJob struct {
 	w                 backend.Weight
 	rows, in, out     int
 	rowBlocks, panels int
+	rowsPer           int         // rows per row block of the packed path (rowBlock)
 	kern              microKernel // the packed path's kernel (matmul_fma.go)
 }
 

@@ -28,12 +28,14 @@ import (
 // Blocking of the FMA path (measured with BenchmarkMatMul on a 2-core Zen 3, sweeping the three
 // numbers: 384/64/512, 384/128/256, 384/128/512, 192/64/512, 384/32/1024, 384/256/256,
 // 516/64/768, 516/128/512, 342/64/1024 were all 5-25% slower or noisier than 516/64/1024):
-// a task is a block of fmaRows x rows times a panel of fmaCols W rows. Per k-block of fmaDepth
-// the task widens its W panel into k-major strips of 16 (fmaCols x fmaDepth float32, 256 KiB,
-// L2) once, then runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip.
-// 516 rows make a 1024-row call two row blocks, so W is widened only twice per call.
+// a task is a block of rows times a panel of fmaCols W rows. Per k-block of fmaDepth the task
+// widens its W panel into k-major strips (fmaCols x fmaDepth float32, 256 KiB, L2) once, then
+// runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip. Each row
+// block widens W again, so a call has as few row blocks as keep the threads busy (rowBlock;
+// on 2 threads one: W is widened once per call, 10x less than with fixed 516-row blocks at
+// 5,120 rows), and never more than rows/fmaRows.
 const (
-	fmaRows  = 516  // multiple of 6, the kernel's row count
+	fmaRows  = 516  // a row block's least size when the call is cut (multiple of 6)
 	fmaCols  = 64   // multiple of 16, the kernel's lane count
 	fmaDepth = 1024 // k-block; depends on nothing but in (and cannot change the bits anyway)
 	fmaMR    = 6
@@ -70,10 +72,19 @@ func fmaScratch(in int) int {
 	return fmaCols*kn + kn + fmaMR*2*fmaNR
 }
 
+// rowBlock is the rows of one FMA task: all of them unless fewer than 8 tasks per thread
+// would remain (then as many blocks as give 8, at least fmaRows rows each), a multiple of 6.
+// The cut never changes the bits (a row's lanes depend on its x row alone).
+func rowBlock(rows, panels, threads int) int {
+	blocks := min(chunks(8*threads, panels), max(1, rows/fmaRows))
+	return chunks(chunks(rows, blocks), fmaMR) * fmaMR
+}
+
 // taskFMA computes the block of y named by t (row block t/panels, column panel t%panels).
+// The bias is added to each 6-row tile right after its last k-block, while it is in L1.
 func (m *mmJob) taskFMA(ws []float32, t int) {
-	r0 := t / m.panels * fmaRows
-	r1 := min(r0+fmaRows, m.rows)
+	r0 := t / m.panels * m.rowsPer
+	r1 := min(r0+m.rowsPer, m.rows)
 	c0 := t % m.panels * fmaCols
 	c1 := min(c0+fmaCols, m.out)
 	mk := m.kern
@@ -106,10 +117,10 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 				}
 				mk.run(&xp, wp, kn, &yp, carry)
 			}
+			if m.bias != nil && k0+kn == m.in {
+				m.addBias(r, r+nr, c0, c1)
+			}
 		}
-	}
-	if m.bias != nil {
-		m.addBias(r0, r1, c0, c1)
 	}
 }
 

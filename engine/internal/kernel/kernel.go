@@ -1,7 +1,8 @@
 // Package kernel holds the register-blocked float32 dot-product micro-kernels shared by
 // engine/cpu (MatMul, Attention) and engine (the attention analysis): the generic pure-Go
-// Dot3x2 and, on amd64 with AVX2+FMA, the assembly FMA6x16 (kernel_amd64.s), chosen by
-// UseFMA.
+// Dot3x2 and the assembly FMA6x16 (AVX2+FMA on amd64, kernel_amd64.s; NEON on arm64,
+// kernel_arm64.s), chosen by UseFMA; on amd64 with AVX-512 also FMA6x32 (the same lanes, 32
+// wide) and the vector softmax and GELU pieces (softmax_amd64.s), chosen by UseAVX512.
 //
 // Invariant: every output of either kernel is ONE float32 accumulator that adds x[i]*w[i] for
 // i = 0, 1, ..., n-1 in order, starting from the value passed in. So a dot product cut into

@@ -1,0 +1,34 @@
+//go:build !amd64
+
+// noavx512.go: no AVX-512 kernels off amd64; callers take their FMA6x16 or generic paths.
+//
+// Invariant: HasAVX512 and UseAVX512 are false, so nothing below is ever called.
+// Mutation that would silently break it: setting HasAVX512 to true here, which would route
+// MatMul, Attention and GELU into the panicking stubs.
+package kernel
+
+import "unsafe"
+
+// HasAVX512 is false: there is no assembly kernel on this architecture.
+var HasAVX512 = false
+
+// UseAVX512 is false: callers take their generic paths.
+var UseAVX512 = false
+
+// FMA6x32 panics: there is no assembly kernel on this architecture.
+func FMA6x32(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int) {
+	panic("kernel: FMA6x32 without an assembly kernel")
+}
+
+// ScaleMax panics: there is no assembly kernel on this architecture.
+func ScaleMax(s *float32, n int, scale float32) float32 {
+	panic("kernel: ScaleMax without an assembly kernel")
+}
+
+// ExpSum panics: there is no assembly kernel on this architecture.
+func ExpSum(s *float32, n int, m float32) float64 {
+	panic("kernel: ExpSum without an assembly kernel")
+}
+
+// GELUTanh panics: there is no assembly kernel on this architecture.
+func GELUTanh(x *float32, n int) { panic("kernel: GELUTanh without an assembly kernel") }
