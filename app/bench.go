@@ -53,6 +53,8 @@ type benchResult struct {
 	AttentionS      float64      `json:"attention_s"` // median attention half
 	MLPS            float64      `json:"mlp_s"`       // median MLP half
 	AttentionGFLOPs float64      `json:"attention_gflops"`
+	AttentionOpS    float64      `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
+	AttentionOpGF   float64      `json:"attention_op_gflops"` // 4*S^2*D over it
 	MLPGFLOPs       float64      `json:"mlp_gflops"`
 	WeightStallS    float64      `json:"weight_stall_s"`   // median wait for weights per block
 	BytesRead       int64        `json:"bytes_read_block"` // median bytes read per block (pread)
@@ -247,7 +249,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
-	var wall, att, mlp, wait, read []float64
+	var wall, att, mlp, wait, read, attOp []float64
 	for range n {
 		res, err := run.Step(ctx)
 		if err != nil {
@@ -259,6 +261,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		mlp = append(mlp, t.MLP.Seconds())
 		wait = append(wait, t.Wait.Seconds())
 		read = append(read, float64(t.BytesRead))
+		attOp = append(attOp, t.Ops["attention"].Seconds())
 	}
 	S, D, I := float64(c.Patches), float64(cfg.Hidden), float64(cfg.Intermediate)
 	attFLOPs := 2*S*D*3*D + 4*S*S*D + 2*S*D*D
@@ -268,6 +271,9 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
+	if r.AttentionOpS = median(attOp); r.AttentionOpS > 0 { // op times exist on synchronous backends only
+		r.AttentionOpGF = 4 * S * S * D / r.AttentionOpS / 1e9
+	}
 	if f.gemm {
 		if r.GEMMs, err = timeGEMMs(ctx, e, c.Patches); err != nil {
 			return benchResult{}, err
@@ -353,10 +359,10 @@ func median(v []float64) float64 {
 
 func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention s\tGFLOP/s\tMLP s\tGFLOP/s\tstall ms\tread MiB\tpeak RSS MiB\t")
+	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention half s\tGFLOP/s\tattention op GFLOP/s\tMLP half s\tGFLOP/s\tstall ms\tread MiB\tpeak RSS MiB\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.3f\t%.0f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
-			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.MLPS, r.MLPGFLOPs, r.WeightStallS*1e3,
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f\t%.0f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
+			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.AttentionOpGF, r.MLPS, r.MLPGFLOPs, r.WeightStallS*1e3,
 			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
 	}
 	tw.Flush()

@@ -41,7 +41,7 @@ func TestBenchSweep(t *testing.T) {
 			t.Errorf("%+v: %d blocks timed, want 2", r.benchConfig, r.Blocks)
 		}
 		for name, v := range map[string]float64{"block": r.BlockS, "attention": r.AttentionS, "mlp": r.MLPS,
-			"attention GFLOP/s": r.AttentionGFLOPs, "MLP GFLOP/s": r.MLPGFLOPs, "peak RSS": float64(r.PeakRSS)} {
+			"attention GFLOP/s": r.AttentionGFLOPs, "attention op GFLOP/s": r.AttentionOpGF, "MLP GFLOP/s": r.MLPGFLOPs, "peak RSS": float64(r.PeakRSS)} {
 			if !(v > 0) || math.IsInf(v, 0) {
 				t.Errorf("%+v: %s = %v, want a positive number", r.benchConfig, name, v)
 			}

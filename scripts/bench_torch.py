@@ -203,8 +203,12 @@ def main():
                 print(f"{f'{m}x{k}x{n}':>22} {'-':>13} {blas:>17.0f} {'-':>14}")
             else:
                 print(f"{f'{m}x{k}x{n}':>22} {mine:>13.0f} {blas:>17.0f} {mine / blas:>14.2f}")
-        print(f"{'':>22} in the tower: attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s "
-              f"(attention {4 * S * S * D / 1e9:.1f} of the half's GFLOPs)")
+        gem = [g["gflops"] for g in r.get("gemms") or []]
+        line = (f"{'':>22} in the tower: attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s; "
+                f"the attention op {r.get('attention_op_gflops', 0):.0f} GFLOP/s")
+        if gem and r.get("attention_op_gflops"):
+            line += f" = {r['attention_op_gflops'] / statistics.median(gem):.2f}x our median GEMM"
+        print(line)
 
 if __name__ == "__main__":
     main()

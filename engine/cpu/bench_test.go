@@ -61,7 +61,7 @@ func BenchmarkAttention(b *testing.B) {
 // BenchmarkMatMulKernels: the block's GEMM shapes at 1,024 rows, bf16 weights, through every
 // kernel this CPU has (generic, AVX2, AVX-512), one run, so the ratios hold on a noisy machine.
 func BenchmarkMatMulKernels(b *testing.B) {
-	shapes := [][3]int{{1024, 1152, 4304}, {1024, 4304, 1152}}
+	shapes := [][3]int{{1024, 1152, 4304}, {1024, 4304, 1152}, {5120, 1152, 3456}, {5120, 1152, 1152}}
 	for _, s := range shapes {
 		rows, in, out := s[0], s[1], s[2]
 		r := rand.New(rand.NewPCG(1, 2))
