@@ -9,6 +9,7 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -62,6 +63,9 @@ func BenchmarkAttention(b *testing.B) {
 // kernel this CPU has (generic, AVX2, AVX-512), one run, so the ratios hold on a noisy machine.
 func BenchmarkMatMulKernels(b *testing.B) {
 	shapes := [][3]int{{1024, 1152, 4304}, {1024, 4304, 1152}, {5120, 1152, 3456}, {5120, 1152, 1152}}
+	if s := os.Getenv("TS_BENCH_SHAPES"); s == "5120" {
+		shapes = shapes[2:]
+	}
 	for _, s := range shapes {
 		rows, in, out := s[0], s[1], s[2]
 		r := rand.New(rand.NewPCG(1, 2))

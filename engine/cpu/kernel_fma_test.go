@@ -210,14 +210,15 @@ func TestPackStripFastMatchesGeneric(t *testing.T) {
 }
 
 // TestRowBlock: one row block per call where the panels keep the threads busy, more (of at
-// least fmaRows rows) where they do not, always multiples of the kernel's 6 rows covering
-// every row.
+// least fmaRows rows) where they do not, none longer than fmaMaxRows, always multiples of the
+// kernel's 6 rows covering every row.
 func TestRowBlock(t *testing.T) {
 	for _, c := range []struct{ rows, panels, threads, want int }{
-		{5120, 54, 2, 5124}, {5120, 18, 2, 5124}, {5120, 18, 4, 2562}, {1700, 2, 2, 570}, {5, 1, 8, 6}, {1030, 1, 16, 1032},
+		{1024, 54, 2, 1026}, {5120, 54, 2, 1026}, {5120, 18, 4, 1026}, {1700, 2, 2, 570}, {5, 1, 8, 6}, {1030, 1, 16, 1032},
+		{2000, 1, 16, 672}, {65536, 100, 2, 1026},
 	} {
 		got := rowBlock(c.rows, c.panels, c.threads)
-		if got%fmaMR != 0 || got*chunks(c.rows, got) < c.rows {
+		if got%fmaMR != 0 || got*chunks(c.rows, got) < c.rows || got > max(fmaMaxRows, fmaMR) {
 			t.Errorf("rowBlock(%d, %d, %d) = %d: not a multiple of 6 covering the rows", c.rows, c.panels, c.threads, got)
 		}
 		if c.want >= 0 && got != c.want {

@@ -31,15 +31,18 @@ import (
 // a task is a block of rows times a panel of fmaCols W rows. Per k-block of fmaDepth the task
 // widens its W panel into k-major strips (fmaCols x fmaDepth float32, 256 KiB, L2) once, then
 // runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip. Each row
-// block widens W again, so a call has as few row blocks as keep the threads busy (rowBlock;
-// on 2 threads one: W is widened once per call, 10x less than with fixed 516-row blocks at
-// 5,120 rows), and never more than rows/fmaRows.
+// block widens W again, so a call has as few row blocks as keep the threads busy (rowBlock),
+// never more than rows/fmaRows, and none longer than fmaMaxRows: a task's x rows (fmaMaxRows x
+// fmaDepth float32, 4 MiB) then stay in L3 across its panels. Measured on the Zen 5 machines
+// with BenchmarkMatMulKernels at 5,120 rows, alternating runs: uncapped (one 5,120-row block)
+// 255-330 GFLOP/s, capped at 1,032 rows 323-354, at 2,064 rows 313-366.
 const (
-	fmaRows  = 516  // a row block's least size when the call is cut (multiple of 6)
-	fmaCols  = 64   // multiple of 16, the kernel's lane count
-	fmaDepth = 1024 // k-block; depends on nothing but in (and cannot change the bits anyway)
-	fmaMR    = 6
-	fmaNR    = 16 // FMA6x16's lanes; FMA6x32 (AVX-512) takes strips of 2*fmaNR
+	fmaRows    = 516  // a row block's least size when the call is cut (multiple of 6)
+	fmaMaxRows = 1032 // a row block's most (multiple of 6)
+	fmaCols    = 64   // multiple of 16, the kernel's lane count
+	fmaDepth   = 1024 // k-block; depends on nothing but in (and cannot change the bits anyway)
+	fmaMR      = 6
+	fmaNR      = 16 // FMA6x16's lanes; FMA6x32 (AVX-512) takes strips of 2*fmaNR
 )
 
 // microKernel is the packed paths' choice of kernel, made from kernel.UseAVX512 (fixed at
@@ -73,10 +76,12 @@ func fmaScratch(in int) int {
 }
 
 // rowBlock is the rows of one FMA task: all of them unless fewer than 8 tasks per thread
-// would remain (then as many blocks as give 8, at least fmaRows rows each), a multiple of 6.
-// The cut never changes the bits (a row's lanes depend on its x row alone).
+// would remain (then as many blocks as give 8, at least fmaRows rows each) or the block would
+// pass fmaMaxRows, a multiple of 6. The cut never changes the bits (a row's lanes depend on
+// its x row alone).
 func rowBlock(rows, panels, threads int) int {
 	blocks := min(chunks(8*threads, panels), max(1, rows/fmaRows))
+	blocks = max(blocks, chunks(rows, fmaMaxRows))
 	return chunks(chunks(rows, blocks), fmaMR) * fmaMR
 }
 
