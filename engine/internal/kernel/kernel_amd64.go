@@ -59,3 +59,14 @@ func ExpSum(s *float32, n int, m float32) float64
 //
 //go:noescape
 func GELUTanh(x *float32, n int)
+
+// PackBF16x32 (pack_amd64.s) writes dst[k*32+j] = W[j,k] widened from BF16 for k < 2*kpairs,
+// rows j < 32 at src + j*rowBytes (32*rowBytes < 2^31). Call it only when HasAVX512.
+//
+//go:noescape
+func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
+
+// PackF32x32 is PackBF16x32 for F32 weights, k < kn.
+//
+//go:noescape
+func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)

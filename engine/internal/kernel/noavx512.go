@@ -32,3 +32,13 @@ func ExpSum(s *float32, n int, m float32) float64 {
 
 // GELUTanh panics: there is no assembly kernel on this architecture.
 func GELUTanh(x *float32, n int) { panic("kernel: GELUTanh without an assembly kernel") }
+
+// PackBF16x32 panics: there is no assembly kernel on this architecture.
+func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
+	panic("kernel: PackBF16x32 without an assembly kernel")
+}
+
+// PackF32x32 panics: there is no assembly kernel on this architecture.
+func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int) {
+	panic("kernel: PackF32x32 without an assembly kernel")
+}
