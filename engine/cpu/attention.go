@@ -57,20 +57,21 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	for _, in := range []backend.View{q, k, v} {
 		noOverlap("Attention", o, end*D, in, n)
 	}
+	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
+		job.tasks = flashTasks(segs, heads, headDim, b.threads)
+		b.growScratch(attFlashScratch(longest, headDim))
+		workers := make([]flashWorker, b.threads)
+		b.parallel(len(job.tasks), func(wk, t int) {
+			job.runFlashRange(b.scratch[wk], &workers[wk], job.tasks[t])
+		})
+		return
+	}
 	for _, sg := range segs {
 		for h := range heads {
 			for q0 := sg.Start; q0 < sg.End; q0 += attQueries {
 				job.tasks = append(job.tasks, attTask{sg, h, q0, min(q0+attQueries, sg.End)})
 			}
 		}
-	}
-	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
-		b.growScratch(attFlashScratch(longest, headDim))
-		workers := make([]flashWorker, b.threads)
-		b.parallel(len(job.tasks), func(wk, t int) {
-			job.runFlash(b.scratch[wk], &workers[wk], job.tasks[t])
-		})
-		return
 	}
 	if kernel.UseFMA { // fixed at start-up, like MatMul's choice (attention_fma.go)
 		b.growScratch(attFMAScratch(longest, headDim))

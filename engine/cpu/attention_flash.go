@@ -46,6 +46,40 @@ type flashWorker struct {
 	valid bool
 }
 
+// flashTaskFLOPs bounds one flash task's work (about 80 ms on one core): a cancelled run stops
+// at the next task, well within a second, whatever the page.
+const flashTaskFLOPs = 1e10
+
+// flashTasks cuts each (segment, head) into as few query ranges as leave 4 tasks per thread,
+// each within flashTaskFLOPs and a whole number of attQueries blocks: a worker packs a head's
+// K and V once per range it takes, so on 2 threads with 16 heads each head is packed once
+// (not once per worker, as with one task per query block). The cut never changes the bits.
+func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
+	perHead := max(1, chunks(4*threads, len(segs)*heads))
+	var tasks []attTask
+	for _, sg := range segs {
+		L := sg.End - sg.Start
+		if L == 0 {
+			continue
+		}
+		most := max(attQueries, int(flashTaskFLOPs/(4*float64(L)*float64(hd)))/attQueries*attQueries)
+		per := min(most, chunks(chunks(L, perHead), attQueries)*attQueries)
+		for h := range heads {
+			for q0 := sg.Start; q0 < sg.End; q0 += per {
+				tasks = append(tasks, attTask{sg, h, q0, min(q0+per, sg.End)})
+			}
+		}
+	}
+	return tasks
+}
+
+// runFlashRange runs a task's query range attQueries at a time.
+func (j *attJob) runFlashRange(ws []float32, fw *flashWorker, t attTask) {
+	for q0 := t.q0; q0 < t.q1; q0 += attQueries {
+		j.runFlash(ws, fw, attTask{t.seg, t.head, q0, min(q0+attQueries, t.q1)})
+	}
+}
+
 // runFlash computes the task's queries for one head, six at a time within each key tile.
 func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 	L, hd := t.seg.End-t.seg.Start, j.hd

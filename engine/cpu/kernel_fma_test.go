@@ -230,3 +230,49 @@ func TestRowBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestFlashTasks: every (segment, head, query) in exactly one task, tasks whole attQueries
+// blocks (but a segment's last), none past flashTaskFLOPs unless it is one block (the bound on
+// how long a cancel waits), and one task per head where the heads alone keep the threads busy.
+func TestFlashTasks(t *testing.T) {
+	for _, c := range []struct {
+		segs           []backend.Segment
+		heads, threads int
+		wantPerHead    int // tasks per (segment, head); 0: not checked
+	}{
+		{conformance.Cuts(0, 5120), 16, 2, 1},
+		{conformance.Cuts(0, 1024), 16, 16, 3}, // 4 per head asked, 256 queries rounded up to 384
+		{conformance.Cuts(0, 65536), 16, 2, 0},
+		{conformance.Cuts(0, 1, 100, 700), 3, 7, 0},
+	} {
+		const hd = 72
+		tasks := flashTasks(c.segs, c.heads, hd, c.threads)
+		seen := map[[2]int]int{}
+		perHead := map[[2]int]int{}
+		for _, tk := range tasks {
+			n := tk.q1 - tk.q0
+			if tk.q1 != tk.seg.End && n%attQueries != 0 {
+				t.Errorf("%v: task %v is not whole query blocks", c.segs, tk)
+			}
+			if flops := 4 * float64(n) * float64(tk.seg.End-tk.seg.Start) * hd; flops > flashTaskFLOPs && n > attQueries {
+				t.Errorf("%v: task %v does %.3g FLOPs, more than %.3g", c.segs, tk, flops, flashTaskFLOPs)
+			}
+			perHead[[2]int{tk.seg.Start, tk.head}]++
+			for q := tk.q0; q < tk.q1; q++ {
+				seen[[2]int{tk.head, q}]++
+			}
+		}
+		for _, sg := range c.segs {
+			for h := range c.heads {
+				for q := sg.Start; q < sg.End; q++ {
+					if seen[[2]int{h, q}] != 1 {
+						t.Fatalf("%v: head %d query %d in %d tasks", c.segs, h, q, seen[[2]int{h, q}])
+					}
+				}
+				if c.wantPerHead > 0 && perHead[[2]int{sg.Start, h}] != c.wantPerHead {
+					t.Errorf("%v threads %d: head %d in %d tasks, want %d", c.segs, c.threads, h, perHead[[2]int{sg.Start, h}], c.wantPerHead)
+				}
+			}
+		}
+	}
+}
