@@ -1,16 +1,24 @@
-// attention_flash.go: the AVX-512 Attention path: flash-style tiles through kernel.FMA6x32,
-// online softmax through kernel.ScaleMax / kernel.ExpSum (amd64 with AVX-512F only).
+// attention_flash.go: the AVX-512 Attention path: flash-style tiles with the queries in the
+// lanes, through kernel.FMA6x32 and the column softmax of kernel.ColScaleMax / ColExpSum /
+// ColScale (amd64 with AVX-512F only).
+//
+// Layout: a block of 32 queries is the kernel's 32 lanes. Q.K^T runs as S^T = K Q^T: the x
+// rows are 6 keys (read in place from qkv), W is the block's Q^T [hd][32], so a score tile is
+// [keys][32 queries]; P.V runs as O^T = V^T P^T: the x rows are 6 dimensions of V^T, W is the
+// score tile itself. No lane is padding at head dim 72 (the query-row layout wasted a quarter
+// of P.V's lanes: 72 dimensions in 96), K is not packed at all, and the softmax runs down the
+// keys lane by lane, with no reduction across lanes.
 //
 // Invariant: as in attention.go, a query sees only its own segment's keys. Per query the keys
 // are taken in tiles of flashKeys from the segment's start; for each tile the scores are
 // s[i] = (fma chain over d of q[d]*k_i[d], from +0) * scale, the running max m and float64 sum l
 // are updated online (o and l scaled by exp(m_old - m_new) when the max grows), p = exp(s - m),
 // and o[d] runs one fma chain over the tile's keys carried from the previous tile; at the end
-// o[d] / l in float64. The tiles start at fixed offsets of the segment, so a query's bits depend
-// only on its q row, its segment and flashKeys: not on its slot in a 6-query tile (short tiles
-// repeat their last query and drop the copy), the task cut (attQueries) or the thread count.
-// Memory per worker: K and V of one (segment, head), packed once and reused by every task of
-// that head the worker takes, plus the task's o rows and one 6 x flashKeys score tile: no
+// o[d] / l in float64. Every one of these is one lane, so a query's bits depend only on its q
+// row, its segment and flashKeys: not on its lane, the 6-key or 6-dimension grouping (short
+// groups repeat their last row and write the same values twice), the task cut or the thread
+// count. Memory per worker: V^T of one (segment, head), packed once and reused by every task of
+// that head the worker takes, plus the task's Q^T and O^T blocks and one score tile: no
 // seq x seq matrix.
 // Numerics: differs from the AVX2 and generic paths in the last bits (online rescaling, the
 // polynomial exp); each path is deterministic on its own, and all pass the same parity tests.
@@ -20,26 +28,33 @@
 package cpu
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
-// flashKeys is the key tile: its K (flashKeys x hd) and V (flashKeys x hd rounded up to 32)
-// strips, 74 + 98 KiB at hd 72, stay in L2 while all of a task's queries pass over them.
-const flashKeys = 256
-
-const flashNR = 2 * fmaNR // FMA6x32's lanes
+const (
+	// flashKeys is the key tile: 42 groups of the kernel's 6 rows. Its K rows (in place) and
+	// V^T columns, 73 KiB each at hd 72, stay in L2 while the task's query blocks pass.
+	flashKeys = 252
+	flashQ    = 2 * fmaNR           // queries per block: FMA6x32's lanes
+	flashQB   = attQueries / flashQ // query blocks per attQueries queries
+)
 
 // attFlashScratch is the per-worker scratch of the flash path for segments of at most L keys.
 func attFlashScratch(L, hd int) int {
-	Lp, hdp := chunks(L, flashNR)*flashNR, chunks(hd, flashNR)*flashNR
-	return Lp*hd + L*hdp + attQueries*hdp + fmaMR*flashKeys
+	return hd*vtStride(L) + 2*flashQB*hd*flashQ + flashKeys*flashQ
 }
 
+// vtStride is the row stride of V^T for a segment of L keys: whole 64-byte lines, and 16 floats
+// more so that it is never a multiple of 4 KiB (at L = 1,024 the six x rows of P.V would all
+// fall in one L1 set).
+func vtStride(L int) int { return chunks(L, 16)*16 + 16 }
+
 // flashWorker is what one worker keeps between the tasks of one Attention call: which
-// (segment, head) its packed K and V hold.
+// (segment, head) its packed V^T holds.
 type flashWorker struct {
 	seg   backend.Segment
 	head  int
@@ -80,102 +95,145 @@ func (j *attJob) runFlashRange(ws []float32, fw *flashWorker, t attTask) {
 	}
 }
 
-// runFlash computes the task's queries for one head, six at a time within each key tile.
+// runFlash computes the task's queries (at most attQueries) for one head, in blocks of 32.
 func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 	L, hd := t.seg.End-t.seg.Start, j.hd
-	Lp, hdp := chunks(L, flashNR)*flashNR, chunks(hd, flashNR)*flashNR
-	kp := ws[:Lp*hd]
-	vp := ws[Lp*hd:][:L*hdp]
-	ot := ws[Lp*hd+L*hdp:][:attQueries*hdp]
-	sc := ws[Lp*hd+L*hdp+attQueries*hdp:][:fmaMR*flashKeys]
+	Ls := vtStride(L)
+	vt := ws[:hd*Ls]
+	qt := ws[hd*Ls:][:flashQB*hd*flashQ]
+	ot := ws[hd*Ls+flashQB*hd*flashQ:][:flashQB*hd*flashQ]
+	sc := ws[hd*Ls+2*flashQB*hd*flashQ:][:flashKeys*flashQ]
 	if !fw.valid || fw.seg != t.seg || fw.head != t.head {
-		j.packFlashKV(kp, vp, t.seg, t.head)
+		j.packVT(vt, t.seg, t.head)
 		*fw = flashWorker{t.seg, t.head, true}
 	}
 	nq := t.q1 - t.q0
-	var mx [attQueries]float32
-	var sum [attQueries]float64
+	blocks := chunks(nq, flashQ)
 	col := t.head * hd
+	for b := range blocks {
+		j.packQT(qt[b*hd*flashQ:(b+1)*hd*flashQ], t.q0+b*flashQ, min(flashQ, nq-b*flashQ), col)
+	}
+	var mx [flashQB][flashQ]float32
+	var sum [flashQB][flashQ]float64
+	for b := range mx {
+		for c := range mx[b] {
+			mx[b][c] = float32(math.Inf(-1))
+		}
+	}
+	// The kernel's row pointers, set once: the score rows of each 6-key group, the O^T rows of
+	// each block's 6-dimension groups; per key tile, the K rows and V^T columns of the tile.
+	groups, dgroups := chunks(flashKeys, fmaMR), chunks(hd, fmaMR)
+	scRows := make([][fmaMR]unsafe.Pointer, groups)
+	for g := range scRows {
+		for a := range fmaMR {
+			scRows[g][a] = rowPtr(sc, min(g*fmaMR+a, flashKeys-1)*flashQ, flashQ)
+		}
+	}
+	oRows := make([][fmaMR]unsafe.Pointer, blocks*dgroups)
+	for b := range blocks {
+		for g := range dgroups {
+			for a := range fmaMR {
+				oRows[b*dgroups+g][a] = rowPtr(ot, b*hd*flashQ+min(g*fmaMR+a, hd-1)*flashQ, flashQ)
+			}
+		}
+	}
+	kRows := make([][fmaMR]unsafe.Pointer, groups)
+	vRows := make([][fmaMR]unsafe.Pointer, dgroups)
 	for k0 := 0; k0 < L; k0 += flashKeys {
 		nk := min(flashKeys, L-k0)
-		for r := 0; r < nq; r += fmaMR {
-			nr := min(fmaMR, nq-r)
-			var xp, yp [fmaMR]unsafe.Pointer
+		kg := chunks(nk, fmaMR)
+		for g := range kg {
 			for a := range fmaMR {
-				xp[a] = rowPtr(j.q, (t.q0+r+min(a, nr-1))*j.stride+col, hd)
+				key := min(g*fmaMR+a, nk-1)
+				kRows[g][a] = rowPtr(j.k, (t.seg.Start+k0+key)*j.stride+col, hd)
 			}
-			for s := 0; s < nk; s += flashNR { // scores, 32 keys per strip
-				for a := range fmaMR {
-					yp[a] = rowPtr(sc, a*flashKeys+s, flashNR)
-				}
-				kernel.FMA6x32(&xp, rowPtr(kp, (k0+s)*hd, flashNR*hd), hd, &yp, 0)
+		}
+		for g := range dgroups {
+			for a := range fmaMR {
+				vRows[g][a] = rowPtr(vt, min(g*fmaMR+a, hd-1)*Ls+k0, nk)
 			}
-			for a := range nr {
-				q := r + a
-				row := &sc[a*flashKeys]
-				mNew := max(mx[q], kernel.ScaleMax(row, nk, j.scale))
-				if k0 > 0 && mNew != mx[q] { // the max grew: rescale what this query has so far
-					alpha := expNeg(mx[q] - mNew)
-					sum[q] *= float64(alpha)
-					o := ot[q*hdp : (q+1)*hdp]
-					for d := range o {
-						o[d] *= alpha
+		}
+		carry := 0
+		if k0 > 0 {
+			carry = 1
+		}
+		for b := range blocks {
+			qb, ob := unsafe.Pointer(&qt[b*hd*flashQ]), ot[b*hd*flashQ:(b+1)*hd*flashQ]
+			for g := range kg { // S^T = K Q^T: 6 keys per call (a short group repeats its last key)
+				ys := scRows[g]
+				if g == kg-1 && nk%fmaMR != 0 {
+					for a := nk % fmaMR; a < fmaMR; a++ {
+						ys[a] = ys[nk%fmaMR-1]
 					}
 				}
-				sum[q] += kernel.ExpSum(row, nk, mNew)
-				mx[q] = mNew
+				kernel.FMA6x32(&kRows[g], qb, hd, &ys, 0)
 			}
-			carry := 0
-			if k0 > 0 {
-				carry = 1
-			}
-			for a := range fmaMR {
-				xp[a] = rowPtr(sc, min(a, nr-1)*flashKeys, nk)
-			}
-			for s := range hdp / flashNR { // p V over the tile's keys, 32 dimensions per strip
-				for a := range fmaMR {
-					yp[a] = rowPtr(ot, (r+min(a, nr-1))*hdp+s*flashNR, flashNR)
-				}
-				kernel.FMA6x32(&xp, rowPtr(vp, s*flashNR*L+k0*flashNR, flashNR*nk), nk, &yp, carry)
+			j.onlineSoftmax(sc, nk, &mx[b], &sum[b], ob, hd, k0 > 0)
+			for g := range dgroups { // O^T += V^T P^T: 6 dimensions per call
+				kernel.FMA6x32(&vRows[g], unsafe.Pointer(&sc[0]), nk, &oRows[b*dgroups+g], carry)
 			}
 		}
 	}
 	D := j.heads * hd
-	for q := range nq {
-		out := j.o[(t.q0+q)*D+col:][:hd]
-		for d := range out {
-			out[d] = float32(float64(ot[q*hdp+d]) / sum[q])
+	for b := range blocks {
+		ob := ot[b*hd*flashQ:]
+		for c := range min(flashQ, nq-b*flashQ) {
+			out := j.o[(t.q0+b*flashQ+c)*D+col:][:hd]
+			for d := range out {
+				out[d] = float32(float64(ob[d*flashQ+c]) / sum[b][c])
+			}
 		}
 	}
 }
 
-// packFlashKV lays out K and V of (seg, head) for FMA6x32, zero-padded to whole strips:
-// kp[s*32*hd + d*32 + c] = K[Start+32s+c, d] (strips of 32 keys, the reduction over d) and
-// vp[s*32*L + i*32 + c] = V[Start+i, 32s+c] (strips of 32 dimensions, the reduction over keys,
-// so a key tile of a strip is contiguous).
-func (j *attJob) packFlashKV(kp, vp []float32, seg backend.Segment, head int) {
-	L, hd := seg.End-seg.Start, j.hd
-	Lp, hdp := len(kp)/hd, len(vp)/L
-	for i := 0; i < Lp; i += flashNR {
-		strip := kp[i*hd : (i+flashNR)*hd]
-		for c := range flashNR {
-			if i+c >= L {
-				for d := range hd {
-					strip[d*flashNR+c] = 0
-				}
-				continue
-			}
-			for d, x := range j.k[(seg.Start+i+c)*j.stride+head*hd:][:hd] {
-				strip[d*flashNR+c] = x
+// onlineSoftmax turns a [nk][32] score tile into p = exp(s*scale - m) with m the running
+// column max, rescaling the block's sums and O^T columns whose max grew (rescale: not on the
+// first tile, whose O^T the P.V pass overwrites).
+func (j *attJob) onlineSoftmax(sc []float32, nk int, mx *[flashQ]float32, sum *[flashQ]float64, ob []float32, hd int, rescale bool) {
+	var mt [flashQ]float32
+	kernel.ColScaleMax(&sc[0], nk, j.scale, &mt)
+	var alpha [flashQ]float32
+	grew := false
+	for c := range mt {
+		mNew := max(mx[c], mt[c])
+		alpha[c] = 1
+		if rescale && mNew != mx[c] {
+			alpha[c] = expNeg(mx[c] - mNew)
+			sum[c] *= float64(alpha[c])
+			grew = true
+		}
+		mx[c] = mNew
+	}
+	if grew {
+		kernel.ColScale(&ob[0], hd, &alpha)
+	}
+	kernel.ColExpSum(&sc[0], nk, mx, sum)
+}
+
+// packVT lays out V of (seg, head) transposed, vt[d*vtStride(L) + i] = V[Start+i, d]: the x
+// rows of O^T = V^T P^T, each dimension's keys contiguous. In blocks of 16 keys, so the stores
+// run along a row of vt while the 16 source rows stay in L1.
+func (j *attJob) packVT(vt []float32, seg backend.Segment, head int) {
+	L, hd, Ls := seg.End-seg.Start, j.hd, vtStride(seg.End-seg.Start)
+	for i0 := 0; i0 < L; i0 += 16 {
+		n := min(16, L-i0)
+		for d := range hd {
+			dst := vt[d*Ls+i0:][:n]
+			src := j.v[(seg.Start+i0)*j.stride+head*hd+d:]
+			for i := range dst {
+				dst[i] = src[i*j.stride]
 			}
 		}
 	}
-	for i := range L {
-		row := j.v[(seg.Start+i)*j.stride+head*hd:][:hd]
-		for s := range hdp / flashNR {
-			dst := vp[s*flashNR*L+i*flashNR:][:flashNR]
-			n := copy(dst, row[min(s*flashNR, hd):])
-			clear(dst[n:])
+}
+
+// packQT lays out the n queries from q0 as one block's Q^T, qt[d*32 + c] = Q[q0+c, d], the
+// lanes past n zero (their scores are computed and never read).
+func (j *attJob) packQT(qt []float32, q0, n, col int) {
+	clear(qt)
+	for c := range n {
+		for d, x := range j.q[(q0+c)*j.stride+col:][:j.hd] {
+			qt[d*flashQ+c] = x
 		}
 	}
 }

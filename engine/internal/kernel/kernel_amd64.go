@@ -42,18 +42,6 @@ var UseAVX512 = HasAVX512
 //go:noescape
 func FMA6x32(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
 
-// ScaleMax (softmax_amd64.s) multiplies s[0:n] by scale in place and returns their max (-Inf
-// for n == 0). Call it only when HasAVX512.
-//
-//go:noescape
-func ScaleMax(s *float32, n int, scale float32) float32
-
-// ExpSum (softmax_amd64.s) replaces s[i] by exp(s[i]-m) for i < n and returns their float64
-// sum, in an order that depends on n only. Call it only when HasAVX512.
-//
-//go:noescape
-func ExpSum(s *float32, n int, m float32) float64
-
 // GELUTanh (softmax_amd64.s) applies gelu_pytorch_tanh to x[0:n] in place, in float32 within
 // a few ulp. Call it only when HasAVX512.
 //
@@ -70,3 +58,21 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 //
 //go:noescape
 func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
+
+// ColScaleMax (softmax_amd64.s) scales a [rows][32] tile in place and writes each column's
+// max to m (-Inf for rows 0). Call it only when HasAVX512.
+//
+//go:noescape
+func ColScaleMax(s *float32, rows int, scale float32, m *[32]float32)
+
+// ColExpSum (softmax_amd64.s) replaces s[r][q] by exp(s[r][q]-m[q]) in a [rows][32] tile and
+// adds each column's float64 sum, in row order, to sum[q]. Call it only when HasAVX512.
+//
+//go:noescape
+func ColExpSum(s *float32, rows int, m *[32]float32, sum *[32]float64)
+
+// ColScale (softmax_amd64.s) multiplies column q of a [rows][32] tile by a[q]. Call it only
+// when HasAVX512.
+//
+//go:noescape
+func ColScale(o *float32, rows int, a *[32]float32)

@@ -20,16 +20,6 @@ func FMA6x32(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer
 	panic("kernel: FMA6x32 without an assembly kernel")
 }
 
-// ScaleMax panics: there is no assembly kernel on this architecture.
-func ScaleMax(s *float32, n int, scale float32) float32 {
-	panic("kernel: ScaleMax without an assembly kernel")
-}
-
-// ExpSum panics: there is no assembly kernel on this architecture.
-func ExpSum(s *float32, n int, m float32) float64 {
-	panic("kernel: ExpSum without an assembly kernel")
-}
-
 // GELUTanh panics: there is no assembly kernel on this architecture.
 func GELUTanh(x *float32, n int) { panic("kernel: GELUTanh without an assembly kernel") }
 
@@ -41,4 +31,19 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
 // PackF32x32 panics: there is no assembly kernel on this architecture.
 func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int) {
 	panic("kernel: PackF32x32 without an assembly kernel")
+}
+
+// ColScaleMax panics: there is no assembly kernel on this architecture.
+func ColScaleMax(s *float32, rows int, scale float32, m *[32]float32) {
+	panic("kernel: ColScaleMax without an assembly kernel")
+}
+
+// ColExpSum panics: there is no assembly kernel on this architecture.
+func ColExpSum(s *float32, rows int, m *[32]float32, sum *[32]float64) {
+	panic("kernel: ColExpSum without an assembly kernel")
+}
+
+// ColScale panics: there is no assembly kernel on this architecture.
+func ColScale(o *float32, rows int, a *[32]float32) {
+	panic("kernel: ColScale without an assembly kernel")
 }

@@ -1,67 +1,21 @@
-// softmax_amd64.s: the AVX-512 pieces of the online softmax in engine/cpu's flash attention.
+// softmax_amd64.s: the AVX-512 pieces of the online softmax in engine/cpu's flash attention,
+// and the vector GELU.
 //
-// Invariant: the results depend only on the values and n, never on the caller's tiling: each
-// element is handled by the same instructions whatever lane it falls in (the masked tail runs
-// the full-vector code with the missing lanes zeroed and left out of the max and the sum), the
-// max is exact (order does not matter), and ExpSum adds in float64 into 16 lane sums that are
-// folded in one fixed order at the end.
+// Invariant: the results depend only on the values, never on the caller's tiling: each element
+// is handled by the same instructions whatever lane it falls in (GELUTanh's masked tail runs the
+// full-vector code), the max is exact (order does not matter), and ColExpSum adds each column
+// in float64 in row order, a lane per column, nothing summed across lanes.
 // Numerics: exp(x) for x <= ~0 as 2^n * P(r), n = round(x*log2e), r = x - n*ln2 with ln2 split
 // in two (Cody-Waite, both steps fused), P the degree-7 Taylor polynomial of e^r on |r| <= ln2/2
 // (truncation < 6e-9 relative), 2^n applied by VSCALEFPS (which rounds an underflow to the
 // subnormal or 0 correctly); within 2 ulp of float32(exp(x)) (TestExpSum). x is clamped below at
 // -104 (exp(-104) rounds to 0) with the NaN kept: a NaN score stays NaN, so a NaN weight still
 // reaches the output where the engine names it.
-// Mutation that would silently break it: adding the masked-off tail lanes into the sum (their
-// exp(0 - m) is not 0): rows whose length is not a multiple of 16 would get a larger sum.
+// Mutation that would silently break it: ColExpSum subtracting one max (lanes 0-15's) from both
+// halves of a row: the upper 16 queries of every block would get a wrong softmax that still
+// sums to a plausible number.
 
 #include "textflag.h"
-
-// func ScaleMax(s *float32, n int, scale float32) float32
-// s[i] *= scale for i < n; returns max(s[0:n]) after scaling (-Inf for n == 0).
-TEXT ·ScaleMax(SB), NOSPLIT, $0-28
-	MOVQ         s+0(FP), SI
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS scale+16(FP), Z1
-	MOVL         $0xff800000, AX // -Inf
-	VPBROADCASTD AX, Z0
-	VMOVAPS      Z0, Z3
-
-loop16:
-	CMPQ    CX, $16
-	JLT     tail
-	VMULPS  (SI), Z1, Z2
-	VMOVUPS Z2, (SI)
-	VMAXPS  Z2, Z0, Z0
-	ADDQ    $64, SI
-	SUBQ    $16, CX
-	JMP     loop16
-
-tail:
-	TESTQ   CX, CX
-	JZ      fold
-	MOVL    $1, AX
-	SHLL    CX, AX
-	DECL    AX
-	KMOVW   AX, K1
-	VMOVUPS.Z (SI), K1, Z2
-	VMULPS  Z2, Z1, Z2
-	VMOVUPS Z2, K1, (SI)
-	VMOVAPS Z3, Z4
-	VMOVAPS Z2, K1, Z4 // -Inf in the missing lanes
-	VMAXPS  Z4, Z0, Z0
-
-fold: // max of the 16 lanes
-	VEXTRACTF64X4 $1, Z0, Y1
-	VMAXPS        Y1, Y0, Y0
-	VEXTRACTF128  $1, Y0, X1
-	VMAXPS        X1, X0, X0
-	VPERMILPS     $0x4e, X0, X1
-	VMAXPS        X1, X0, X0
-	VPERMILPS     $0xb1, X0, X1
-	VMAXSS        X1, X0, X0
-	VMOVSS        X0, ret+24(FP)
-	VZEROUPPER
-	RET
 
 // expConsts loads expz's constants: -104, log2(e), ln2 in a high part (exact times any n
 // here) and a low part, the Taylor coefficients 1/5040 ... 1/2, 1, and +104 into Z17-Z28 (AX clobbered).
@@ -90,61 +44,6 @@ fold: // max of the 16 lanes
 	VPBROADCASTD AX, Z27 \
 	MOVL         $0x42d00000, AX \
 	VPBROADCASTD AX, Z28
-
-// func ExpSum(s *float32, n int, m float32) float64
-// s[i] = exp(s[i] - m) for i < n; returns the float64 sum of the new s[0:n].
-// Registers: Z16-Z23 constants, Z0/Z1 the float64 lane sums, Z2-Z7 work.
-TEXT ·ExpSum(SB), NOSPLIT, $0-32
-	MOVQ         s+0(FP), SI
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS m+16(FP), Z16
-	expConsts
-	VPXORQ       Z0, Z0, Z0
-	VPXORQ       Z1, Z1, Z1
-
-loop16:
-	CMPQ    CX, $16
-	JLT     tail
-	VMOVUPS (SI), Z2
-	CALL    expz<>(SB)
-	VMOVUPS Z2, (SI)
-	VCVTPS2PD Y2, Z3
-	VADDPD  Z3, Z0, Z0
-	VEXTRACTF64X4 $1, Z2, Y4
-	VCVTPS2PD Y4, Z3
-	VADDPD  Z3, Z1, Z1
-	ADDQ    $64, SI
-	SUBQ    $16, CX
-	JMP     loop16
-
-tail:
-	TESTQ   CX, CX
-	JZ      fold
-	MOVL    $1, AX
-	SHLL    CX, AX
-	DECL    AX
-	KMOVW   AX, K1
-	VMOVUPS.Z (SI), K1, Z2
-	CALL    expz<>(SB)
-	VMOVUPS Z2, K1, (SI)
-	VMOVAPS.Z Z2, K1, Z2 // the missing lanes add 0
-	VCVTPS2PD Y2, Z3
-	VADDPD  Z3, Z0, Z0
-	VEXTRACTF64X4 $1, Z2, Y4
-	VCVTPS2PD Y4, Z3
-	VADDPD  Z3, Z1, Z1
-
-fold: // (lanes 0-7 + lanes 8-15), then halves, in one fixed order
-	VADDPD        Z1, Z0, Z0
-	VEXTRACTF64X4 $1, Z0, Y1
-	VADDPD        Y1, Y0, Y0
-	VEXTRACTF128  $1, Y0, X1
-	VADDPD        X1, X0, X0
-	VPERMILPD     $1, X0, X1
-	VADDSD        X1, X0, X0
-	VMOVSD        X0, ret+24(FP)
-	VZEROUPPER
-	RET
 
 // expz: Z2 = exp(Z2 - Z16), constants in Z17-Z28; clobbers Z5-Z7.
 TEXT expz<>(SB), NOSPLIT|NOFRAME, $0-0
@@ -220,5 +119,112 @@ gtail:
 	VMOVUPS Z2, K1, (SI)
 
 gdone:
+	VZEROUPPER
+	RET
+
+// The column forms, for a score tile laid out [key][32 queries] (lanes = queries): every
+// reduction runs down the keys, lane by lane, so nothing is summed across lanes and a lane's
+// result depends only on its own column.
+
+// func ColScaleMax(s *float32, rows int, scale float32, m *[32]float32)
+// s[r*32+q] *= scale for r < rows; m[q] = max over r of the scaled s[r*32+q] (-Inf for rows 0).
+TEXT ·ColScaleMax(SB), NOSPLIT, $0-32
+	MOVQ         s+0(FP), SI
+	MOVQ         rows+8(FP), CX
+	VBROADCASTSS scale+16(FP), Z2
+	MOVQ         m+24(FP), DI
+	MOVL         $0xff800000, AX
+	VPBROADCASTD AX, Z0
+	VMOVAPS      Z0, Z1
+
+cmloop:
+	TESTQ   CX, CX
+	JZ      cmdone
+	VMULPS  (SI), Z2, Z3
+	VMULPS  64(SI), Z2, Z4
+	VMOVUPS Z3, (SI)
+	VMOVUPS Z4, 64(SI)
+	VMAXPS  Z3, Z0, Z0
+	VMAXPS  Z4, Z1, Z1
+	ADDQ    $128, SI
+	DECQ    CX
+	JMP     cmloop
+
+cmdone:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func ColExpSum(s *float32, rows int, m *[32]float32, sum *[32]float64)
+// s[r*32+q] = exp(s[r*32+q] - m[q]) for r < rows; sum[q] += the float64 sum of column q, in
+// row order.
+TEXT ·ColExpSum(SB), NOSPLIT, $0-32
+	MOVQ    s+0(FP), SI
+	MOVQ    rows+8(FP), CX
+	MOVQ    m+16(FP), R8
+	MOVQ    sum+24(FP), DI
+	expConsts
+	VMOVUPS (R8), Z8  // m, lanes 0-15
+	VMOVUPS 64(R8), Z9 // m, lanes 16-31
+	VMOVUPD (DI), Z10  // sums of lanes 0-7
+	VMOVUPD 64(DI), Z11
+	VMOVUPD 128(DI), Z12
+	VMOVUPD 192(DI), Z13
+
+celoop:
+	TESTQ         CX, CX
+	JZ            cedone
+	VMOVAPS       Z8, Z16
+	VMOVUPS       (SI), Z2
+	CALL          expz<>(SB)
+	VMOVUPS       Z2, (SI)
+	VCVTPS2PD     Y2, Z3
+	VADDPD        Z3, Z10, Z10
+	VEXTRACTF64X4 $1, Z2, Y4
+	VCVTPS2PD     Y4, Z3
+	VADDPD        Z3, Z11, Z11
+	VMOVAPS       Z9, Z16
+	VMOVUPS       64(SI), Z2
+	CALL          expz<>(SB)
+	VMOVUPS       Z2, 64(SI)
+	VCVTPS2PD     Y2, Z3
+	VADDPD        Z3, Z12, Z12
+	VEXTRACTF64X4 $1, Z2, Y4
+	VCVTPS2PD     Y4, Z3
+	VADDPD        Z3, Z13, Z13
+	ADDQ          $128, SI
+	DECQ          CX
+	JMP           celoop
+
+cedone:
+	VMOVUPD Z10, (DI)
+	VMOVUPD Z11, 64(DI)
+	VMOVUPD Z12, 128(DI)
+	VMOVUPD Z13, 192(DI)
+	VZEROUPPER
+	RET
+
+// func ColScale(o *float32, rows int, a *[32]float32)
+// o[r*32+q] *= a[q] for r < rows.
+TEXT ·ColScale(SB), NOSPLIT, $0-24
+	MOVQ    o+0(FP), SI
+	MOVQ    rows+8(FP), CX
+	MOVQ    a+16(FP), DI
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+
+csloop:
+	TESTQ   CX, CX
+	JZ      csdone
+	VMULPS  (SI), Z0, Z2
+	VMULPS  64(SI), Z1, Z3
+	VMOVUPS Z2, (SI)
+	VMOVUPS Z3, 64(SI)
+	ADDQ    $128, SI
+	DECQ    CX
+	JMP     csloop
+
+csdone:
 	VZEROUPPER
 	RET
