@@ -70,6 +70,9 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 	// CPU, per thread: attention's packed K and V of one segment and head, its query tile's
 	// outputs and one score tile (the flash path; the others need less), or MatMul's panel.
 	m.Scratch = threads * f * max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
+	// CPU: fc1 and fc2 widened to float32 once per pass (engine/cpu's packcache.go), the
+	// output rounded up to whole 64-wide panels.
+	m.Scratch += 2 * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
 	m.Probes = c.ProbeBytes(int(S), s.Keep.Set())
 	return m
 }

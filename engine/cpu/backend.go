@@ -31,12 +31,14 @@ func (b *Buffer) Len() int { return len(b.f) }
 // Backend runs every op at once, on the calling goroutine plus up to threads-1 more.
 // Its methods serialize on a mutex: ops from several goroutines run one at a time.
 type Backend struct {
-	mu      sync.Mutex
-	threads int
-	scratch [][]float32     // per worker; ops grow them on demand
-	shared  []float32       // caller-side scratch: decoded bias / LayerNorm weights
-	last    time.Time       // previous Commit (or New)
-	ctx     context.Context // ops stop handing out tasks once it is done (Bind)
+	mu        sync.Mutex
+	threads   int
+	scratch   [][]float32  // per worker; ops grow them on demand
+	shared    []float32    // caller-side scratch: decoded bias / LayerNorm weights
+	packs     [2]packEntry // weights widened for the FMA path in this pass (packcache.go)
+	packCalls uint64
+	last      time.Time       // previous Commit (or New)
+	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -114,6 +116,7 @@ func (b *Backend) Commit() (time.Duration, error) {
 	now := time.Now()
 	d := now.Sub(b.last)
 	b.last = now
+	b.forgetPacks() // the pass is over: its weights may change now (packcache.go)
 	return d, nil
 }
 

@@ -276,3 +276,44 @@ func TestFlashTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestPackCacheForgetsAtCommit: within a pass a weight is widened once (a change to its bytes
+// that no pass may make is not seen: the proof that the cache is used); after Commit the next
+// call widens the bytes as they are now. And the cached path gives the per-task path's bits.
+func TestPackCacheForgetsAtCommit(t *testing.T) {
+	if !kernel.HasFMA {
+		t.Skip("no packed path on this CPU/architecture")
+	}
+	const rows, in, out = 20, 300, 70
+	r := rand.New(rand.NewPCG(15, 16))
+	w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.F32, 0, out, in)
+	be := New(2)
+	defer be.Close()
+	x := conformance.Upload(be, conformance.RandVals(r, rows*in, 1))
+	run := func() []float32 {
+		y := conformance.Alloc(be, rows*out)
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		return conformance.Download(be, y, rows*out)
+	}
+	before := run()
+	saved := append([]byte(nil), w.Bytes()...)
+	newVals := conformance.RandVals(r, out*in, 0.1)
+	copy(w.Region.Bytes[w.Offset:], dtype.EncodeF32(nil, newVals, dtype.F32))
+	defer copy(w.Region.Bytes[w.Offset:], saved)
+	if i, ok := sameBits(before, run()); !ok {
+		t.Errorf("within the pass the weight was widened again (element %d changed): no cache", i)
+	}
+	be.Commit()
+	after := run()
+	want := conformance.RefMatMul(conformance.Download(be, x, rows*in), newVals, nil, rows, in, out)
+	if d, ok := parityOK(after, want, conformance.TolMatMul); !ok {
+		t.Errorf("after Commit: RelDiff %.3g against the new weights: the old widening was used", d)
+	}
+	savedMax := packCacheMax
+	defer func() { packCacheMax = savedMax }()
+	packCacheMax = 0 // every task widens its own panel
+	be.Commit()
+	if i, ok := sameBits(after, run()); !ok {
+		t.Errorf("per-task widening differs from the cached one at element %d", i)
+	}
+}

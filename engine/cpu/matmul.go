@@ -61,6 +61,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 		job.rowsPer = rowBlock(rows, job.panels, b.threads)
 		job.rowBlocks = chunks(rows, job.rowsPer)
 		job.kern = pickKernel()
+		job.packed = b.packedWeight(&job)
 		n := fmaScratch(in)
 		b.growScratch(n)
 		b.parallel(job.rowBlocks*job.panels, func(wk, t int) {
@@ -82,6 +83,7 @@ type mmJob struct {
 	rows, in, out     int
 	rowBlocks, panels int
 	rowsPer           int         // rows per row block of the packed path (rowBlock)
+	packed            []float32   // W widened into panels for this pass (packcache.go), or nil
 	kern              microKernel // the packed path's kernel (matmul_fma.go)
 }
 

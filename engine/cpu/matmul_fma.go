@@ -97,8 +97,13 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 	tmp := ws[len(ws)-fmaMR*mk.nr:]
 	for k0 := 0; k0 < m.in; k0 += fmaDepth {
 		kn := min(fmaDepth, m.in-k0)
-		panel := ws[:strips*mk.nr*kn]
-		packPanel(panel, ws[fmaCols*kn:fmaCols*kn+kn], mk.nr, m, c0, c1, k0)
+		var panel []float32
+		if m.packed != nil { // widened once for the pass
+			panel = m.packed[packedOffset(t%m.panels, k0, m.in):][:strips*mk.nr*kn]
+		} else {
+			panel = ws[:strips*mk.nr*kn]
+			packPanel(panel, ws[fmaCols*kn:fmaCols*kn+kn], mk.nr, m, c0, c1, k0)
+		}
 		carry := 0
 		if k0 > 0 {
 			carry = 1

@@ -1,0 +1,93 @@
+// packcache.go: weights widened into the FMA panels once per pass, not once per call.
+//
+// The MLP half calls fc1 and fc2 once per row tile: at 5,120 patches and tile 512 that was ten
+// widenings of each per block, and tile 256 was 24% slower than tile 512 at 1,024 patches for
+// nothing but the re-widening. A packed weight is kept (two at most: fc1 and fc2 alternate) and
+// reused by every call of the same pass; every row-block task of a call reads it instead of
+// widening its panel itself.
+//
+// Invariant: a cached panel is used only within the pass it was widened in: Commit forgets
+// them all. A pass never sees its weights change (pread refills a slot only after the pass that
+// read it has committed; a mapped file that changes under a run is a fault, not new weights),
+// so within a pass the cache holds exactly the bytes the weight holds. The key names the
+// weight by region, offset, name and dtype, so another block's weight read into the same pread
+// slot (same region and offset) is another key.
+// Mutation that would silently break it: keeping the cache across Commit: a pread slot refilled
+// with the same block's bytes after the file was rewritten (or a Restart after a regenerated
+// checkpoint) would run with the old widening (TestPackCacheForgetsAtCommit).
+package cpu
+
+import "github.com/turbospark/inspector/engine/dtype"
+
+// packCacheMax bounds one cached weight (float32 elements): fc1/fc2 of the 27x1152 tower are
+// 5.0M (20 MB); a merger's 4608 x 4608 (85 MB) is packed per task instead, as it is used once.
+// A variable only so that tests can send weights down either path.
+var packCacheMax = 8 << 20
+
+type packKey struct {
+	region, offset int
+	name           string
+	dt             dtype.DType
+	nr, in, out    int
+}
+
+type packEntry struct {
+	key   packKey
+	valid bool
+	buf   []float32
+	used  uint64 // the call counter when last used: the older entry is replaced
+}
+
+// packedLayout is where panel p's k-block from k0 lies in a cached weight: fmaCols*in floats
+// per panel, fmaCols*kn per k-block (its strips inside as packPanel lays them).
+func packedOffset(p, k0, in int) int { return p*fmaCols*in + fmaCols*k0 }
+
+// packedWeight returns job's weight widened into panels, from the cache or widened now (in
+// parallel over panels and k-blocks), or nil when it is too large to keep.
+func (b *Backend) packedWeight(job *mmJob) []float32 {
+	panels, in := job.panels, job.in
+	n := panels * fmaCols * in
+	if n > packCacheMax {
+		return nil
+	}
+	w := job.w
+	key := packKey{w.Region.ID, w.Offset, w.Name, w.DType, job.kern.nr, in, job.out}
+	b.packCalls++
+	for i := range b.packs {
+		if e := &b.packs[i]; e.valid && e.key == key {
+			e.used = b.packCalls
+			return e.buf[:n]
+		}
+	}
+	e := &b.packs[0]
+	if b.packs[1].used < e.used {
+		e = &b.packs[1]
+	}
+	if cap(e.buf) < n {
+		e.buf = make([]float32, n)
+	}
+	buf := e.buf[:n]
+	kblocks := chunks(in, fmaDepth)
+	b.growScratch(min(in, fmaDepth))
+	b.parallel(panels*kblocks, func(wk, t int) {
+		p, k0 := t/kblocks, t%kblocks*fmaDepth
+		kn := min(fmaDepth, in-k0)
+		c0 := p * fmaCols
+		c1 := min(c0+fmaCols, job.out)
+		strips := chunks(c1-c0, job.kern.nr)
+		packPanel(buf[packedOffset(p, k0, in):][:strips*job.kern.nr*kn], b.scratch[wk][:kn], job.kern.nr, job, c0, c1, k0)
+	})
+	if b.ctx.Err() != nil { // cancelled part way: not a whole widening (the call stops too)
+		e.valid = false
+		return nil
+	}
+	*e = packEntry{key: key, valid: true, buf: e.buf, used: b.packCalls}
+	return buf
+}
+
+// forgetPacks drops every cached widening (Commit: the pass is over).
+func (b *Backend) forgetPacks() {
+	for i := range b.packs {
+		b.packs[i].valid = false
+	}
+}
