@@ -169,9 +169,10 @@ func TestAVX512MatchesAVX2Bits(t *testing.T) {
 	}
 }
 
-// TestPackStripFastMatchesGeneric: the k-outer packer gives packStrip's values exactly,
-// padded rows included, for both strip widths, short strips and k-blocks that start inside
-// a row; it declines what it cannot take (F16, an odd byte offset) and packStrip does it.
+// TestPackStripFastMatchesGeneric: the k-outer packer (and on AVX-512 the gathers) gives
+// packStrip's values exactly, padded rows included, for every dtype, both strip widths, short
+// strips and k-blocks that start inside a row or have an odd length; it declines a weight at
+// an odd byte offset, which packStrip takes.
 func TestPackStripFastMatchesGeneric(t *testing.T) {
 	forEachKernel(t, testPackStripFast) // the AVX-512 gathers and the scalar loop
 }
@@ -191,7 +192,7 @@ func testPackStripFast(t *testing.T) {
 						fast[i] = float32(math.NaN()) // the padded rows too
 					}
 					took := packStripFast(fast, nr, w, in, c[0], min(nr, c[1]-c[0]), c[2], kn)
-					wantTake := (d == dtype.F32 || d == dtype.BF16) && off%d.Size() == 0
+					wantTake := off%d.Size() == 0
 					if took != wantTake {
 						t.Errorf("%s offset %d: packStripFast took it: %v, want %v", d, off, took, wantTake)
 						continue
@@ -315,5 +316,24 @@ func TestPackCacheForgetsAtCommit(t *testing.T) {
 	be.Commit()
 	if i, ok := sameBits(after, run()); !ok {
 		t.Errorf("per-task widening differs from the cached one at element %d", i)
+	}
+}
+
+// TestRopeAVX512SameBits: the vector rope gives ropeHead's bits (each product rounded before
+// its add in both) at every head dim the models use and at odd halves (masked tails).
+func TestRopeAVX512SameBits(t *testing.T) {
+	if !kernel.HasAVX512 {
+		t.Skip("no AVX-512 on this CPU/architecture")
+	}
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, hd := range []int{2, 6, 16, 34, 64, 72, 80, 128} {
+		x := conformance.RandVals(r, hd, 2)
+		c, s := conformance.RandVals(r, hd, 1), conformance.RandVals(r, hd, 1)
+		a, b := append([]float32(nil), x...), append([]float32(nil), x...)
+		ropeHead(a, c, s)
+		ropeHeadAVX512(b, c, s)
+		if i, ok := sameBits(a, b); !ok {
+			t.Errorf("hd %d: element %d: scalar %v, AVX-512 %v", hd, i, a[i], b[i])
+		}
 	}
 }

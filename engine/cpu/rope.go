@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // Rope2D rotates the heads*headDim columns of seq rows of x (row stride stride) in place.
@@ -33,16 +34,28 @@ func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq,
 	noOverlap("Rope2D", x, n, cos, seq*headDim)
 	noOverlap("Rope2D", x, n, sin, seq*headDim)
 	per := max(1, 4096/(heads*headDim)) // rows per task
+	rotate := ropeHead
+	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up; the same bits (rounded products)
+		rotate = ropeHeadAVX512
+	}
 	b.parallel(chunks(seq, per), func(_, t int) {
 		for s := t * per; s < min(seq, (t+1)*per); s++ {
 			c := cs[s*headDim : (s+1)*headDim]
 			sn := ss[s*headDim : (s+1)*headDim]
 			for h := range heads {
 				off := s*stride + h*headDim
-				ropeHead(xs[off:off+headDim], c, sn)
+				rotate(xs[off:off+headDim], c, sn)
 			}
 		}
 	})
+}
+
+// ropeHeadAVX512 is ropeHead through kernel.RopeHalves, 16 pairs at a time.
+func ropeHeadAVX512(x, cos, sin []float32) {
+	if half := len(x) / 2; half > 0 {
+		_, _ = cos[2*half-1], sin[2*half-1]
+		kernel.RopeHalves(&x[0], &cos[0], &sin[0], half)
+	}
 }
 
 // ropeHead rotates one head: HALVES here, i with i+hd/2, never (2i, 2i+1).

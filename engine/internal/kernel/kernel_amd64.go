@@ -76,3 +76,15 @@ func ColExpSum(s *float32, rows int, m *[32]float32, sum *[32]float64)
 //
 //go:noescape
 func ColScale(o *float32, rows int, a *[32]float32)
+
+// PackF16x32 is PackBF16x32 for F16 weights.
+//
+//go:noescape
+func PackF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
+
+// RopeHalves (pack_amd64.s) rotates one head of 2*half values in place, HALVES convention,
+// each product rounded before its add: engine/cpu's ropeHead, 16 lanes at a time, same bits.
+// Call it only when HasAVX512.
+//
+//go:noescape
+func RopeHalves(x *float32, cos *float32, sin *float32, half int)

@@ -47,3 +47,13 @@ func ColExpSum(s *float32, rows int, m *[32]float32, sum *[32]float64) {
 func ColScale(o *float32, rows int, a *[32]float32) {
 	panic("kernel: ColScale without an assembly kernel")
 }
+
+// PackF16x32 panics: there is no assembly kernel on this architecture.
+func PackF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
+	panic("kernel: PackF16x32 without an assembly kernel")
+}
+
+// RopeHalves panics: there is no assembly kernel on this architecture.
+func RopeHalves(x *float32, cos *float32, sin *float32, half int) {
+	panic("kernel: RopeHalves without an assembly kernel")
+}
