@@ -9,6 +9,10 @@
 // arm64.
 // Mutation that would silently break it: dividing the sum of squares by cols-1 (unbiased
 // variance, as torch.var does by default), off by only 1/cols.
+// Where the packed kernels run on AVX-512 (fixed at start-up) the row's first len/16*16
+// elements go through kernel.SumF64 / SumSqDevF64 / NormAffine: the same float64 sums in
+// another fixed order (two 8-lane accumulators, then the tail in index order), the same
+// element-wise affine part; deterministic, within 1e-6 of the scalar row (TestOpParity).
 package cpu
 
 import (
@@ -16,6 +20,7 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // LayerNorm writes out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b. out may be x itself.
@@ -36,11 +41,46 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 	decodeWeight(wb[:cols], w, 0)
 	decodeWeight(wb[cols:], bias, 0)
 	per := max(1, 8192/cols) // rows per task
+	row := layerNormRow
+	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up
+		row = layerNormRowAVX512
+	}
 	b.parallel(chunks(rows, per), func(_, t int) {
 		for r := t * per; r < min(rows, (t+1)*per); r++ {
-			layerNormRow(os[r*cols:(r+1)*cols], xs[r*cols:(r+1)*cols], wb[:cols], wb[cols:], float64(eps))
+			row(os[r*cols:(r+1)*cols], xs[r*cols:(r+1)*cols], wb[:cols], wb[cols:], float64(eps))
 		}
 	})
+}
+
+// layerNormRowAVX512 is layerNormRow with the vector passes of norm_amd64.s over the row's
+// whole 16-float chunks and the scalar code over its tail.
+func layerNormRowAVX512(out, x, w, b []float32, eps float64) {
+	n, n16 := float64(len(x)), len(x)&^15
+	out, w, b = out[:len(x)], w[:len(x)], b[:len(x)]
+	sum := 0.0
+	if n16 > 0 {
+		sum = kernel.SumF64(&x[0], n16)
+	}
+	for _, v := range x[n16:] {
+		sum += float64(v)
+	}
+	mean := sum / n
+	ss := 0.0
+	if n16 > 0 {
+		ss = kernel.SumSqDevF64(&x[0], n16, mean)
+	}
+	for _, v := range x[n16:] {
+		d := float64(v) - mean
+		ss += float64(d * d)
+	}
+	inv := 1 / math.Sqrt(ss/n+eps) // BIASED variance: divide by n
+	if n16 > 0 {
+		kernel.NormAffine(&out[0], &x[0], &w[0], &b[0], n16, mean, inv)
+	}
+	for i := n16; i < len(x); i++ {
+		xn := float32((float64(x[i]) - mean) * inv)
+		out[i] = float32(xn*w[i]) + b[i]
+	}
 }
 
 // layerNormRow normalizes one row; out may alias x (x is fully read before out is written).

@@ -88,3 +88,21 @@ func PackF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 //
 //go:noescape
 func RopeHalves(x *float32, cos *float32, sin *float32, half int)
+
+// SumF64 (norm_amd64.s) is the float64 sum of x[0:n16] (n16 a multiple of 16) in the fixed
+// order of norm_amd64.s. Call it only when HasAVX512.
+//
+//go:noescape
+func SumF64(x *float32, n16 int) float64
+
+// SumSqDevF64 (norm_amd64.s) is the float64 sum of (float64(x[i]) - mean)^2, each square
+// rounded, over x[0:n16]. Call it only when HasAVX512.
+//
+//go:noescape
+func SumSqDevF64(x *float32, n16 int, mean float64) float64
+
+// NormAffine (norm_amd64.s) writes out[i] = float32(float32((float64(x[i])-mean)*inv)*w[i]) +
+// b[i] for i < n16; out may be x. Call it only when HasAVX512.
+//
+//go:noescape
+func NormAffine(out, x, w, b *float32, n16 int, mean, inv float64)

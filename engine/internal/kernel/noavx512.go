@@ -57,3 +57,16 @@ func PackF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
 func RopeHalves(x *float32, cos *float32, sin *float32, half int) {
 	panic("kernel: RopeHalves without an assembly kernel")
 }
+
+// SumF64 panics: there is no assembly kernel on this architecture.
+func SumF64(x *float32, n16 int) float64 { panic("kernel: SumF64 without an assembly kernel") }
+
+// SumSqDevF64 panics: there is no assembly kernel on this architecture.
+func SumSqDevF64(x *float32, n16 int, mean float64) float64 {
+	panic("kernel: SumSqDevF64 without an assembly kernel")
+}
+
+// NormAffine panics: there is no assembly kernel on this architecture.
+func NormAffine(out, x, w, b *float32, n16 int, mean, inv float64) {
+	panic("kernel: NormAffine without an assembly kernel")
+}
