@@ -124,9 +124,9 @@ func (g *graph) attentionHalf(w *BlockWeights) {
 	g.name(TapV, val, 3*D)
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
 	g.name(TapAttn, v(g.buf.attn), D)
-	b.MatMul(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D)
+	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
+	backend.MatMulThen(b, v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})
 	g.name(TapAttnProj, v(g.buf.tmp), D)
-	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
 	g.name(TapFFNIn, v(g.buf.h), D)
 }
 
@@ -142,15 +142,18 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 			return err
 		}
 		t := min(g.tileRows, S-r0)
-		b.MatMul(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I)
-		b.GELU(v(g.buf.tile), t*I, backend.GELUTanh) // TANH here, ERF in the mergers
+		// fc1 with the GELU in its epilogue: TANH here, ERF in the mergers
+		backend.MatMulThen(b, v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I,
+			backend.Epilogue{GELU: true, Form: backend.GELUTanh})
 		if err := g.nameTile(TapFFNAct, v(g.buf.tile), r0, t); err != nil {
 			return err
 		}
-		b.MatMul(v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D)
+		// fc2, and h += fc2 for the tile's rows in its epilogue (LayerNorm2 read h before the
+		// loop, so no later tile sees the update)
+		backend.MatMulThen(b, v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D,
+			backend.Epilogue{Residual: v(g.buf.h).At(r0 * D)})
 	}
 	g.name(TapFFNOut, v(g.buf.tmp), D)
-	b.Add(v(g.buf.h), v(g.buf.tmp), S*D)
 	g.name(TapOut, v(g.buf.h), D)
 	return nil
 }

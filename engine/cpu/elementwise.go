@@ -25,28 +25,36 @@ func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	xs := span(x, n, "GELU x")
-	if form == backend.GELUTanh && kernel.UseFMA && kernel.UseAVX512 {
-		b.parallel(chunks(n, elemChunk), func(_, t int) {
-			part := xs[t*elemChunk : min(n, (t+1)*elemChunk)]
-			kernel.GELUTanh(&part[0], len(part))
-		})
-		return
-	}
+	g := geluRows(form)
+	b.parallel(chunks(n, elemChunk), func(_, t int) {
+		g(xs[t*elemChunk : min(n, (t+1)*elemChunk)])
+	})
+}
+
+// geluRows is the GELU named by form over a slice, in place: the one element-wise GELU of
+// the GELU op and MatMul's epilogue (so both give the same bits).
+func geluRows(form backend.GELUForm) func([]float32) {
 	var f func(float64) float64
 	switch form {
 	case backend.GELUTanh:
+		if kernel.UseFMA && kernel.UseAVX512 {
+			return func(x []float32) {
+				if len(x) > 0 {
+					kernel.GELUTanh(&x[0], len(x))
+				}
+			}
+		}
 		f = geluTanh // TANH here: the block MLP
 	case backend.GELUErf:
 		f = geluErf // ERF here: the mergers
 	default:
 		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
 	}
-	b.parallel(chunks(n, elemChunk), func(_, t int) {
-		part := xs[t*elemChunk : min(n, (t+1)*elemChunk)]
-		for i, v := range part {
-			part[i] = float32(f(float64(v)))
+	return func(x []float32) {
+		for i, v := range x {
+			x[i] = float32(f(float64(v)))
 		}
-	})
+	}
 }
 
 // geluTanh is TANH: 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))).

@@ -337,3 +337,41 @@ func TestRopeAVX512SameBits(t *testing.T) {
 		}
 	}
 }
+
+// unfused hides the CPU backend's epilogue, so backend.MatMulThen runs MatMul, GELU, Add.
+type unfused struct{ backend.Backend }
+
+// TestEpilogueSameBits: the fused epilogue (GELU, residual) gives the bits of the separate
+// ops, under every kernel, on shapes with short tiles, short strips and several k-blocks.
+func TestEpilogueSameBits(t *testing.T) {
+	forEachKernel(t, func(t *testing.T) {
+		for _, c := range []struct {
+			rows, in, out int
+			ep            func(res backend.View) backend.Epilogue
+			name          string
+		}{
+			{13, 1100, 70, func(backend.View) backend.Epilogue { return backend.Epilogue{GELU: true, Form: backend.GELUTanh} }, "gelu tanh"},
+			{7, 300, 33, func(backend.View) backend.Epilogue { return backend.Epilogue{GELU: true, Form: backend.GELUErf} }, "gelu erf"},
+			{20, 2100, 45, func(r backend.View) backend.Epilogue { return backend.Epilogue{Residual: r} }, "residual"},
+		} {
+			r := rand.New(rand.NewPCG(uint64(c.rows), uint64(c.out)))
+			w, _ := testSuite.Weight("w", conformance.RandVals(r, c.out*c.in, 0.1), dtype.BF16, 0, c.out, c.in)
+			bias, _ := testSuite.Weight("b", conformance.RandVals(r, c.out, 0.5), dtype.BF16, 0, c.out)
+			xv, resv := conformance.RandVals(r, c.rows*c.in, 1), conformance.RandVals(r, c.rows*c.out, 1)
+			var ys, res [2][]float32
+			for k, be := range []backend.Backend{New(2), unfused{New(2)}} {
+				x, y := conformance.Upload(be, xv), conformance.Alloc(be, c.rows*c.out)
+				rv := conformance.Upload(be, resv)
+				backend.MatMulThen(be, y, x, w, bias, c.rows, c.in, c.out, c.ep(rv))
+				ys[k], res[k] = conformance.Download(be, y, c.rows*c.out), conformance.Download(be, rv, c.rows*c.out)
+				be.Close()
+			}
+			if i, ok := sameBits(ys[0], ys[1]); !ok {
+				t.Errorf("%s: y element %d: fused %v, separate %v", c.name, i, ys[0][i], ys[1][i])
+			}
+			if i, ok := sameBits(res[0], res[1]); !ok {
+				t.Errorf("%s: residual element %d: fused %v, separate %v", c.name, i, res[0][i], res[1][i])
+			}
+		}
+	})
+}

@@ -37,6 +37,12 @@ const (
 // MatMul computes y = x W^T + bias for rows rows. A zero bias Weight (nil Region) means none.
 // y must not overlap x.
 func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
+	b.MatMulEpilogue(y, x, w, bias, rows, in, out, backend.Epilogue{})
+}
+
+// MatMulEpilogue is MatMul followed by ep (backend.Epilogue), applied by each task to its
+// block of y right after the bias, while the block is in cache.
+func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if rows < 0 || in <= 0 || out <= 0 {
@@ -56,6 +62,14 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 		decodeWeight(bs, bias, 0)
 	}
 	job := mmJob{x: xs, y: ys, w: w, bias: bs, rows: rows, in: in, out: out}
+	if ep.GELU {
+		job.gelu = geluRows(ep.Form)
+	}
+	if ep.Residual.Buf != nil {
+		job.res = span(ep.Residual, rows*out, "MatMul residual")
+		noOverlap("MatMul residual", ep.Residual, rows*out, y, rows*out)
+		noOverlap("MatMul residual", ep.Residual, rows*out, x, rows*in)
+	}
 	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
 		job.panels = chunks(out, fmaCols)
 		job.rowsPer = rowBlock(rows, job.panels, b.threads)
@@ -82,9 +96,11 @@ type mmJob struct {
 	w                 backend.Weight
 	rows, in, out     int
 	rowBlocks, panels int
-	rowsPer           int         // rows per row block of the packed path (rowBlock)
-	packed            []float32   // W widened into panels for this pass (packcache.go), or nil
-	kern              microKernel // the packed path's kernel (matmul_fma.go)
+	rowsPer           int             // rows per row block of the packed path (rowBlock)
+	packed            []float32       // W widened into panels for this pass (packcache.go), or nil
+	gelu              func([]float32) // the epilogue's GELU, or nil
+	res               []float32       // the epilogue's residual [rows, out], or nil
+	kern              microKernel     // the packed path's kernel (matmul_fma.go)
 }
 
 // task computes the block of y named by t: row block t/panels, column panel t%panels.
@@ -105,6 +121,25 @@ func (m *mmJob) task(ws []float32, t int) {
 	}
 	if m.bias != nil {
 		m.addBias(r0, r1, c0, c1)
+	}
+	m.epilogue(r0, r1, c0, c1)
+}
+
+// epilogue applies the GELU, then adds into the residual, for rows [r0, r1) and columns
+// [c0, c1) of y, after the bias (backend.Epilogue).
+func (m *mmJob) epilogue(r0, r1, c0, c1 int) {
+	if m.gelu != nil {
+		for r := r0; r < r1; r++ {
+			m.gelu(m.y[r*m.out+c0 : r*m.out+c1])
+		}
+	}
+	if m.res != nil {
+		for r := r0; r < r1; r++ {
+			res, y := m.res[r*m.out+c0:r*m.out+c1], m.y[r*m.out+c0:r*m.out+c1]
+			for j, v := range y {
+				res[j] += v
+			}
+		}
 	}
 }
 

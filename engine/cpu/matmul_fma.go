@@ -127,8 +127,11 @@ func (m *mmJob) taskFMA(ws []float32, t int) {
 				}
 				mk.run(&xp, wp, kn, &yp, carry)
 			}
-			if m.bias != nil && k0+kn == m.in {
-				m.addBias(r, r+nr, c0, c1)
+			if k0+kn == m.in {
+				if m.bias != nil {
+					m.addBias(r, r+nr, c0, c1)
+				}
+				m.epilogue(r, r+nr, c0, c1)
 			}
 		}
 	}
