@@ -125,7 +125,7 @@ func (g *graph) attentionHalf(w *BlockWeights) {
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
 	g.name(TapAttn, v(g.buf.attn), D)
 	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
-	backend.MatMulThen(b, v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})
+	b.MatMulEpilogue(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})
 	g.name(TapAttnProj, v(g.buf.tmp), D)
 	g.name(TapFFNIn, v(g.buf.h), D)
 }
@@ -143,14 +143,14 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 		}
 		t := min(g.tileRows, S-r0)
 		// fc1 with the GELU in its epilogue: TANH here, ERF in the mergers
-		backend.MatMulThen(b, v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I,
+		b.MatMulEpilogue(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I,
 			backend.Epilogue{GELU: true, Form: backend.GELUTanh})
 		if err := g.nameTile(TapFFNAct, v(g.buf.tile), r0, t); err != nil {
 			return err
 		}
 		// fc2, and h += fc2 for the tile's rows in its epilogue (LayerNorm2 read h before the
 		// loop, so no later tile sees the update)
-		backend.MatMulThen(b, v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D,
+		b.MatMulEpilogue(v(g.buf.tmp).At(r0*D), v(g.buf.tile), w[wFC2W], w[wFC2B], t, I, D,
 			backend.Epilogue{Residual: v(g.buf.h).At(r0 * D)})
 	}
 	g.name(TapFFNOut, v(g.buf.tmp), D)

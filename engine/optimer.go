@@ -42,6 +42,11 @@ func (o *opTimer) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 	o.Backend.MatMul(y, x, w, bias, rows, in, out)
 }
 
+func (o *opTimer) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	defer o.since("matmul", time.Now()) // its GELU and residual add included where fused
+	o.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
+}
+
 func (o *opTimer) Rope2D(x backend.View, stride int, cos, sin backend.View, seq, heads, headDim int) {
 	defer o.since("rope", time.Now())
 	o.Backend.Rope2D(x, stride, cos, sin, seq, heads, headDim)

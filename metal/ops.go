@@ -34,6 +34,13 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 }
 
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; the zero Weight means no bias.
+// MatMulEpilogue is MatMul, then the epilogue as this backend's own GELU and Add passes (not
+// fused in a kernel yet: the same bits, one more dispatch each).
+func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	b.MatMul(y, x, w, bias, rows, in, out)
+	backend.ApplyEpilogue(b, y, rows*out, ep)
+}
+
 func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()

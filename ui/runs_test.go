@@ -229,6 +229,13 @@ func TestProbeContextEndsWithItsRun(t *testing.T) {
 	}
 }
 
+// MatMulEpilogue keeps the nudge where the graph's products go: MatMul (nudged), then the
+// epilogue as separate ops.
+func (b slowCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	b.MatMul(y, x, w, bias, rows, in, out)
+	backend.ApplyEpilogue(b, y, rows*out, ep)
+}
+
 func errorsIsCanceled(err error) bool { return err == context.Canceled }
 
 // stuckCPU never lets a MatMul end until released (a pass that cannot be interrupted).
@@ -240,6 +247,11 @@ type stuckCPU struct {
 func (b stuckCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
 	<-b.release
 	b.Backend.MatMul(y, x, w, bias, rows, in, out)
+}
+
+func (b stuckCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	<-b.release
+	b.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
 }
 
 // Closing the window returns within its deadline even when the job in flight cannot stop.

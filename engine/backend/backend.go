@@ -104,6 +104,10 @@ type Backend interface {
 	LayerNorm(out, x View, w, b Weight, rows, cols int, eps float32)
 	// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; W is PyTorch [out,in]; rows contiguous.
 	MatMul(y, x View, w Weight, bias Weight, rows, in, out int)
+	// MatMulEpilogue is MatMul followed by ep (epilogue.go): the GELU, then the residual add,
+	// fused into the product where the backend can, else as its own GELU and Add
+	// (ApplyEpilogue), with the same bits either way.
+	MatMulEpilogue(y, x View, w Weight, bias Weight, rows, in, out int, ep Epilogue)
 	// Rope2D rotates, in place, heads*headDim columns of each of seq rows (row stride
 	// `stride`) by the halves convention: element i pairs with i+headDim/2; cos and sin are
 	// [seq, headDim]. Called on q and k ONLY, never on v.

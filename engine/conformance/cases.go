@@ -89,6 +89,8 @@ func Cases() []Case {
 		cases = append(cases, Add(n, false))
 	}
 	cases = append(cases, Add(777, true))
+	cases = append(cases, MatMulEpilogue(13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(7, 100, 33, true, backend.GELUErf, false),
+		MatMulEpilogue(20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(5, 72, 130, true, backend.GELUTanh, true))
 	for _, hd := range []int{6, 16, 64, 72} {
 		for _, seq := range []int{1, 7, 33} {
 			cases = append(cases, Rope(seq, 3, hd, false), Rope(seq, 3, hd, true))
@@ -239,6 +241,40 @@ func Rope(seq, heads, hd int, kPart bool) Case {
 			}
 		}
 		return got[off:], want
+	}}
+}
+
+// MatMulEpilogue: y = x W^T + b, then the GELU of form (gelu) and the residual add (res):
+// y and the residual are both checked, against the float64 product put through the same steps.
+func MatMulEpilogue(rows, in, out int, gelu bool, form backend.GELUForm, res bool) Case {
+	name := fmt.Sprintf("MatMulEpilogue/rows%d/in%d/out%d/gelu%v-%s/residual%v", rows, in, out, gelu, form, res)
+	return Case{name, TolMatMul, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(rows*in+out), 11))
+		w, wf := s.Weight("w", RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
+		bias, bf := s.Weight("b", RandVals(r, out, 0.5), dtype.BF16, 0, out)
+		xv, rv := RandVals(r, rows*in, 1), RandVals(r, rows*out, 1)
+		x, y := Upload(be, xv), Alloc(be, rows*out)
+		ep := backend.Epilogue{GELU: gelu, Form: form}
+		if res {
+			ep.Residual = Upload(be, rv)
+		}
+		be.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
+		got := Download(be, y, rows*out)
+		want := RefMatMul(xv, wf, bf, rows, in, out)
+		if gelu {
+			for i, v := range want {
+				want[i] = RefGELUScalar(v, form)
+			}
+		}
+		if !res {
+			return got, want
+		}
+		gotRes := Download(be, ep.Residual, rows*out)
+		wantRes := make([]float64, rows*out)
+		for i := range wantRes {
+			wantRes[i] = float64(rv[i]) + want[i]
+		}
+		return append(got, gotRes...), append(want, wantRes...)
 	}}
 }
 

@@ -338,8 +338,14 @@ func TestRopeAVX512SameBits(t *testing.T) {
 	}
 }
 
-// unfused hides the CPU backend's epilogue, so backend.MatMulThen runs MatMul, GELU, Add.
-type unfused struct{ backend.Backend }
+// unfused runs the epilogue as separate ops (MatMul, GELU, Add), as a backend that does not
+// fuse it would.
+type unfused struct{ *Backend }
+
+func (u unfused) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	u.MatMul(y, x, w, bias, rows, in, out)
+	backend.ApplyEpilogue(u, y, rows*out, ep)
+}
 
 // TestEpilogueSameBits: the fused epilogue (GELU, residual) gives the bits of the separate
 // ops, under every kernel, on shapes with short tiles, short strips and several k-blocks.
@@ -362,7 +368,7 @@ func TestEpilogueSameBits(t *testing.T) {
 			for k, be := range []backend.Backend{New(2), unfused{New(2)}} {
 				x, y := conformance.Upload(be, xv), conformance.Alloc(be, c.rows*c.out)
 				rv := conformance.Upload(be, resv)
-				backend.MatMulThen(be, y, x, w, bias, c.rows, c.in, c.out, c.ep(rv))
+				be.MatMulEpilogue(y, x, w, bias, c.rows, c.in, c.out, c.ep(rv))
 				ys[k], res[k] = conformance.Download(be, y, c.rows*c.out), conformance.Download(be, rv, c.rows*c.out)
 				be.Close()
 			}
