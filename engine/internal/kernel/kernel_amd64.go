@@ -29,8 +29,10 @@ var UseFMA = HasFMA
 //go:noescape
 func FMA6x16(x *[6]unsafe.Pointer, w unsafe.Pointer, n int, y *[6]unsafe.Pointer, carry int)
 
-// HasAVX512 says whether this CPU (and OS) can run FMA6x32. Nothing may write it.
-var HasAVX512 = HasFMA && cpu.X86.HasAVX512F
+// HasAVX512 says whether this CPU (and OS) can run the AVX-512 kernels: AVX-512F (x/sys/cpu
+// checks that the OS saves the ZMM and mask state) and BMI2 (RopeHalves' SHLX; every AVX-512
+// CPU has it, a VM could hide it). Nothing may write it.
+var HasAVX512 = HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasBMI2
 
 // UseAVX512 selects FMA6x32 for the packed paths that UseFMA selects; it gives the same bits as
 // FMA6x16 (the lane contract is the same), only faster. Tests flip it like UseFMA.
