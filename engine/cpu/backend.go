@@ -62,7 +62,12 @@ func (b *Backend) Threads() int { return b.threads }
 
 // Close releases nothing (buffers are Go memory, goroutines live only during an op); it
 // never fails.
-func (b *Backend) Close() error { return nil }
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.freePacks()
+	return nil
+}
 
 // Bind makes the ops that follow stop handing out tasks once ctx is done.
 func (b *Backend) Bind(ctx context.Context) {

@@ -381,3 +381,29 @@ func TestEpilogueSameBits(t *testing.T) {
 		}
 	})
 }
+
+// TestPackCacheReleasedAtClose: Close releases the cache's memory (twice is harmless), and a
+// heap slice handed to hugeFree is never unmapped (it is the collector's).
+func TestPackCacheReleasedAtClose(t *testing.T) {
+	if !kernel.HasFMA {
+		t.Skip("no packed path on this CPU/architecture")
+	}
+	be := New(2)
+	r := rand.New(rand.NewPCG(21, 22))
+	w, _ := testSuite.Weight("w", conformance.RandVals(r, 70*300, 0.1), dtype.F32, 0, 70, 300)
+	y := conformance.Alloc(be, 20*70)
+	be.MatMul(y, conformance.Upload(be, conformance.RandVals(r, 20*300, 1)), w, backend.Weight{}, 20, 300, 70)
+	if be.packs[0].buf == nil && be.packs[1].buf == nil {
+		t.Fatal("no weight was cached")
+	}
+	be.Close()
+	be.Close()
+	for i, e := range be.packs {
+		if e.buf != nil || e.valid {
+			t.Errorf("entry %d still holds %d floats after Close", i, len(e.buf))
+		}
+	}
+	heap := make([]float32, 1<<20)
+	hugeFree(heap, false)
+	heap[len(heap)-1] = 1 // still ours
+}

@@ -32,10 +32,11 @@ type packKey struct {
 }
 
 type packEntry struct {
-	key   packKey
-	valid bool
-	buf   []float32
-	used  uint64 // the call counter when last used: the older entry is replaced
+	key    packKey
+	valid  bool
+	buf    []float32
+	mapped bool   // buf is a mapping of its own (hugeAlloc), released by hugeFree
+	used   uint64 // the call counter when last used: the older entry is replaced
 }
 
 // packedLayout is where panel p's k-block from k0 lies in a cached weight: fmaCols*in floats
@@ -64,7 +65,8 @@ func (b *Backend) packedWeight(job *mmJob) []float32 {
 		e = &b.packs[1]
 	}
 	if cap(e.buf) < n {
-		e.buf = make([]float32, n)
+		hugeFree(e.buf, e.mapped)
+		e.buf, e.mapped = hugeAlloc(n)
 	}
 	buf := e.buf[:n]
 	kblocks := chunks(in, fmaDepth)
@@ -81,8 +83,16 @@ func (b *Backend) packedWeight(job *mmJob) []float32 {
 		e.valid = false
 		return nil
 	}
-	*e = packEntry{key: key, valid: true, buf: e.buf, used: b.packCalls}
+	e.key, e.valid, e.used = key, true, b.packCalls
 	return buf
+}
+
+// freePacks releases the cache's memory (Close).
+func (b *Backend) freePacks() {
+	for i := range b.packs {
+		hugeFree(b.packs[i].buf, b.packs[i].mapped)
+		b.packs[i] = packEntry{}
+	}
 }
 
 // forgetPacks drops every cached widening (Commit: the pass is over).
