@@ -224,7 +224,8 @@ func TestRefilledSlotIsRead(t *testing.T) {
 		w.cpu.MatMul(cy, cx, ws[0], backend.Weight{}, rows, in, out)
 		w.compare(fmt.Sprintf("slot skew %d, first fill", skew), gy, cy, rows*out, opTol)
 		copy(ws[0].Region.Bytes[ws[0].Offset:], dtype.EncodeF32(nil, second, dtype.F32)) // refill in place
-		w.cpu.Commit()                                                                   // as the ring refills a slot only after the pass that read it committed
+		// as the ring refills a slot only after the pass that read it committed:
+		w.cpu.Commit()
 		w.gpu.MatMul(gy, gx, ws[0], backend.Weight{}, rows, in, out)
 		w.cpu.MatMul(cy, cx, ws[0], backend.Weight{}, rows, in, out)
 		w.compare(fmt.Sprintf("slot skew %d, refilled", skew), gy, cy, rows*out, opTol)

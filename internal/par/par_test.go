@@ -30,16 +30,26 @@ func TestEveryTaskOnce(t *testing.T) {
 	}
 }
 
+// Once cancel has returned, each worker starts at most one more task (one that passed its
+// check just before the cancel): counted from the cancel's return, not from when it was
+// called, since on a loaded machine the goroutine calling cancel can be descheduled inside it
+// while the other runs tens of thousands of empty tasks (seen: 88,317).
 func TestCancelStops(t *testing.T) {
+	const workers = 2
 	ctx, cancel := context.WithCancel(context.Background())
-	var ran atomic.Int32
-	err := For(ctx, 100000, 2, func(_, task int) {
+	var ran, after atomic.Int32
+	var cancelled atomic.Bool
+	err := For(ctx, 1000000, workers, func(_, task int) {
+		if cancelled.Load() {
+			after.Add(1)
+		}
 		if ran.Add(1) == 10 {
 			cancel()
+			cancelled.Store(true)
 		}
 	})
-	if err != context.Canceled || ran.Load() > 1000 {
-		t.Errorf("err %v after %d tasks, want Canceled soon after 10", err, ran.Load())
+	if err != context.Canceled || after.Load() > workers {
+		t.Errorf("err %v, %d tasks started after the cancel returned, want Canceled and at most %d", err, after.Load(), workers)
 	}
 }
 
