@@ -20,7 +20,8 @@ import (
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
-// attQueries is the number of queries per task (a multiple of 3, the kernel's row count).
+// attQueries is the number of queries per task (a multiple of 6 and of 32: the kernels' rows and the
+// flash path's query blocks).
 // Each task transposes V of its (segment, head) once: at 192 queries that copy is ~2% of the
 // task (9% at 48, measured at seq 1024, hd 72).
 const attQueries = 192

@@ -39,7 +39,7 @@ type packEntry struct {
 	used   uint64 // the call counter when last used: the older entry is replaced
 }
 
-// packedLayout is where panel p's k-block from k0 lies in a cached weight: fmaCols*in floats
+// packedOffset is where panel p's k-block from k0 lies in a cached weight: fmaCols*in floats
 // per panel, fmaCols*kn per k-block (its strips inside as packPanel lays them).
 func packedOffset(p, k0, in int) int { return p*fmaCols*in + fmaCols*k0 }
 
