@@ -54,11 +54,21 @@ func attFlashScratch(L, hd int) int {
 func vtStride(L int) int { return chunks(L, 16)*16 + 16 }
 
 // flashWorker is what one worker keeps between the tasks of one Attention call: which
-// (segment, head) its packed V^T holds.
+// (segment, head) its packed V^T holds, and the kernel's row-pointer tables (kept here, not
+// allocated per task: pointer slices made per task were 8% of the op in the allocator).
 type flashWorker struct {
-	seg   backend.Segment
-	head  int
-	valid bool
+	seg                         backend.Segment
+	head                        int
+	valid                       bool
+	scRows, oRows, kRows, vRows [][fmaMR]unsafe.Pointer
+}
+
+// rows returns the worker's table buf with n entries.
+func rows(buf *[][fmaMR]unsafe.Pointer, n int) [][fmaMR]unsafe.Pointer {
+	if cap(*buf) < n {
+		*buf = make([][fmaMR]unsafe.Pointer, n)
+	}
+	return (*buf)[:n]
 }
 
 // flashTaskFLOPs bounds one flash task's work (about 80 ms on one core): a cancelled run stops
@@ -105,7 +115,7 @@ func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 	sc := ws[hd*Ls+2*flashQB*hd*flashQ:][:flashKeys*flashQ]
 	if !fw.valid || fw.seg != t.seg || fw.head != t.head {
 		j.packVT(vt, t.seg, t.head)
-		*fw = flashWorker{t.seg, t.head, true}
+		fw.seg, fw.head, fw.valid = t.seg, t.head, true
 	}
 	nq := t.q1 - t.q0
 	blocks := chunks(nq, flashQ)
@@ -123,13 +133,13 @@ func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 	// The kernel's row pointers, set once: the score rows of each 6-key group, the O^T rows of
 	// each block's 6-dimension groups; per key tile, the K rows and V^T columns of the tile.
 	groups, dgroups := chunks(flashKeys, fmaMR), chunks(hd, fmaMR)
-	scRows := make([][fmaMR]unsafe.Pointer, groups)
+	scRows := rows(&fw.scRows, groups)
 	for g := range scRows {
 		for a := range fmaMR {
 			scRows[g][a] = rowPtr(sc, min(g*fmaMR+a, flashKeys-1)*flashQ, flashQ)
 		}
 	}
-	oRows := make([][fmaMR]unsafe.Pointer, blocks*dgroups)
+	oRows := rows(&fw.oRows, blocks*dgroups)
 	for b := range blocks {
 		for g := range dgroups {
 			for a := range fmaMR {
@@ -137,8 +147,7 @@ func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 			}
 		}
 	}
-	kRows := make([][fmaMR]unsafe.Pointer, groups)
-	vRows := make([][fmaMR]unsafe.Pointer, dgroups)
+	kRows, vRows := rows(&fw.kRows, groups), rows(&fw.vRows, dgroups)
 	for k0 := 0; k0 < L; k0 += flashKeys {
 		nk := min(flashKeys, L-k0)
 		kg := chunks(nk, fmaMR)
@@ -228,12 +237,15 @@ func (j *attJob) packVT(vt []float32, seg backend.Segment, head int) {
 }
 
 // packQT lays out the n queries from q0 as one block's Q^T, qt[d*32 + c] = Q[q0+c, d], the
-// lanes past n zero (their scores are computed and never read).
+// lanes past n zero (their scores are computed and never read). Dimension by dimension, so
+// each row of qt is written whole while the n source rows stay in L1.
 func (j *attJob) packQT(qt []float32, q0, n, col int) {
-	clear(qt)
-	for c := range n {
-		for d, x := range j.q[(q0+c)*j.stride+col:][:j.hd] {
-			qt[d*flashQ+c] = x
+	src := j.q[q0*j.stride+col:]
+	for d := range j.hd {
+		row := qt[d*flashQ : (d+1)*flashQ]
+		for c := range n {
+			row[c] = src[c*j.stride+d]
 		}
+		clear(row[n:])
 	}
 }
