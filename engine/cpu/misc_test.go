@@ -16,22 +16,15 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/internal/numcheck"
 )
-
-func ulpDiff(a, b float32) int64 {
-	d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
 
 func TestExpNeg(t *testing.T) {
 	worst := int64(0)
 	for i := 0; i <= 2_000_000; i++ {
 		x := -float32(i) * 5.3e-5 // [-106, 0]
 		got, want := expNeg(x), float32(math.Exp(float64(x)))
-		if d := ulpDiff(got, want); d > worst {
+		if d := numcheck.ULPs(got, want); d > worst {
 			worst = d
 			if d > 1 {
 				t.Fatalf("expNeg(%g) = %g, want %g (%d ulp)", x, got, want, d)

@@ -52,11 +52,20 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 	})
 }
 
-// layerNormRowAVX512 is layerNormRow with the vector passes of norm_amd64.s over the row's
-// whole 16-float chunks and the scalar code over its tail.
+// layerNormRow normalizes one row; out may alias x (x is fully read before out is written).
+func layerNormRow(out, x, w, b []float32, eps float64) { layerNormRowVec(out, x, w, b, eps, 0) }
+
+// layerNormRowAVX512 is layerNormRow with the row's whole 16-float chunks through the vector
+// passes of norm_amd64.s, the tail through the same scalar code.
 func layerNormRowAVX512(out, x, w, b []float32, eps float64) {
-	n, n16 := float64(len(x)), len(x)&^15
-	out, w, b = out[:len(x)], w[:len(x)], b[:len(x)]
+	layerNormRowVec(out, x, w, b, eps, len(x)&^15)
+}
+
+// layerNormRowVec normalizes one row, its first n16 elements (a multiple of 16; 0 on the
+// scalar path) through kernel.SumF64 / SumSqDevF64 / NormAffine and the rest in index order.
+func layerNormRowVec(out, x, w, b []float32, eps float64, n16 int) {
+	n := float64(len(x))
+	w, b, out = w[:len(x)], b[:len(x)], out[:len(x)]
 	sum := 0.0
 	if n16 > 0 {
 		sum = kernel.SumF64(&x[0], n16)
@@ -79,29 +88,6 @@ func layerNormRowAVX512(out, x, w, b []float32, eps float64) {
 	}
 	for i := n16; i < len(x); i++ {
 		xn := float32((float64(x[i]) - mean) * inv)
-		out[i] = float32(xn*w[i]) + b[i]
-	}
-}
-
-// layerNormRow normalizes one row; out may alias x (x is fully read before out is written).
-func layerNormRow(out, x, w, b []float32, eps float64) {
-	n := float64(len(x))
-	sum := 0.0
-	for _, v := range x {
-		sum += float64(v)
-	}
-	mean := sum / n
-	ss := 0.0
-	for _, v := range x {
-		d := float64(v) - mean
-		ss += float64(d * d)
-	}
-	inv := 1 / math.Sqrt(ss/n+eps) // BIASED variance: divide by n
-	w = w[:len(x)]
-	b = b[:len(x)]
-	out = out[:len(x)]
-	for i, v := range x {
-		xn := float32((float64(v) - mean) * inv)
 		out[i] = float32(xn*w[i]) + b[i]
 	}
 }

@@ -41,3 +41,13 @@ func BitEqual(a, b []float32) bool {
 	}
 	return true
 }
+
+// ULPs is the distance in units in the last place between two finite float32 of the same
+// sign (their bit patterns' difference).
+func ULPs(a, b float32) int64 {
+	d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
+	if d < 0 {
+		d = -d
+	}
+	return d
+}

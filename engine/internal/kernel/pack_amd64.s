@@ -28,19 +28,24 @@ DATA rowIdx<>+56(SB)/4, $14
 DATA rowIdx<>+60(SB)/4, $15
 GLOBL rowIdx<>(SB), RODATA|NOPTR, $64
 
+// stripArgs loads a packer's arguments: DI the panel, SI row 0, CX the count (k pairs or k),
+// Z1 the byte offsets of rows 0..15 (as int32), R8 row 16.
+#define stripArgs(count) \
+	MOVQ         dst+0(FP), DI \
+	MOVQ         src+8(FP), SI \
+	MOVQ         rowBytes+16(FP), AX \
+	MOVQ         count+24(FP), CX \
+	VPBROADCASTD AX, Z1 \
+	VPMULLD      rowIdx<>(SB), Z1, Z1 \
+	MOVQ         AX, BX \
+	SHLQ         $4, BX \
+	LEAQ         (SI)(BX*1), R8
+
 // func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 // Rows j = 0..31 of the strip start at src + j*rowBytes; k pairs (2p, 2p+1) are read as one
 // dword per row (little-endian: element 2p in the low half). 32*rowBytes must fit in int32.
 TEXT ·PackBF16x32(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         rowBytes+16(FP), AX
-	MOVQ         kpairs+24(FP), CX
-	VPBROADCASTD AX, Z1
-	VPMULLD      rowIdx<>(SB), Z1, Z1 // byte offsets of rows 0..15
-	MOVQ         AX, BX
-	SHLQ         $4, BX
-	LEAQ         (SI)(BX*1), R8 // rows 16..31
+	stripArgs(kpairs) // rows 0..15 at SI + Z1, rows 16..31 at R8 + Z1
 	MOVL         $0xffff0000, DX
 	VPBROADCASTD DX, Z7
 
@@ -71,15 +76,7 @@ bdone:
 
 // func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
 TEXT ·PackF32x32(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         rowBytes+16(FP), AX
-	MOVQ         kn+24(FP), CX
-	VPBROADCASTD AX, Z1
-	VPMULLD      rowIdx<>(SB), Z1, Z1
-	MOVQ         AX, BX
-	SHLQ         $4, BX
-	LEAQ         (SI)(BX*1), R8
+	stripArgs(kn) // rows 0..15 at SI + Z1, rows 16..31 at R8 + Z1
 
 floop:
 	TESTQ       CX, CX
@@ -104,15 +101,7 @@ fdone:
 // PackBF16x32 for IEEE half weights: each half of a gathered dword widened by VCVTPH2PS
 // (exact, subnormals and Inf/NaN included).
 TEXT ·PackF16x32(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         rowBytes+16(FP), AX
-	MOVQ         kpairs+24(FP), CX
-	VPBROADCASTD AX, Z1
-	VPMULLD      rowIdx<>(SB), Z1, Z1
-	MOVQ         AX, BX
-	SHLQ         $4, BX
-	LEAQ         (SI)(BX*1), R8
+	stripArgs(kpairs) // rows 0..15 at SI + Z1, rows 16..31 at R8 + Z1
 
 hloop:
 	TESTQ       CX, CX

@@ -4,16 +4,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-// ulps is the distance in units in the last place between two finite float32 of equal sign.
-func ulps(a, b float32) int64 {
-	d := int64(math.Float32bits(a)) - int64(math.Float32bits(b))
-	if d < 0 {
-		d = -d
-	}
-	return d
-}
+	"github.com/turbospark/inspector/internal/numcheck"
+)
 
 // TestExpSum: the exp of ColExpSum within 1 ulp of float32(exp(x-m)) over the whole range a
 // softmax feeds it (down to where exp underflows, through the subnormals), with a max of its
@@ -38,7 +31,7 @@ func TestExpSum(t *testing.T) {
 	worst := int64(0)
 	for i, x := range in {
 		e := float32(math.Exp(float64(x - m[i%32])))
-		worst = max(worst, ulps(s[i], e))
+		worst = max(worst, numcheck.ULPs(s[i], e))
 	}
 	if worst > 1 {
 		t.Errorf("exp is %d ulp from float32(math.Exp) at worst, want <= 1", worst)
@@ -54,7 +47,7 @@ func TestExpSum(t *testing.T) {
 		t.Errorf("exp(-Inf), exp(0) = %v, %v, want 0, 1", sp[1], sp[2])
 	}
 	for i, x := range []float64{-103.9, -87.5, -88} {
-		if e := float32(math.Exp(x)); ulps(sp[3+i], e) > 1 {
+		if e := float32(math.Exp(x)); numcheck.ULPs(sp[3+i], e) > 1 {
 			t.Errorf("exp(%v) = %v, want %v (subnormal range)", x, sp[3+i], e)
 		}
 	}
@@ -103,7 +96,7 @@ func TestGELUTanh(t *testing.T) {
 				if v < 0 {
 					allowed = int64(4 * (1 + 2*math.Abs(u)))
 				}
-				if d := ulps(x[i], want); d > allowed {
+				if d := numcheck.ULPs(x[i], want); d > allowed {
 					t.Errorf("gelu(%v) = %v, want %v: %d ulp, allowed %d", v, x[i], want, d, allowed)
 				} else if v >= 0 && d > worst {
 					worst = d
@@ -165,7 +158,7 @@ func TestColumnSoftmax(t *testing.T) {
 			want := float64(c)
 			for k := range rows {
 				e := float32(math.Exp(float64(scaled[k*32+c] - m[c])))
-				if ulps(s[k*32+c], e) > 1 {
+				if numcheck.ULPs(s[k*32+c], e) > 1 {
 					t.Errorf("rows %d: exp at [%d][%d] = %v, want %v", rows, k, c, s[k*32+c], e)
 				}
 				want += float64(s[k*32+c])
