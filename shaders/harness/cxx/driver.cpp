@@ -90,6 +90,29 @@ const Kernel kKernels[] = {
      [](void* const* b, const void* p, const Ids& i) {
        add_into((float*)b[0], (const float*)b[1], *(const ElementwiseParams*)p, i.grid.x);
      }},
+    {"selftest_matrix_float", sizeof(ElementwiseParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       selftest_matrix_float((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                             *(const ElementwiseParams*)p, i.lane, i.sg);
+     }},
+    {"selftest_matrix_half", sizeof(ElementwiseParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       selftest_matrix_half((half*)b[0], (const half*)b[1], (const half*)b[2], (const half*)b[3],
+                            *(const ElementwiseParams*)p, i.lane, i.sg);
+     }},
+    {"selftest_matrix_bfloat", sizeof(ElementwiseParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       selftest_matrix_bfloat((bfloat*)b[0], (const bfloat*)b[1], (const bfloat*)b[2], (const bfloat*)b[3],
+                              *(const ElementwiseParams*)p, i.lane, i.sg);
+     }},
+    {"selftest_matrix_lane_dependent_source", sizeof(ElementwiseParams), 1,
+     [](void* const* b, const void* p, const Ids& i) {
+       selftest_matrix_lane_dependent_source((float*)b[0], *(const ElementwiseParams*)p, i.lane);
+     }},
+    {"selftest_matrix_load_without_barrier", sizeof(ElementwiseParams), 1,
+     [](void* const* b, const void* p, const Ids& i) {
+       selftest_matrix_load_without_barrier((float*)b[0], *(const ElementwiseParams*)p, i.index, i.sg);
+     }},
     {"selftest_early_exit_before_barrier", sizeof(ElementwiseParams), 1,
      [](void* const* b, const void* p, const Ids& i) {
        selftest_early_exit_before_barrier((float*)b[0], *(const ElementwiseParams*)p, i.index);

@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <ucontext.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,7 +75,7 @@ class Threadgroup {
   static void entry();
   void resume(Thread& t);
   void start(unsigned n);
-  bool release_simdgroups(std::string& err);
+  bool release_simdgroup(unsigned sg, std::string& err);
   bool release_group(std::string& err);
 
   std::vector<Thread> threads_;
@@ -129,25 +130,23 @@ inline void Threadgroup::start(unsigned n) {
   }
 }
 
-// release_simdgroups lets go every simdgroup whose lanes all wait at a simd operation.
-inline bool Threadgroup::release_simdgroups(std::string& err) {
-  bool released = false;
-  for (unsigned sg = 0; sg * kSimdWidth < threads_.size(); ++sg) {
-    unsigned waiting = 0, done = 0, n = simd_size(sg);
-    for (unsigned l = 0; l < n; ++l) {
-      State s = threads_[sg * kSimdWidth + l].state;
-      waiting += s == State::at_simd_barrier;
-      done += s == State::done;
-    }
-    if (waiting == n) {
-      for (unsigned l = 0; l < n; ++l) threads_[sg * kSimdWidth + l].state = State::runnable;
-      released = true;
-    } else if (waiting > 0 && done > 0) {
-      err = "simd divergence: in simdgroup " + std::to_string(sg) + ", " + std::to_string(done) +
-            " lanes exited while " + std::to_string(waiting) + " wait at a simd operation";
-    }
+// release_simdgroup lets go simdgroup sg when all its lanes wait at a simd operation.
+inline bool Threadgroup::release_simdgroup(unsigned sg, std::string& err) {
+  unsigned waiting = 0, done = 0, n = simd_size(sg);
+  for (unsigned l = 0; l < n; ++l) {
+    State s = threads_[sg * kSimdWidth + l].state;
+    waiting += s == State::at_simd_barrier;
+    done += s == State::done;
   }
-  return released;
+  if (waiting == n) {
+    for (unsigned l = 0; l < n; ++l) threads_[sg * kSimdWidth + l].state = State::runnable;
+    return true;
+  }
+  if (waiting > 0 && done > 0 && err.empty()) {
+    err = "simd divergence: in simdgroup " + std::to_string(sg) + ", " + std::to_string(done) +
+          " lanes exited while " + std::to_string(waiting) + " wait at a simd operation";
+  }
+  return false;
 }
 
 // release_group lets go the threadgroup barrier when every thread waits at it.
@@ -168,21 +167,28 @@ inline bool Threadgroup::release_group(std::string& err) {
   return false;
 }
 
+// run schedules adversarially for threadgroup barriers: each simdgroup runs as far as it
+// can (through its simd operations) before the next one starts, as if the simdgroups ran at
+// very different speeds; only a threadgroup_barrier makes one wait for the others.
 inline std::string Threadgroup::run(unsigned n, const std::function<void(const Thread&)>& body) {
   Threadgroup* outer = g_group;
   g_group = this;
   body_ = &body;
   start(n);
   std::string err;
+  const unsigned groups = (n + kSimdWidth - 1) / kSimdWidth;
   for (;;) {
-    for (Thread& t : threads_) {
-      if (t.state != State::runnable) continue;
-      resume(t);
+    for (unsigned sg = 0; sg < groups && err.empty(); ++sg) {
+      do {
+        for (unsigned l = 0; l < simd_size(sg); ++l) {
+          Thread& t = threads_[sg * kSimdWidth + l];
+          if (t.state == State::runnable) resume(t);
+        }
+      } while (release_simdgroup(sg, err));
     }
     bool all_done = true;
     for (Thread& t : threads_) all_done = all_done && t.state == State::done;
     if (all_done) break;
-    if (release_simdgroups(err)) continue;
     if (!err.empty()) break;
     if (release_group(err)) continue;
     if (err.empty()) err = "deadlock: threads wait at different kinds of barrier";
@@ -228,6 +234,56 @@ T simd_read_lane(T v, unsigned lane) {
   T r;
   std::memcpy(&r, slots[lane % g_group->simd_size(g_group->current().simdgroup)], sizeof(T));
   return r;
+}
+
+// simd_shuffle_xor_value returns the value of lane ^ mask (the whole simdgroup exchanges).
+template <typename T>
+T simd_shuffle_xor_value(T v, unsigned mask) {
+  unsigned char(*slots)[16] = exchange_values(v);
+  const unsigned n = g_group->simd_size(g_group->current().simdgroup);
+  const unsigned from = (g_group->current().lane ^ mask) % n;
+  T r;
+  std::memcpy(&r, slots[from], sizeof(T));
+  return r;
+}
+
+// kernel_fault reports a kernel that broke a rule Metal leaves undefined (a collective with
+// disagreeing lanes, a partial simdgroup in a matrix op) and ends the driver.
+[[noreturn]] inline void kernel_fault(const std::string& msg) {
+  std::fprintf(stderr, "driver: %s\n", msg.c_str());
+  std::exit(1);
+}
+
+// Collective is what a simdgroup-matrix operation deposits: every lane of the simdgroup must
+// call the same operation with the same source or destination, stride and layout, and the
+// same operand values, as the GPU executes it once for the whole simdgroup.
+struct Collective {
+  uint32_t op;
+  uint32_t arg;
+  uint64_t key;
+};
+static_assert(sizeof(Collective) == 16, "simd exchange slot");
+
+// collective waits for the whole simdgroup at a matrix operation and checks the lanes agree.
+inline void collective(Collective mine, const char* what) {
+  Threadgroup& g = *g_group;
+  const unsigned n = g.simd_size(g.current().simdgroup);
+  if (n != kSimdWidth) {
+    kernel_fault(std::string(what) + ": simdgroup " + std::to_string(g.current().simdgroup) + " has " +
+                 std::to_string(n) + " threads; a simdgroup-matrix operation needs all 32 lanes");
+  }
+  unsigned char(*slots)[16] = exchange_values(mine);
+  for (unsigned l = 1; l < n; ++l) {
+    if (std::memcmp(slots[l], slots[0], sizeof(Collective)) != 0) {
+      Collective a, b;
+      std::memcpy(&a, slots[0], sizeof a);
+      std::memcpy(&b, slots[l], sizeof b);
+      kernel_fault(std::string(what) + ": the lanes of simdgroup " + std::to_string(g.current().simdgroup) +
+                   " disagree (lane 0: op " + std::to_string(a.op) + " arg " + std::to_string(a.arg) +
+                   ", lane " + std::to_string(l) + ": op " + std::to_string(b.op) + " arg " +
+                   std::to_string(b.arg) + "; source, destination or operand values may differ too)");
+    }
+  }
 }
 
 inline bool mutant_is(const char* name) { return g_mutant == name; }
