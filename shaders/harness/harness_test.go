@@ -119,7 +119,9 @@ var matrixElems = []matrixElem{
 		1.0 / (1 << 10), func(v float64) float64 { return float64(dtype.F16ToF32(dtype.F32ToF16(float32(v)))) }},
 	{"bfloat", 2,
 		func(b []byte, v float64) { binary.LittleEndian.PutUint16(b, uint16(math.Float32bits(float32(v))>>16)) },
-		func(b []byte) float64 { return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16)) },
+		func(b []byte) float64 {
+			return float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(b)) << 16))
+		},
 		1.0 / (1 << 7), func(v float64) float64 { return float64(math.Float32frombits(math.Float32bits(float32(v)) &^ 0xffff)) }},
 }
 
