@@ -92,7 +92,7 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	oo := operand(o, seq*D, "Attention o")
 	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
 	for _, sg := range segs {
-		b.encode(shaders.Attention(oo, qo, ko, vo, stride, sg, seq, heads, headDim, scale))
+		b.encode(shaders.Attention(oo, qo, ko, vo, stride, sg, sg, seq, heads, headDim, scale))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
@@ -81,6 +82,8 @@ const (
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
 	attentionMaxDim    = 128 // 32 lanes x 4 output dims
+	flashQueries       = 32  // attention_hdN: 4 simdgroups of 8 query rows
+	flashThreads       = 128
 )
 
 // ThreadgroupSize is the number of threads per threadgroup a kernel is dispatched with
@@ -93,6 +96,9 @@ func ThreadgroupSize(kernel string) int {
 		return 32 * attentionQueries
 	case "matmul_f32", "matmul_bf16", "matmul_f16":
 		return 16 * 16
+	}
+	if strings.HasPrefix(kernel, "attention_hd") {
+		return flashThreads
 	}
 	return elementwiseThreads
 }
@@ -208,19 +214,56 @@ func CheckHeadDim(headDim int) error {
 	return nil
 }
 
-// Attention runs the queries of one segment: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V
-// over the keys of seg. q, k, v rows have stride stride; o is [seq, heads*headDim].
-func Attention(o, q, k, v Operand, stride int, seg backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
-	const kn = "attention"
+// FlashHeadDims are the head dims with a flash kernel (attention_hdN: simdgroup matrices, K/V
+// tiles in threadgroup memory, N a compile-time constant); any other head dim up to 128 runs
+// the one-simdgroup-per-query kernel `attention`.
+var FlashHeadDims = []int{16, 32, 64, 72, 80, 96, 128}
+
+// AttentionKernel names the kernel for a head dim.
+func AttentionKernel(headDim int) string {
+	for _, hd := range FlashHeadDims {
+		if hd == headDim {
+			return fmt.Sprintf("attention_hd%d", hd)
+		}
+	}
+	return "attention"
+}
+
+// AttentionQueryTile is the queries one threadgroup of a kernel runs: a split of a segment's
+// queries at a multiple of it leaves no partial tile but the last.
+func AttentionQueryTile(kernel string) int {
+	if kernel == "attention" {
+		return attentionQueries
+	}
+	return flashQueries
+}
+
+// flashKeyTile is the keys per tile of a flash kernel (as attention.metal instantiates it).
+func flashKeyTile(headDim int) int {
+	if headDim <= 96 {
+		return 32
+	}
+	return 16
+}
+
+// Attention runs the queries qs (inside seg) of one segment:
+// o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys of seg. q, k, v rows have
+// stride stride; o is [seq, heads*headDim].
+func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
 	if err := CheckHeadDim(headDim); err != nil {
 		panic(err)
 	}
+	if qs.Start < seg.Start || qs.End > seg.End || qs.End < qs.Start {
+		panic(fmt.Sprintf("shaders: attention: queries %+v outside their segment %+v", qs, seg))
+	}
+	kn := AttentionKernel(headDim)
 	return Dispatch{
 		Kernel:  kn,
 		Buffers: floats(kn, o, q, k, v),
-		Params:  pack(u32(seg.Start), u32(seg.End), u32(seq), u32(heads), u32(headDim), u32(stride), scale),
-		Groups:  [3]int{ceilDiv(seg.End-seg.Start, attentionQueries), heads, 1},
-		Threads: [3]int{32 * attentionQueries, 1, 1},
+		Params: pack(u32(seg.Start), u32(seg.End), u32(qs.Start), u32(qs.End), u32(seq), u32(heads), u32(headDim),
+			u32(stride), scale),
+		Groups:  [3]int{ceilDiv(qs.End-qs.Start, AttentionQueryTile(kn)), heads, 1},
+		Threads: [3]int{ThreadgroupSize(kn), 1, 1},
 	}
 }
 

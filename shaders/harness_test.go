@@ -58,6 +58,7 @@ var mutants = []struct{ name, check string }{
 	{"ROPE_INTERLEAVED", "rope2d"},
 	{"NO_SEGMENT_BOUND", "attention"},
 	{"NO_MAX_SUBTRACTION", "attention"},
+	{"FLASH_NO_RESCALE", "attention"},
 	{"GELU_FORMS_SWAPPED", "gelu"},
 }
 
@@ -148,6 +149,9 @@ func TestEveryKernelIsChecked(t *testing.T) {
 	}
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
 		"gelu_tanh": "gelu", "gelu_erf": "gelu", "add_into": "add"}
+	for _, c := range attentionCases() {
+		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
+	}
 	for _, k := range shaders.Kernels() {
 		f := family[k]
 		if f == "" {
@@ -369,13 +373,20 @@ type attentionCase struct {
 	hd, heads int
 	segs      []backend.Segment
 	qkScale   float64
+	split     int // queries per dispatch (0: a segment's queries in one)
 }
 
 func attentionCases() []attentionCase {
 	segs := []backend.Segment{{Start: 0, End: 5}, {Start: 5, End: 75}, {Start: 75, End: 76}}
 	return []attentionCase{
-		{16, 2, segs, 1}, {64, 2, segs, 1}, {72, 2, segs, 1},
-		{16, 2, segs, 10}, // logits past 100: exp without the maximum overflows (float32 exp ends near 88.7)
+		// attention_hd16/64/72/80/128 (key tiles of 32, and of 16 at 128), and `attention` at 40.
+		{16, 2, segs, 1, 0}, {64, 2, segs, 1, 0}, {72, 2, segs, 1, 0}, {80, 1, segs, 1, 0}, {128, 1, segs, 1, 0},
+		{32, 1, segs, 1, 0}, {96, 1, segs, 1, 0},
+		{40, 2, segs, 1, 0},
+		{16, 2, segs, 10, 0}, // logits past 100: exp without the maximum overflows (float32 exp ends near 88.7)
+		{40, 2, segs, 10, 0},
+		// A segment's queries split over dispatches, at the tile and off it.
+		{72, 2, segs, 1, 32}, {16, 1, segs, 1, 13}, {40, 1, segs, 1, 6},
 	}
 }
 
@@ -404,7 +415,14 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 		scale := float32(1 / math.Sqrt(float64(c.hd)))
 		var ds []shaders.Dispatch
 		for _, sg := range c.segs {
-			ds = append(ds, shaders.Attention(oo, qo, ko, vo, 3*D, sg, seq, c.heads, c.hd, scale))
+			step := sg.End - sg.Start
+			if c.split > 0 {
+				step = c.split
+			}
+			for q0 := sg.Start; q0 < sg.End; q0 += step {
+				qs := backend.Segment{Start: q0, End: min(q0+step, sg.End)}
+				ds = append(ds, shaders.Attention(oo, qo, ko, vo, 3*D, sg, qs, seq, c.heads, c.hd, scale))
+			}
 		}
 		if err := j.run(d, mutant, ds...); err != nil {
 			return 0, err

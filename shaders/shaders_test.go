@@ -92,7 +92,9 @@ func TestGridsCoverTheirOps(t *testing.T) {
 		{LayerNorm(o, o, o, o, F32, F32, 37, 50, 1e-6), 37 * 32, 1},
 		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65), 65, 130},
 		{Rope2D(o, o, o, 300, 41, 3, 18), 41 * 3 * 9, 1},
-		{Attention(o, o, o, o, 300, seg, 70, 3, 72, 0.1), 63 * 32, 3},
+		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 72, 0.1), 63 * 4, 3},  // 32 queries per group of 128 threads
+		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 40, 0.1), 63 * 32, 3}, // one query per simdgroup
+		{Attention(o, o, o, o, 300, seg, backend.Segment{Start: 20, End: 53}, 70, 3, 72, 0.1), 33 * 4, 3},
 		{GELU(o, 1000, backend.GELUErf), 1000, 1},
 		{Add(o, o, 777), 777, 1},
 	} {

@@ -78,6 +78,41 @@ const Kernel kKernels[] = {
        attention((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
                  *(const AttentionParams*)p, xy(i.group), i.sg, i.lane);
      }},
+    {"attention_hd16", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd16((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd32", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd32((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd64", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd64((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd72", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd72((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd80", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd80((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd96", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd96((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
+    {"attention_hd128", sizeof(AttentionParams), 4,
+     [](void* const* b, const void* p, const Ids& i) {
+       attention_hd128((float*)b[0], (const float*)b[1], (const float*)b[2], (const float*)b[3],
+                      *(const AttentionParams*)p, xy(i.group), i.index, i.sg, i.lane);
+     }},
     {"gelu_tanh", sizeof(ElementwiseParams), 1,
      [](void* const* b, const void* p, const Ids& i) {
        gelu_tanh((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
