@@ -34,18 +34,24 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 }
 
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; the zero Weight means no bias.
-// MatMulEpilogue is MatMul, then the epilogue as this backend's own GELU and Add passes (not
-// fused in a kernel yet: the same bits, one more dispatch each).
-func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	b.MatMul(y, x, w, bias, rows, in, out)
-	backend.ApplyEpilogue(b, y, rows*out, ep)
+func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
+	b.MatMulEpilogue(y, x, w, bias, rows, in, out, backend.Epilogue{})
 }
 
-func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
+// MatMulEpilogue is MatMul with the epilogue (GELU on y, then y added into the residual)
+// fused into the matmul kernel: one dispatch, the same element functions as the GELU and
+// Add kernels.
+func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	noOverlap("MatMul", y, rows*out, x, rows*in)
 	yo, xo := operand(y, rows*out, "MatMul y"), operand(x, rows*in, "MatMul x")
+	sep := shaders.Epilogue{GELU: ep.GELU, Form: ep.Form}
+	if ep.Residual.Buf != nil {
+		noOverlap("MatMulEpilogue", ep.Residual, rows*out, y, rows*out)
+		noOverlap("MatMulEpilogue", ep.Residual, rows*out, x, rows*in)
+		sep.Residual = operand(ep.Residual, rows*out, "MatMulEpilogue residual")
+	}
 	wo, wt, ok := b.weights.operand("MatMul", w, out*in)
 	var bo shaders.Operand
 	bt := shaders.F32
@@ -55,7 +61,7 @@ func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weigh
 		ok = ok && okb
 	}
 	if ok {
-		b.encode(shaders.MatMul(yo, xo, wo, bo, wt, bt, rows, in, out))
+		b.encode(shaders.MatMul(yo, xo, wo, bo, wt, bt, rows, in, out, sep))
 	}
 }
 

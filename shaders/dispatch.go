@@ -78,7 +78,8 @@ func (d Dispatch) Empty() bool { return d.Groups[0]*d.Groups[1]*d.Groups[2] == 0
 // Threadgroup sizes; the kernels are written for exactly these.
 const (
 	layerNormThreads   = 32  // one simdgroup per row
-	matmulTile         = 64  // 64x64 outputs per threadgroup of 16x16 threads
+	matmulTile         = 64  // 64x64 outputs per threadgroup of 4 simdgroups
+	matmulThreads      = 128
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
 	attentionMaxDim    = 128 // 32 lanes x 4 output dims
@@ -95,7 +96,7 @@ func ThreadgroupSize(kernel string) int {
 	case "attention":
 		return 32 * attentionQueries
 	case "matmul_f32", "matmul_bf16", "matmul_f16":
-		return 16 * 16
+		return matmulThreads
 	}
 	if strings.HasPrefix(kernel, "attention_hd") {
 		return flashThreads
@@ -172,20 +173,47 @@ func matMulKernel(wt DType) string {
 	return "matmul_f32"
 }
 
-// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]. Without a bias (bias.Handle nil), y is
-// bound in its place and never read.
-func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int) Dispatch {
+// Epilogue is what the matmul kernel does after y = x W^T + bias (backend.Epilogue's
+// contract): the GELU of Form on y when GELU is set, then Residual[r,o] += y[r,o] when
+// Residual has a buffer.
+type Epilogue struct {
+	GELU     bool
+	Form     backend.GELUForm
+	Residual Operand
+}
+
+// geluCode is the kernel's MM_GELU_* code.
+func (e Epilogue) geluCode() uint32 {
+	if !e.GELU {
+		return 0
+	}
+	switch e.Form {
+	case backend.GELUTanh:
+		return 1
+	case backend.GELUErf:
+		return 2
+	}
+	panic(fmt.Sprintf("shaders: unknown GELU form %d", e.Form))
+}
+
+// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o], then the epilogue. Without a bias
+// (bias.Handle nil) or a residual, y is bound in its place and never read.
+func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
 	k := matMulKernel(wt)
 	hasBias := uint32(1)
 	if bias.Handle == nil {
 		bias, bt, hasBias = y, F32, 0
 	}
+	res, hasRes := ep.Residual, uint32(1)
+	if res.Handle == nil {
+		res, hasRes = y, 0
+	}
 	return Dispatch{
 		Kernel:  k,
-		Buffers: append(floats(k, y, x), bind(k, w, wt.Size()), bind(k, bias, bt.Size())),
-		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt)),
+		Buffers: append(floats(k, y, x), bind(k, w, wt.Size()), bind(k, bias, bt.Size()), bind(k, res, 4)),
+		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt), ep.geluCode(), hasRes),
 		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, matmulTile), 1},
-		Threads: [3]int{16, 16, 1},
+		Threads: [3]int{matmulThreads, 1, 1},
 	}
 }
 

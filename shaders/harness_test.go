@@ -55,6 +55,7 @@ var checks = map[string]check{
 var mutants = []struct{ name, check string }{
 	{"UNBIASED_VARIANCE", "layer_norm"},
 	{"DROP_K_TAIL", "matmul"},
+	{"EPILOGUE_Y_BEFORE_GELU", "matmul"},
 	{"ROPE_INTERLEAVED", "rope2d"},
 	{"NO_SEGMENT_BOUND", "attention"},
 	{"NO_MAX_SUBTRACTION", "attention"},
@@ -290,11 +291,19 @@ func checkLayerNorm(d *harness.Driver, mutant string) (float64, error) {
 func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 	r := rand.New(rand.NewPCG(3, 4))
 	worst := 0.0
-	shapes := [][3]int{{37, 45, 50}, {70, 16, 130}, {1, 1, 1}, {65, 33, 64}}
-	for _, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
+	// Shapes off the 64x64 tile and the 32-deep k step, one of several tiles each way.
+	shapes := [][3]int{{37, 45, 50}, {70, 16, 130}, {1, 1, 1}, {65, 33, 64}, {130, 100, 70}}
+	// The epilogue per case: none, GELU (tanh, erf), residual, both.
+	epilogues := []struct {
+		gelu bool
+		form backend.GELUForm
+		res  bool
+	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}}
+	for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 		for si, s := range shapes {
 			rows, in, out := s[0], s[1], s[2]
 			withBias := si%2 == 0
+			e := epilogues[(di+si)%len(epilogues)]
 			var j job
 			x := randn(r, rows*in, 1, 0)
 			xo, yo := j.floats(x, 3), j.floats(make([]float32, rows*out), 5)
@@ -306,7 +315,13 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 				bo, b = j.weight(randn(r, out, 0.5, 0), dt, 2*dt.Size())
 				biasVals = conformance.RefWiden(b)
 			}
-			disp := shaders.MatMul(yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out)
+			ep := shaders.Epilogue{GELU: e.gelu, Form: e.form}
+			var resVals []float32
+			if e.res {
+				resVals = randn(r, rows*out, 1, 0)
+				ep.Residual = j.floats(resVals, 2)
+			}
+			disp := shaders.MatMul(yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out, ep)
 			if err := j.run(d, mutant, disp); err != nil {
 				return 0, err
 			}
@@ -314,7 +329,23 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 			if err != nil {
 				return 0, fmt.Errorf("%s %v: %v", dt, s, err)
 			}
-			worst = math.Max(worst, conformance.RelDiff(got, conformance.RefMatMul(x, conformance.RefWiden(w), biasVals, rows, in, out)))
+			want := conformance.RefMatMul(x, conformance.RefWiden(w), biasVals, rows, in, out)
+			if e.gelu {
+				for i, v := range want {
+					want[i] = conformance.RefGELUScalar(v, e.form)
+				}
+			}
+			worst = math.Max(worst, conformance.RelDiff(got, want))
+			if e.res {
+				gotRes, err := j.result(ep.Residual, rows*out)
+				if err != nil {
+					return 0, fmt.Errorf("%s %v residual: %v", dt, s, err)
+				}
+				for i := range want {
+					want[i] += float64(resVals[i])
+				}
+				worst = math.Max(worst, conformance.RelDiff(gotRes, want))
+			}
 		}
 	}
 	return worst, nil

@@ -1,9 +1,16 @@
 // matmul.metal: y[r,o] = sum_i x[r,i] * W[o,i] + bias[o], W PyTorch [out,in] in F32, BF16 or
-// F16, widened to float as it is loaded; accumulation in float, in order of i.
+// F16 read in place (widened to float exactly as it is staged), then the epilogue: the GELU
+// (tanh or erf form) on y, and residual[r,o] += y[r,o]. Accumulation in float on simdgroup
+// matrices.
 //
 // Invariant: every k-tile is visited, the last partial one included, with out-of-range
-// elements loaded as 0. Mutation that would silently break it: stopping at the last whole
-// tile (DROP_K_TAIL) — every model dimension is a multiple of 16, so only odd shapes notice.
+// elements staged as 0; the epilogue is the element functions of elementwise.metal applied
+// to the value y holds, in the graph's order (bias, GELU, store y, add into the residual), so
+// fused and unfused runs give the same bits for the same product. Mutations that would
+// silently break it: stopping at the last whole tile (DROP_K_TAIL) — every model dimension is
+// a multiple of 32, so only odd shapes notice; storing y before its GELU
+// (EPILOGUE_Y_BEFORE_GELU) — the residual stream stays right, a tap on fc1 sees the wrong
+// activations.
 
 struct MatMulParams {
     uint rows;
@@ -11,92 +18,130 @@ struct MatMulParams {
     uint out_dim;  // y columns, W rows
     uint has_bias;
     uint bias_dtype;
+    uint gelu;          // MM_GELU_*
+    uint has_residual;  // residual[r,o] += y[r,o] after y is stored
 };
 
-// A threadgroup of 16x16 threads computes a 64x64 tile of y; each thread 4x4 outputs at
-// rows t.y + 16a and outputs t.x + 16b. K advances 16 at a time through threadgroup memory.
-constant constexpr uint MM_TILE = 64;
-constant constexpr uint MM_K = 16;
-constant constexpr uint MM_THREADS = 256;
+constant constexpr uint MM_GELU_NONE = 0;
+constant constexpr uint MM_GELU_TANH = 1;
+constant constexpr uint MM_GELU_ERF = 2;
 
+// A threadgroup of 4 simdgroups computes a 64x64 tile of y; simdgroup s owns rows
+// 32*(s/2).. and outputs 32*(s%2).., 4x4 simdgroup matrices of 8x8. K advances 32 at a time:
+// all 128 threads stage x [64][32] and W [64][32] (rows padded to MM_LD floats against bank
+// conflicts) in threadgroup memory, then each simdgroup multiplies its 4 row tiles by its 4
+// column tiles over the 4 k-steps of 8 (W's tile read transposed: W is [out][in]).
+constant constexpr uint MM_TILE = 64;
+constant constexpr uint MM_K = 32;
+constant constexpr uint MM_LD = MM_K + 4;
+constant constexpr uint MM_THREADS = 128;
+
+// mm_stage copies rows [r0, r0+64) x columns [k0, k0+32) of a [rows][cols] matrix into dst
+// ([64][MM_LD]) as float, zero outside it.
+template <typename T>
+inline void mm_stage(TG_PARAM float* dst, device const T* src, uint r0, uint rows, uint k0, uint cols, uint tid) {
+    for (uint e = tid; e < MM_TILE * MM_K; e += MM_THREADS) {
+        const uint r = r0 + e / MM_K;
+        const uint k = k0 + e % MM_K;
+        dst[(e / MM_K) * MM_LD + e % MM_K] = (r < rows && k < cols) ? float(src[r * cols + k]) : 0.0f;
+    }
+}
+
+// tile holds 2 * 64 * MM_LD floats: the x and W stages, then the 64x64 output tile.
 template <typename W>
-inline void matmul_tiled(device float* y, device const float* x, device const W* w,
-                         device const uchar* bias, constant MatMulParams& p, uint2 group, uint2 t,
-                         TG_PARAM float* xs, TG_PARAM float* ws) {
+inline void matmul_simd(device float* y, device const float* x, device const W* w, device const uchar* bias,
+                        device float* residual, constant MatMulParams& p, uint2 group, uint tid, uint sg,
+                        TG_PARAM float* tile) {
     const uint row0 = group.y * MM_TILE;
     const uint col0 = group.x * MM_TILE;
-    const uint lid = t.y * 16 + t.x;
-    float acc[4][4];
-    for (uint a = 0; a < 4; ++a) {
-        for (uint b = 0; b < 4; ++b) {
-            acc[a][b] = 0.0f;
+    const uint sr = (sg / 2) * 32;  // this simdgroup's rows and columns in the tile
+    const uint sc = (sg % 2) * 32;
+    TG_PARAM float* xs = tile;
+    TG_PARAM float* ws = tile + MM_TILE * MM_LD;
+    simdgroup_float8x8 acc[4][4];
+    for (uint i = 0; i < 4; ++i) {
+        for (uint j = 0; j < 4; ++j) {
+            acc[i][j] = make_filled_simdgroup_matrix<float, 8, 8>(0.0f);
         }
     }
     const uint k_end = MUTANT(DROP_K_TAIL) ? p.in_dim / MM_K * MM_K : p.in_dim;
     for (uint k0 = 0; k0 < k_end; k0 += MM_K) {
-        // xs[r][kk] = x[row0+r, k0+kk]; ws[c][kk] = W[col0+c, k0+kk]; both [MM_TILE][MM_K+1].
-        for (uint e = lid; e < MM_TILE * MM_K; e += MM_THREADS) {
-            const uint r = e / MM_K;
-            const uint kk = e % MM_K;
-            const uint k = k0 + kk;
-            const bool k_ok = k < p.in_dim;
-            xs[r * (MM_K + 1) + kk] = (k_ok && row0 + r < p.rows) ? x[(row0 + r) * p.in_dim + k] : 0.0f;
-            ws[r * (MM_K + 1) + kk] = (k_ok && col0 + r < p.out_dim) ? float(w[(col0 + r) * p.in_dim + k]) : 0.0f;
-        }
+        mm_stage(xs, x, row0, p.rows, k0, p.in_dim, tid);
+        mm_stage(ws, w, col0, p.out_dim, k0, p.in_dim, tid);
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (uint kk = 0; kk < MM_K; ++kk) {
-            float xv[4];
-            float wv[4];
-            for (uint a = 0; a < 4; ++a) {
-                xv[a] = xs[(t.y + 16 * a) * (MM_K + 1) + kk];
-                wv[a] = ws[(t.x + 16 * a) * (MM_K + 1) + kk];
+        for (uint kk = 0; kk < MM_K; kk += 8) {
+            simdgroup_float8x8 a[4];
+            simdgroup_float8x8 b[4];
+            for (uint i = 0; i < 4; ++i) {
+                simdgroup_load(a[i], xs + (sr + 8 * i) * MM_LD + kk, MM_LD);
+                simdgroup_load(b[i], ws + (sc + 8 * i) * MM_LD + kk, MM_LD, ulong2(0), true);
             }
-            for (uint a = 0; a < 4; ++a) {
-                for (uint b = 0; b < 4; ++b) {
-                    acc[a][b] = fma(xv[a], wv[b], acc[a][b]);
+            for (uint i = 0; i < 4; ++i) {
+                for (uint j = 0; j < 4; ++j) {
+                    simdgroup_multiply_accumulate(acc[i][j], a[i], b[j], acc[i][j]);
                 }
             }
         }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
+        threadgroup_barrier(mem_flags::mem_threadgroup);  // before the next stage overwrites xs, ws
     }
-    for (uint a = 0; a < 4; ++a) {
-        const uint r = row0 + t.y + 16 * a;
-        for (uint b = 0; b < 4; ++b) {
-            const uint o = col0 + t.x + 16 * b;
-            if (r < p.rows && o < p.out_dim) {
-                const float bo = p.has_bias != 0 ? load_weight(bias, p.bias_dtype, o) : 0.0f;
-                y[r * p.out_dim + o] = acc[a][b] + bo;
-            }
+
+    // The epilogue, through threadgroup memory ([64][64] over the stages), row-major so the
+    // threads' stores to y are consecutive.
+    for (uint i = 0; i < 4; ++i) {
+        for (uint j = 0; j < 4; ++j) {
+            simdgroup_store(acc[i][j], tile + (sr + 8 * i) * MM_TILE + sc + 8 * j, MM_TILE);
+        }
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    for (uint e = tid; e < MM_TILE * MM_TILE; e += MM_THREADS) {
+        const uint r = row0 + e / MM_TILE;
+        const uint o = col0 + e % MM_TILE;
+        if (r >= p.rows || o >= p.out_dim) {
+            continue;
+        }
+        float v = tile[e];
+        if (p.has_bias != 0) {
+            v = v + load_weight(bias, p.bias_dtype, o);
+        }
+        const float pre = v;
+        if (p.gelu == MM_GELU_TANH) {
+            v = gelu_tanh_of(v);
+        } else if (p.gelu == MM_GELU_ERF) {
+            v = gelu_erf_of(v);
+        }
+        y[r * p.out_dim + o] = MUTANT(EPILOGUE_Y_BEFORE_GELU) ? pre : v;
+        if (p.has_residual != 0) {
+            residual[r * p.out_dim + o] = residual[r * p.out_dim + o] + v;
         }
     }
 }
 
 kernel void matmul_f32(device float* y [[buffer(0)]], device const float* x [[buffer(1)]],
                        device const float* w [[buffer(2)]], device const uchar* bias [[buffer(3)]],
-                       constant MatMulParams& p [[buffer(4)]],
+                       device float* residual [[buffer(4)]], constant MatMulParams& p [[buffer(5)]],
                        uint2 group [[threadgroup_position_in_grid]],
-                       uint2 t [[thread_position_in_threadgroup]]) {
-    threadgroup float xs[MM_TILE * (MM_K + 1)];
-    threadgroup float ws[MM_TILE * (MM_K + 1)];
-    matmul_tiled(y, x, w, bias, p, group, t, xs, ws);
+                       uint tid [[thread_index_in_threadgroup]],
+                       uint sg [[simdgroup_index_in_threadgroup]]) {
+    threadgroup float tile[2 * MM_TILE * MM_LD];
+    matmul_simd(y, x, w, bias, residual, p, group, tid, sg, tile);
 }
 
 kernel void matmul_bf16(device float* y [[buffer(0)]], device const float* x [[buffer(1)]],
                         device const bfloat* w [[buffer(2)]], device const uchar* bias [[buffer(3)]],
-                        constant MatMulParams& p [[buffer(4)]],
+                        device float* residual [[buffer(4)]], constant MatMulParams& p [[buffer(5)]],
                         uint2 group [[threadgroup_position_in_grid]],
-                        uint2 t [[thread_position_in_threadgroup]]) {
-    threadgroup float xs[MM_TILE * (MM_K + 1)];
-    threadgroup float ws[MM_TILE * (MM_K + 1)];
-    matmul_tiled(y, x, w, bias, p, group, t, xs, ws);
+                        uint tid [[thread_index_in_threadgroup]],
+                        uint sg [[simdgroup_index_in_threadgroup]]) {
+    threadgroup float tile[2 * MM_TILE * MM_LD];
+    matmul_simd(y, x, w, bias, residual, p, group, tid, sg, tile);
 }
 
 kernel void matmul_f16(device float* y [[buffer(0)]], device const float* x [[buffer(1)]],
                        device const half* w [[buffer(2)]], device const uchar* bias [[buffer(3)]],
-                       constant MatMulParams& p [[buffer(4)]],
+                       device float* residual [[buffer(4)]], constant MatMulParams& p [[buffer(5)]],
                        uint2 group [[threadgroup_position_in_grid]],
-                       uint2 t [[thread_position_in_threadgroup]]) {
-    threadgroup float xs[MM_TILE * (MM_K + 1)];
-    threadgroup float ws[MM_TILE * (MM_K + 1)];
-    matmul_tiled(y, x, w, bias, p, group, t, xs, ws);
+                       uint tid [[thread_index_in_threadgroup]],
+                       uint sg [[simdgroup_index_in_threadgroup]]) {
+    threadgroup float tile[2 * MM_TILE * MM_LD];
+    matmul_simd(y, x, w, bias, residual, p, group, tid, sg, tile);
 }

@@ -25,7 +25,8 @@ var files embed.FS
 const Prelude = "prelude.metal"
 
 // Families are the kernel family files after the prelude, in library order.
-var Families = []string{"layernorm.metal", "matmul.metal", "rope.metal", "attention.metal", "elementwise.metal"}
+// elementwise.metal comes before matmul.metal: the matmul epilogue calls its GELU functions.
+var Families = []string{"layernorm.metal", "elementwise.metal", "matmul.metal", "rope.metal", "attention.metal"}
 
 // Source returns one embedded .metal file.
 func Source(name string) (string, error) {

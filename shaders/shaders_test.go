@@ -90,7 +90,7 @@ func TestGridsCoverTheirOps(t *testing.T) {
 		alongY  int
 	}{
 		{LayerNorm(o, o, o, o, F32, F32, 37, 50, 1e-6), 37 * 32, 1},
-		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65), 65, 130},
+		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65, Epilogue{}), 65, 130},
 		{Rope2D(o, o, o, 300, 41, 3, 18), 41 * 3 * 9, 1},
 		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 72, 0.1), 63 * 4, 3},  // 32 queries per group of 128 threads
 		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 40, 0.1), 63 * 32, 3}, // one query per simdgroup
@@ -123,5 +123,5 @@ func TestMisalignedOperandsAreRefused(t *testing.T) {
 			t.Fatal("an F32 weight at byte offset 2 was accepted")
 		}
 	}()
-	MatMul(Operand{Handle: 1}, Operand{Handle: 1}, Operand{Handle: 1, Offset: 2}, Operand{}, F32, F32, 1, 1, 1)
+	MatMul(Operand{Handle: 1}, Operand{Handle: 1}, Operand{Handle: 1, Offset: 2}, Operand{}, F32, F32, 1, 1, 1, Epilogue{})
 }

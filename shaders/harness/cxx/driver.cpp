@@ -5,8 +5,9 @@
 // groups[x,y,z], each with threads[x,y,z] threads and the same thread ids — and each buffer
 // argument is the job's buffer at the binding's byte offset; buffers end at a guard page and
 // read-only ones are mapped read-only, so a kernel that strays or writes a weight crashes.
-// Mutation that would silently break it: computing thread_position_in_threadgroup with x
-// varying slowest — the 2D matmul would still fill every output, from the wrong tile.
+// Mutation that would silently break it: swapping x and y of threadgroup_position_in_grid —
+// the matmul (x: output tiles, y: row tiles) and attention (x: query tiles, y: heads) would
+// still write the outputs of a square grid, from the wrong tiles; their odd shapes notice.
 //
 // Job (stdin, little endian):  "TSJ1" | str mutant | u32 nbuf | nbuf x (u32 flags, u64 len, bytes)
 //   | u32 ndispatch | ndispatch x (str kernel | u32 groups[3] | u32 threads[3] | str params
@@ -54,20 +55,20 @@ const Kernel kKernels[] = {
        layer_norm((float*)b[0], (const float*)b[1], (const uchar*)b[2], (const uchar*)b[3],
                   *(const LayerNormParams*)p, i.group.x, i.lane);
      }},
-    {"matmul_f32", sizeof(MatMulParams), 4,
+    {"matmul_f32", sizeof(MatMulParams), 5,
      [](void* const* b, const void* p, const Ids& i) {
-       matmul_f32((float*)b[0], (const float*)b[1], (const float*)b[2], (const uchar*)b[3],
-                  *(const MatMulParams*)p, xy(i.group), xy(i.tpos));
+       matmul_f32((float*)b[0], (const float*)b[1], (const float*)b[2], (const uchar*)b[3], (float*)b[4],
+                  *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
      }},
-    {"matmul_bf16", sizeof(MatMulParams), 4,
+    {"matmul_bf16", sizeof(MatMulParams), 5,
      [](void* const* b, const void* p, const Ids& i) {
-       matmul_bf16((float*)b[0], (const float*)b[1], (const bfloat*)b[2], (const uchar*)b[3],
-                   *(const MatMulParams*)p, xy(i.group), xy(i.tpos));
+       matmul_bf16((float*)b[0], (const float*)b[1], (const bfloat*)b[2], (const uchar*)b[3], (float*)b[4],
+                  *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
      }},
-    {"matmul_f16", sizeof(MatMulParams), 4,
+    {"matmul_f16", sizeof(MatMulParams), 5,
      [](void* const* b, const void* p, const Ids& i) {
-       matmul_f16((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3],
-                  *(const MatMulParams*)p, xy(i.group), xy(i.tpos));
+       matmul_f16((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3], (float*)b[4],
+                  *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
      }},
     {"rope2d", sizeof(RopeParams), 3,
      [](void* const* b, const void* p, const Ids& i) {

@@ -51,6 +51,12 @@ struct Thread {
 struct SimdExchange {
   alignas(16) unsigned char slot[2][kSimdWidth][16];
   unsigned side[kSimdWidth];  // per lane: the side its next operation uses
+  // A simdgroup-matrix operation is computed once, by lane 0 (the first lane the scheduler
+  // resumes after the rendezvous), into matrix; the other lanes copy it. serial numbers the
+  // operations, so a lane that would copy before lane 0 filled it is caught.
+  alignas(16) unsigned char matrix[8 * 8 * 4];
+  uint64_t matrix_serial;
+  uint64_t lane_serial[kSimdWidth];
 };
 
 class Threadgroup {
@@ -264,8 +270,10 @@ struct Collective {
 };
 static_assert(sizeof(Collective) == 16, "simd exchange slot");
 
-// collective waits for the whole simdgroup at a matrix operation and checks the lanes agree.
-inline void collective(Collective mine, const char* what) {
+// collective waits for the whole simdgroup at a matrix operation and checks the lanes agree;
+// it returns the simdgroup's exchange, whose matrix lane 0 fills (leader_fill) and the other
+// lanes then copy (follower_copy).
+inline SimdExchange& collective(Collective mine, const char* what) {
   Threadgroup& g = *g_group;
   const unsigned n = g.simd_size(g.current().simdgroup);
   if (n != kSimdWidth) {
@@ -284,6 +292,24 @@ inline void collective(Collective mine, const char* what) {
                    std::to_string(b.arg) + "; source, destination or operand values may differ too)");
     }
   }
+  SimdExchange& ex = g.exchange(g.current().simdgroup);
+  ex.lane_serial[g.current().lane]++;
+  return ex;
+}
+
+// leader says whether this lane computes the operation (lane 0) and the others copy.
+inline bool leader() { return g_group->current().lane == 0; }
+
+inline void leader_fill(SimdExchange& ex, const void* m, size_t n) {
+  std::memcpy(ex.matrix, m, n);
+  ex.matrix_serial = ex.lane_serial[0];
+}
+
+inline void follower_copy(SimdExchange& ex, void* m, size_t n) {
+  if (ex.matrix_serial != ex.lane_serial[g_group->current().lane]) {
+    kernel_fault("harness: a lane copied a simdgroup-matrix result before lane 0 computed it");
+  }
+  std::memcpy(m, ex.matrix, n);
 }
 
 inline bool mutant_is(const char* name) { return g_mutant == name; }
