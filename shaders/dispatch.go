@@ -77,8 +77,8 @@ func (d Dispatch) Empty() bool { return d.Groups[0]*d.Groups[1]*d.Groups[2] == 0
 
 // Threadgroup sizes; the kernels are written for exactly these.
 const (
-	layerNormThreads   = 32  // one simdgroup per row
-	matmulTile         = 64  // 64x64 outputs per threadgroup of 4 simdgroups
+	layerNormThreads   = 32 // one simdgroup per row
+	matmulTile         = 64 // 64x64 outputs per threadgroup of 4 simdgroups
 	matmulThreads      = 128
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
