@@ -23,6 +23,7 @@ var commands = []command{
 	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
 	{"verify", "check a checkpoint directory and describe it", cmdVerify},
 	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench},
+	{"gpumodel", "what the Metal kernels should take per block and kernel on named Apple GPUs (on a Mac: measured beside)", cmdGPUModel},
 	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest},
 }
 

@@ -53,17 +53,22 @@ type Backend struct {
 	pageSize int
 	pending  bool          // dispatches encoded since the last commit
 	elapsed  time.Duration // GPU time of passes committed since the last Commit
-	err      error         // a failure seen outside Commit, reported by the next Commit
-	weights  weightCache
-	passTemp []devBuffer // released once the open pass has completed
-	live     map[*Buffer]struct{}
-	closed   bool
+	// modelled time of the open command buffer on the slowest GPU; past budget it is committed
+	// (watchdog.go)
+	openEstimate time.Duration
+	budget       time.Duration
+	log          *ModelLog // NewModel, NewProfiled: every dispatch, with its estimate (and time)
+	err          error     // a failure seen outside Commit, reported by the next Commit
+	weights      weightCache
+	passTemp     []devBuffer // released once the open pass has completed
+	live         map[*Buffer]struct{}
+	closed       bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
-	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}}
+	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget}
 	b.weights = newWeightCache(b)
 	return b
 }
@@ -159,21 +164,33 @@ func (b *Backend) Commit() (time.Duration, error) {
 
 // flush commits the open pass if there is one and releases what waited for it.
 func (b *Backend) flush() {
-	if b.pending {
-		d, err := b.dev.commit()
-		b.pending = false
-		b.elapsed += d
-		if err != nil && b.err == nil {
-			b.err = fmt.Errorf("metal: pass failed: %w", err)
-		}
-	}
+	b.cut()
 	for _, t := range b.passTemp {
 		b.dev.release(t)
 	}
 	b.passTemp = b.passTemp[:0]
 }
 
-// encode appends a dispatch to the open pass (skipping empty ones).
+// cut commits the open command buffer and waits for it; what the pass holds for later
+// (copies of slot weights, deferred frees) stays until flush, since the op being encoded may
+// still bind it.
+func (b *Backend) cut() {
+	if b.pending {
+		d, err := b.dev.commit()
+		b.pending = false
+		b.elapsed += d
+		if b.log != nil {
+			b.log.committed(d)
+		}
+		if err != nil && b.err == nil {
+			b.err = fmt.Errorf("metal: pass failed: %w", err)
+		}
+	}
+	b.openEstimate = 0
+}
+
+// encode appends a dispatch to the open pass (skipping empty ones), and commits the pass once
+// it holds more than the watchdog budget (watchdog.go).
 func (b *Backend) encode(d shaders.Dispatch) {
 	if b.closed {
 		panic("metal: backend used after Close")
@@ -181,8 +198,14 @@ func (b *Backend) encode(d shaders.Dispatch) {
 	if d.Empty() {
 		return
 	}
+	if b.log != nil {
+		b.log.add(d)
+	}
 	b.dev.encode(d)
 	b.pending = true
+	if b.openEstimate += slowestGPU.Estimate(d.Cost).Time; b.openEstimate >= b.budget {
+		b.cut()
+	}
 }
 
 // Close waits for pending work and releases every buffer still allocated, the weights'

@@ -28,6 +28,7 @@ import (
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
+	"github.com/turbospark/inspector/shaders"
 )
 
 func pageSize() int { return os.Getpagesize() }
@@ -323,4 +324,35 @@ func checkTower(t *testing.T, be *Backend, mode engine.ResidencyMode) float64 {
 		}
 	}
 	return worst
+}
+
+// TestProfiledPassesAreOneDispatchEach: a profiling backend (what `inspector gpumodel` times
+// each kernel with on a Mac) runs every dispatch in a command buffer of its own and keeps its
+// GPU time, with the same results as the CPU backend.
+func TestProfiledPassesAreOneDispatchEach(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	w := newTwin(t)
+	log := w.gpu.profile(shaders.GPUs[0])
+	const rows, in, out = 70, 45, 130
+	ws := regionOf(t, true, false, 4, 0, dtype.F32, randn(r, out*in, 0.1), randn(r, out, 0.1))
+	xv := randn(r, rows*in, 1)
+	gx, cx := w.buf(xv, rows*in)
+	gy, cy := w.buf(nil, rows*out)
+	for _, side := range []struct {
+		be   backend.Backend
+		x, y backend.View
+	}{{w.gpu, gx, gy}, {w.cpu, cx, cy}} {
+		side.be.MatMulEpilogue(side.y, side.x, ws[0], ws[1], rows, in, out, backend.Epilogue{GELU: true})
+		side.be.GELU(side.y, rows*out, backend.GELUTanh)
+		side.be.Add(side.y, side.y, rows*out)
+	}
+	w.compare("profiled matmul, gelu, add", gy, cy, rows*out, opTol)
+	if len(log.Records) != 3 || log.Passes != 3 {
+		t.Fatalf("%d dispatches in %d command buffers, want 3 in 3", len(log.Records), log.Passes)
+	}
+	for i, rec := range log.Records {
+		if rec.Pass != i || !(rec.Measured > 0) || !(rec.Estimate.Time > 0) {
+			t.Errorf("dispatch %d (%s): pass %d, measured %v, modelled %v", i, rec.Kernel, rec.Pass, rec.Measured, rec.Estimate.Time)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/shaders"
 )
 
 // New returns a Metal backend on the system's default GPU (Apple silicon, macOS 14+): a
@@ -26,6 +27,17 @@ func New() (backend.Backend, error) {
 		return nil, err
 	}
 	return newBackend(g, os.Getpagesize()), nil
+}
+
+// NewProfiled returns a Metal backend that runs each dispatch in a command buffer of its own
+// and logs it with its GPU time and the model's estimate on g (inspector gpumodel).
+func NewProfiled(g shaders.GPU) (*Backend, *ModelLog, error) {
+	gpu, err := newMetalGPU()
+	if err != nil {
+		return nil, nil, err
+	}
+	b := newBackend(gpu, os.Getpagesize())
+	return b, b.profile(g), nil
 }
 
 var checked = sync.OnceValue(func() error {

@@ -14,6 +14,7 @@ import (
 	"runtime"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/shaders"
 )
 
 func unsupported() error {
@@ -22,6 +23,9 @@ func unsupported() error {
 
 // New returns the Metal backend; off macOS it returns an error.
 func New() (backend.Backend, error) { return nil, unsupported() }
+
+// NewProfiled returns a profiling Metal backend; off macOS it returns an error.
+func NewProfiled(shaders.GPU) (*Backend, *ModelLog, error) { return nil, nil, unsupported() }
 
 // Check says why the Metal backend cannot run here.
 func Check() error { return unsupported() }

@@ -60,8 +60,19 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 		bo, bt, okb = b.weights.operand("MatMul bias", bias, out)
 		ok = ok && okb
 	}
-	if ok {
-		b.encode(shaders.MatMul(yo, xo, wo, bo, wt, bt, rows, in, out, sep))
+	if !ok {
+		return
+	}
+	// Row pieces short of the watchdog (one piece below ~65k rows for the towers we know).
+	for _, p := range splitRows(rows, in, out, wt, dispatchBudget) {
+		pe := sep
+		if pe.Residual.Handle != nil {
+			pe.Residual.Offset += 4 * p.Start * out
+		}
+		yp, xp := yo, xo
+		yp.Offset += 4 * p.Start * out
+		xp.Offset += 4 * p.Start * in
+		b.encode(shaders.MatMul(yp, xp, wo, bo, wt, bt, p.End-p.Start, in, out, pe))
 	}
 }
 
@@ -75,8 +86,8 @@ func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq,
 	b.encode(shaders.Rope2D(xo, co, so, stride, seq, heads, headDim))
 }
 
-// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment, one
-// dispatch per segment.
+// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment: per
+// segment, its queries in pieces short of the watchdog, each against the segment's keys.
 func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -98,7 +109,9 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	oo := operand(o, seq*D, "Attention o")
 	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
 	for _, sg := range segs {
-		b.encode(shaders.Attention(oo, qo, ko, vo, stride, sg, sg, seq, heads, headDim, scale))
+		for _, qs := range splitQueries(sg, heads, headDim, dispatchBudget) {
+			b.encode(shaders.Attention(oo, qo, ko, vo, stride, sg, qs, seq, heads, headDim, scale))
+		}
 	}
 }
 

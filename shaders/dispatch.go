@@ -41,6 +41,16 @@ func DTypeOf(d dtype.DType) (DType, error) {
 	return 0, fmt.Errorf("shaders: no kernel reads weights of dtype %q", d)
 }
 
+func (d DType) String() string {
+	switch d {
+	case BF16:
+		return "bf16"
+	case F16:
+		return "f16"
+	}
+	return "f32"
+}
+
 // Size is the bytes of one element, and so the alignment a binding of it needs.
 func (d DType) Size() int {
 	if d == F32 {
@@ -70,6 +80,7 @@ type Dispatch struct {
 	Params  []byte
 	Groups  [3]int
 	Threads [3]int
+	Cost    Cost // what it asks of a GPU (cost.go)
 }
 
 // Empty says whether the dispatch has no threads (a zero-sized op): skip it.
@@ -80,6 +91,7 @@ const (
 	layerNormThreads   = 32 // one simdgroup per row
 	matmulTile         = 64 // 64x64 outputs per threadgroup of 4 simdgroups
 	matmulThreads      = 128
+	matmulK            = 32  // k step (MM_K)
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
 	attentionMaxDim    = 128 // 32 lanes x 4 output dims
@@ -159,6 +171,7 @@ func LayerNorm(out, x, w, b Operand, wt, bt DType, rows, cols int, eps float32) 
 		Params:  pack(u32(rows), u32(cols), eps, uint32(wt), uint32(bt)),
 		Groups:  [3]int{rows, 1, 1},
 		Threads: [3]int{layerNormThreads, 1, 1},
+		Cost:    layerNormCost(rows, cols, wt, bt),
 	}
 }
 
@@ -214,6 +227,7 @@ func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue)
 		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt), ep.geluCode(), hasRes),
 		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, matmulTile), 1},
 		Threads: [3]int{matmulThreads, 1, 1},
+		Cost:    matmulCost(rows, in, out, wt, bt, hasBias == 1, ep),
 	}
 }
 
@@ -231,6 +245,7 @@ func Rope2D(x, cos, sin Operand, stride, seq, heads, headDim int) Dispatch {
 		Params:  pack(u32(seq), u32(heads), u32(headDim), u32(stride)),
 		Groups:  [3]int{ceilDiv(n, elementwiseThreads), 1, 1},
 		Threads: [3]int{elementwiseThreads, 1, 1},
+		Cost:    ropeCost(seq, heads, headDim),
 	}
 }
 
@@ -285,6 +300,10 @@ func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, hea
 		panic(fmt.Sprintf("shaders: attention: queries %+v outside their segment %+v", qs, seg))
 	}
 	kn := AttentionKernel(headDim)
+	cost := flashCost(qs.End-qs.Start, seg.End-seg.Start, heads, headDim)
+	if kn == "attention" {
+		cost = scalarAttentionCost(qs.End-qs.Start, seg.End-seg.Start, heads, headDim)
+	}
 	return Dispatch{
 		Kernel:  kn,
 		Buffers: floats(kn, o, q, k, v),
@@ -292,6 +311,7 @@ func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, hea
 			u32(stride), scale),
 		Groups:  [3]int{ceilDiv(qs.End-qs.Start, AttentionQueryTile(kn)), heads, 1},
 		Threads: [3]int{ThreadgroupSize(kn), 1, 1},
+		Cost:    cost,
 	}
 }
 
@@ -325,5 +345,6 @@ func elementwise(k string, bufs []Binding, n int) Dispatch {
 		Params:  pack(u32(n)),
 		Groups:  [3]int{ceilDiv(n, elementwiseThreads), 1, 1},
 		Threads: [3]int{elementwiseThreads, 1, 1},
+		Cost:    elementwiseCost(k, n),
 	}
 }

@@ -1,0 +1,321 @@
+package main
+
+// gpumodel.go: `inspector gpumodel`: what the Metal kernels should take on named Apple GPUs,
+// per block and per kernel, from the performance model in shaders/model.go, for the engine's
+// real dispatches on a checkpoint (the graph runs on metal.NewModel: every dispatch, MLP tile,
+// attention split and command buffer a Mac would see, without running one). On a Mac the same
+// command also runs the blocks on the GPU and each dispatch alone in its own command buffer,
+// and prints the measured times beside the model's.
+//
+// Invariant: the fraction of FP32 peak counts the block's matrix products and attention only
+// (2*rows*in*out per matmul, 4*q*k*hd*heads per attention: what `inspector bench` counts),
+// over the block's whole modelled time (LayerNorm, rope and the commits included).
+// Mutation that would silently break it: summing the kernels' issued matrix work instead —
+// padded tiles and the attention's rescale products would count as useful.
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/shaders"
+)
+
+type gpuModelFlags struct {
+	checkpoint, gpu, jsonOut string
+	patches                  []int
+	tile, blocks             int
+}
+
+// modelBlock is one configuration's per-block numbers on one GPU (modelled or measured).
+type modelBlock struct {
+	GPU        string  `json:"gpu"`
+	Patches    int     `json:"patches"`
+	Measured   bool    `json:"measured"` // the Mac's GPU, not the model
+	BlockMS    float64 `json:"block_ms"`
+	AttentionM float64 `json:"attention_ms"`
+	MLPMS      float64 `json:"mlp_ms"`
+	GFLOP      float64 `json:"gflop"`            // matmuls and attention of one block
+	Peak       float64 `json:"fraction_of_peak"` // GFLOP / block time / FP32 peak
+	Passes     int     `json:"command_buffers"`
+	Dispatches int     `json:"dispatches"`
+}
+
+// modelKernel is one kind of dispatch of one block (same kernel and op), summed.
+type modelKernel struct {
+	Kernel     string  `json:"kernel"`
+	Op         string  `json:"op"`
+	Count      int     `json:"count"`
+	GFLOP      float64 `json:"gflop"`
+	ModelMS    float64 `json:"model_ms"`
+	Bound      string  `json:"bound"`
+	Peak       float64 `json:"fraction_of_peak"`
+	MeasuredMS float64 `json:"measured_ms,omitempty"` // a Mac: each dispatch alone
+}
+
+func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
+	f := &gpuModelFlags{}
+	var patches string
+	fs := flag.NewFlagSet("gpumodel", flag.ContinueOnError)
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
+	fs.StringVar(&patches, "patches", "1024,5120", "patch counts, comma-separated (multiples of 4)")
+	fs.StringVar(&f.gpu, "gpu", "", "the GPU of the per-kernel table (default: this Mac's when the model knows it, else M3 Max); one of: "+gpuNames())
+	fs.IntVar(&f.tile, "tile", engine.DefaultTileRows, "MLP row tile")
+	fs.IntVar(&f.blocks, "blocks", 2, "blocks run per configuration (the per-kernel table is the last one's)")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if f.checkpoint == "" {
+		return nil, fmt.Errorf("--checkpoint DIR is required")
+	}
+	var err error
+	if f.checkpoint, err = engine.ResolveCheckpoint(f.checkpoint); err != nil {
+		return nil, err
+	}
+	if f.patches, err = intList("--patches", patches, 4, 1<<20); err != nil {
+		return nil, err
+	}
+	for _, p := range f.patches {
+		if p%4 != 0 {
+			return nil, fmt.Errorf("--patches %d: want a multiple of 4 (whole 2x2 merge groups)", p)
+		}
+	}
+	if f.tile < 1 || f.tile > engine.MaxTileRows {
+		return nil, fmt.Errorf("--tile %d: want 1 to %d", f.tile, engine.MaxTileRows)
+	}
+	if f.blocks < 1 || f.blocks > 1000 {
+		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
+	}
+	if f.gpu != "" {
+		if _, ok := shaders.GPUByName(f.gpu); !ok {
+			return nil, fmt.Errorf("--gpu %q: the model knows %s", f.gpu, gpuNames())
+		}
+	}
+	return f, fsx.CheckOutputs(nil, []string{f.jsonOut})
+}
+
+func gpuNames() string {
+	var names []string
+	for _, g := range shaders.GPUs {
+		names = append(names, strings.SplitN(g.Name, " (", 2)[0])
+	}
+	return strings.Join(names, ", ")
+}
+
+// tableGPU is the GPU of the per-kernel table: --gpu, else this Mac's, else M3 Max.
+func (f *gpuModelFlags) tableGPU() shaders.GPU {
+	if g, ok := shaders.GPUByName(f.gpu); ok && f.gpu != "" {
+		return g
+	}
+	if info, err := metal.Device(); err == nil {
+		if g, ok := shaders.GPUByName(strings.TrimPrefix(info.Name, "Apple ")); ok {
+			return g
+		}
+	}
+	g, _ := shaders.GPUByName("M3 Max")
+	return g
+}
+
+func cmdGPUModel(args []string, stdout io.Writer) error {
+	f, err := parseGPUModelFlags(args)
+	if err != nil {
+		return err
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	ck, err := engine.OpenCheckpoint(f.checkpoint)
+	if err != nil {
+		return err
+	}
+	table := f.tableGPU()
+	onMac := metal.Check() == nil
+	var blocks []modelBlock
+	kernels := map[int][]modelKernel{}
+	for _, p := range f.patches {
+		for _, g := range shaders.GPUs {
+			be, log := metal.NewModel(g)
+			b, recs, err := f.runBlocks(ctx, ck, be, log, p)
+			if err != nil {
+				return err
+			}
+			b.GPU = g.Name
+			blocks = append(blocks, b)
+			if g.Name == table.Name {
+				kernels[p] = kernelTable(g, recs)
+			}
+		}
+		if onMac {
+			if err := f.measure(ctx, ck, table, p, &blocks, kernels); err != nil {
+				return err
+			}
+		}
+	}
+	printGPUModel(stdout, ck.Config, f, table, blocks, kernels, onMac)
+	if f.jsonOut != "" {
+		return writeJSONFile(f.jsonOut, map[string]any{"checkpoint": f.checkpoint, "tile": f.tile,
+			"table_gpu": table.Name, "blocks": blocks, "kernels": kernels})
+	}
+	return nil
+}
+
+// measure runs the blocks on this Mac's GPU (the timings of a normal run), then again with
+// each dispatch in a command buffer of its own for the per-kernel times.
+func (f *gpuModelFlags) measure(ctx context.Context, ck *engine.Checkpoint, table shaders.GPU, p int,
+	blocks *[]modelBlock, kernels map[int][]modelKernel) error {
+	be, err := metal.New()
+	if err != nil {
+		return err
+	}
+	mb, _, err := f.runBlocks(ctx, ck, be, nil, p)
+	if err != nil {
+		return err
+	}
+	info, _ := metal.Device()
+	mb.GPU, mb.Measured = info.Name, true
+	*blocks = append(*blocks, mb)
+	pbe, log, err := metal.NewProfiled(table)
+	if err != nil {
+		return err
+	}
+	_, recs, err := f.runBlocks(ctx, ck, pbe, log, p)
+	if err != nil {
+		return err
+	}
+	measured := kernelTable(table, recs)
+	for i := range kernels[p] {
+		for _, m := range measured {
+			if m.Kernel == kernels[p][i].Kernel && m.Op == kernels[p][i].Op {
+				kernels[p][i].MeasuredMS = m.MeasuredMS
+			}
+		}
+	}
+	return nil
+}
+
+// runBlocks runs blocks 0..f.blocks-1 on be (which the engine owns and closes) and returns
+// the last block's numbers and, with a log, its dispatches.
+func (f *gpuModelFlags) runBlocks(ctx context.Context, ck *engine.Checkpoint, be backend.Backend, log *metal.ModelLog,
+	patches int) (modelBlock, []metal.ModelRecord, error) {
+	s := engine.DefaultSettings("metal")
+	s.TileRows = f.tile
+	e, err := engine.NewEngine(ck, be, s)
+	if err != nil {
+		be.Close()
+		return modelBlock{}, nil, err
+	}
+	defer e.Close()
+	run, err := e.Start(benchInput(ck.Config, patches))
+	if err != nil {
+		return modelBlock{}, nil, err
+	}
+	defer run.Close()
+	var b modelBlock
+	var recs []metal.ModelRecord
+	for i := range min(f.blocks, ck.Config.Depth) {
+		mark, passes := 0, 0
+		if log != nil {
+			mark, passes = log.Mark(), log.Passes
+		}
+		res, err := run.Step(ctx)
+		if err != nil {
+			return modelBlock{}, nil, fmt.Errorf("%d patches, block %d: %w", patches, i, err)
+		}
+		t := res.Timing
+		b = modelBlock{Patches: patches, AttentionM: ms(t.Attention), MLPMS: ms(t.MLP), BlockMS: ms(t.Attention + t.MLP)}
+		if log != nil {
+			recs = log.Records[mark:]
+			b.Passes, b.Dispatches = log.Passes-passes, len(recs)
+		}
+	}
+	cfg := ck.Config
+	S, D, I := float64(patches), float64(cfg.Hidden), float64(cfg.Intermediate)
+	b.GFLOP = (2*S*D*3*D + 4*S*S*D + 2*S*D*D + 4*S*D*I) / 1e9 // one page, one segment
+	return b, recs, nil
+}
+
+// kernelTable sums one block's dispatches per kernel and op.
+func kernelTable(g shaders.GPU, recs []metal.ModelRecord) []modelKernel {
+	var out []modelKernel
+	index := map[string]int{}
+	for _, r := range recs {
+		key := r.Kernel + "\x00" + r.Cost.Op
+		i, ok := index[key]
+		if !ok {
+			i = len(out)
+			index[key] = i
+			out = append(out, modelKernel{Kernel: r.Kernel, Op: r.Cost.Op, Bound: r.Estimate.Bound})
+		}
+		k := &out[i]
+		k.Count++
+		if strings.HasPrefix(r.Kernel, "matmul") || strings.HasPrefix(r.Kernel, "attention") {
+			k.GFLOP += r.Cost.FLOPs / 1e9
+		}
+		k.ModelMS += ms(r.Estimate.Time)
+		k.MeasuredMS += ms(r.Measured)
+	}
+	for i := range out {
+		out[i].Peak = g.FractionOfPeak(out[i].GFLOP*1e9, time.Duration(out[i].ModelMS*1e6))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ModelMS > out[j].ModelMS })
+	return out
+}
+
+func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shaders.GPU, blocks []modelBlock,
+	kernels map[int][]modelKernel, onMac bool) {
+	fmt.Fprintf(w, "Metal kernels, per block (%d x %d, %d heads of %d, MLP %d, tile %d): the performance model of shaders/model.go",
+		cfg.Depth, cfg.Hidden, cfg.Heads, cfg.HeadDim(), cfg.Intermediate, f.tile)
+	if onMac {
+		fmt.Fprint(w, ", and this Mac's GPU measured")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "patches\tGPU\t\tblock ms\tattention half\tMLP half\tGFLOP\tof FP32 peak\tcommand buffers\tdispatches\t")
+	for _, b := range blocks {
+		kind := "model"
+		if b.Measured {
+			kind = "measured"
+		}
+		peak := ""
+		if g, ok := shaders.GPUByName(b.GPU); ok {
+			peak = fmt.Sprintf("%.0f%%", 100*g.FractionOfPeak(b.GFLOP*1e9, time.Duration(b.BlockMS*1e6)))
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%s\t%d\t%d\t\n", b.Patches, b.GPU, kind, b.BlockMS, b.AttentionM,
+			b.MLPMS, b.GFLOP, peak, b.Passes, b.Dispatches)
+	}
+	tw.Flush()
+	for _, p := range f.patches {
+		fmt.Fprintf(w, "\nper kernel, block %d at %d patches on %s (FP32 peak %.1f TFLOP/s, %.0f GB/s):\n",
+			min(f.blocks, cfg.Depth)-1, p, table.Name, table.PeakFP32()/1e12, table.DRAMGBs)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := "kernel\top\tdispatches\tGFLOP\tmodel ms\tof peak\tbound\t"
+		if onMac {
+			head += "measured ms\tmodel/measured\t"
+		}
+		fmt.Fprintln(tw, head)
+		for _, k := range kernels[p] {
+			peak := "-"
+			if k.GFLOP > 0 {
+				peak = fmt.Sprintf("%.0f%%", 100*k.Peak)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%s\t%s\t", k.Kernel, k.Op, k.Count, k.GFLOP, k.ModelMS, peak, k.Bound)
+			if onMac {
+				fmt.Fprintf(tw, "%.3f\t%.2f\t", k.MeasuredMS, k.ModelMS/k.MeasuredMS)
+			}
+			fmt.Fprintln(tw)
+		}
+		tw.Flush()
+	}
+	if !onMac {
+		fmt.Fprintln(w, "\nmeasured GPU times: run the same command on a Mac (Apple silicon, macOS 14+)")
+	}
+}

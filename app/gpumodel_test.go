@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/shaders"
+)
+
+// gpumodel runs the engine's real graph on the model backend: per patch count, every GPU of
+// the model gets a block whose halves add up, whose kernels' modelled times add up to no
+// more than the block (the commits are the rest), with the matmul and flash attention
+// kernels of the tower among them.
+func TestGPUModel(t *testing.T) {
+	bin := buildInspector(t)
+	js := filepath.Join(t.TempDir(), "model.json")
+	out, err := exec.Command(bin, "gpumodel", "--checkpoint", "testdata/e2e/tiny", "--patches", "16,64",
+		"--gpu", "M1", "--json", js).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gpumodel: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "per kernel, block 1 at 64 patches on M1 (8-core)") {
+		t.Errorf("no per-kernel table for 64 patches on M1:\n%s", out)
+	}
+	var got struct {
+		Blocks  []modelBlock             `json:"blocks"`
+		Kernels map[string][]modelKernel `json:"kernels"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Blocks) != 2*len(shaders.GPUs) {
+		t.Fatalf("%d block rows, want 2 patch counts x %d GPUs", len(got.Blocks), len(shaders.GPUs))
+	}
+	for _, blk := range got.Blocks {
+		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 1e-3 || blk.Passes < 2 || blk.Dispatches < 8 {
+			t.Errorf("%+v: want a positive block time = attention + MLP, two or more command buffers, the block's dispatches", blk)
+		}
+	}
+	for _, p := range []string{"16", "64"} {
+		ks := got.Kernels[p]
+		sum, names := 0.0, map[string]bool{}
+		for _, k := range ks {
+			sum += k.ModelMS
+			names[k.Kernel] = true
+		}
+		var block float64
+		for _, blk := range got.Blocks {
+			if blk.GPU == "M1 (8-core)" && p == map[bool]string{true: "16", false: "64"}[blk.Patches == 16] {
+				block = blk.BlockMS
+			}
+		}
+		if !names["attention_hd16"] || !names["matmul_f32"] || !names["layer_norm"] || !names["rope2d"] {
+			t.Errorf("%s patches: kernels %v, want the flash attention, matmul, layer norm and rope", p, names)
+		}
+		if !(sum > 0 && sum <= block+1e-3) {
+			t.Errorf("%s patches: kernels sum to %.4f ms, the block is %.4f ms", p, sum, block)
+		}
+	}
+	if out, err := exec.Command(bin, "gpumodel", "--checkpoint", "testdata/e2e/tiny", "--gpu", "M9").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "the model knows M1, M2 Pro, M3 Max, M4 Max") {
+		t.Errorf("--gpu M9: %v\n%s", err, out)
+	}
+}
