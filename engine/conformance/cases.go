@@ -99,6 +99,10 @@ func Cases() []Case {
 		cases = append(cases, Attention(3, hd, Cuts(0, 200, 201, 290), 1))
 	}
 	cases = append(cases, Attention(2, 80, Cuts(0, 3, 40, 41), 1))
+	// The other head dims Metal has a flash kernel for (key tiles of 32, and of 16 at 128).
+	for _, hd := range []int{32, 96, 128} {
+		cases = append(cases, Attention(2, hd, Cuts(0, 3, 70, 71), 1))
+	}
 	cases = append(cases, Attention(2, 72, Cuts(0, 3, 40, 41), 40)) // logits past 100
 	// Segments longer than a key tile of the CPU's flash path (256), peaky enough that a row's
 	// max often lies in a later tile than its first.
