@@ -60,6 +60,9 @@ type modelKernel struct {
 	Bound      string  `json:"bound"`
 	Peak       float64 `json:"fraction_of_peak"`
 	MeasuredMS float64 `json:"measured_ms,omitempty"` // a Mac: each dispatch alone
+	DRAMMB     float64 `json:"dram_mb"`               // each operand once
+	CacheMB    float64 `json:"cache_mb"`              // as the threads move device memory
+	TGMemMB    float64 `json:"threadgroup_mb"`        // through threadgroup memory
 }
 
 func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
@@ -262,6 +265,9 @@ func kernelTable(g shaders.GPU, recs []metal.ModelRecord) []modelKernel {
 		}
 		k.ModelMS += ms(r.Estimate.Time)
 		k.MeasuredMS += ms(r.Measured)
+		k.DRAMMB += r.Cost.DRAMBytes / 1e6
+		k.CacheMB += r.Cost.CacheBytes / 1e6
+		k.TGMemMB += r.Cost.ThreadgroupBytes / 1e6
 	}
 	for i := range out {
 		out[i].Peak = g.FractionOfPeak(out[i].GFLOP*1e9, time.Duration(out[i].ModelMS*1e6))
@@ -279,6 +285,13 @@ func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shade
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "GPU\tcores\tGHz\tFP32 TFLOP/s\tFP16 TFLOP/s\tDRAM GB/s\t")
+	for _, g := range shaders.GPUs {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.1f\t%.1f\t%.0f\t\n", g.Name, g.Cores, g.GHz, g.PeakFP32()/1e12, g.PeakFP16()/1e12, g.DRAMGBs)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "patches\tGPU\t\tblock ms\tattention half\tMLP half\tGFLOP\tof FP32 peak\tcommand buffers\tdispatches\t")
 	for _, b := range blocks {
 		kind := "model"
@@ -297,7 +310,7 @@ func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shade
 		fmt.Fprintf(w, "\nper kernel, block %d at %d patches on %s (FP32 peak %.1f TFLOP/s, %.0f GB/s):\n",
 			min(f.blocks, cfg.Depth)-1, p, table.Name, table.PeakFP32()/1e12, table.DRAMGBs)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		head := "kernel\top\tdispatches\tGFLOP\tmodel ms\tof peak\tbound\t"
+		head := "kernel\top\tdispatches\tGFLOP\tDRAM MB\tcache MB\ttgmem MB\tmodel ms\tof peak\tbound\t"
 		if onMac {
 			head += "measured ms\tmodel/measured\t"
 		}
@@ -307,7 +320,8 @@ func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shade
 			if k.GFLOP > 0 {
 				peak = fmt.Sprintf("%.0f%%", 100*k.Peak)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.3f\t%s\t%s\t", k.Kernel, k.Op, k.Count, k.GFLOP, k.ModelMS, peak, k.Bound)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%s\t", k.Kernel, k.Op, k.Count, k.GFLOP,
+				k.DRAMMB, k.CacheMB, k.TGMemMB, k.ModelMS, peak, k.Bound)
 			if onMac {
 				fmt.Fprintf(tw, "%.3f\t%.2f\t", k.MeasuredMS, k.ModelMS/k.MeasuredMS)
 			}
