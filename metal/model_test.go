@@ -16,9 +16,12 @@ import (
 func covers(t *testing.T, what string, pieces []backend.Segment, start, end int) {
 	t.Helper()
 	at := start
-	for _, p := range pieces {
+	for i, p := range pieces {
 		if p.Start != at || p.End <= p.Start {
 			t.Fatalf("%s: piece %+v after %d: the pieces must tile [%d, %d) in order", what, p, at, start, end)
+		}
+		if first := pieces[0].End - pieces[0].Start; p.End-p.Start > first || (i < len(pieces)-1 && p.End-p.Start != first) {
+			t.Fatalf("%s: pieces %v: want all but the last of one length, the last no longer", what, pieces)
 		}
 		at = p.End
 	}

@@ -3,8 +3,9 @@ package metal
 // watchdog.go: no command buffer runs long enough for macOS's GPU watchdog (which aborts a
 // command buffer that holds the GPU for seconds while the display waits). Every op's work is
 // split into dispatches of at most dispatchBudget of modelled time on the slowest GPU the model
-// knows (an 8-core M1), and the backend commits the open command buffer once it holds more
-// than passBudget: at 65,536 patches one block's attention is ~20 TFLOP, seconds on any Mac.
+// knows (an 8-core M1), as few and as even as that allows (a bigger GPU then still gets many
+// full waves per dispatch), and the backend commits the open command buffer once it holds
+// more than passBudget: at 65,536 patches one block's attention is ~20 TFLOP, seconds on any Mac.
 //
 // Invariant: the split dispatches cover the op's queries (rows) exactly once, in order, each
 // within its segment. Mutation that would silently break it: splitting a segment's queries
@@ -20,21 +21,31 @@ import (
 )
 
 const (
-	dispatchBudget = 100 * time.Millisecond
+	dispatchBudget = 300 * time.Millisecond
 	passBudget     = 400 * time.Millisecond
 )
 
 // slowestGPU is what the budgets are measured on.
 var slowestGPU = shaders.GPUs[0]
 
-// chunk is how many units of step (a query or row tile whose modelled time is unit) fit in
-// budget; at least one.
-func chunk(unit time.Duration, step int, budget time.Duration) int {
-	n := 1
-	if unit > 0 {
-		n = max(1, int(budget/unit))
+// evenSplit cuts n items, in tiles of tile items that each take unit of modelled time, into
+// as few pieces as fit budget each (at least one tile a piece), all but the last the same
+// whole number of tiles, as even as that allows.
+func evenSplit(start, n, tile int, unit, budget time.Duration) []backend.Segment {
+	if n <= 0 {
+		return nil
 	}
-	return n * step
+	most := tile // items per piece within the budget
+	if unit > 0 {
+		most = max(1, int(budget/unit)) * tile
+	}
+	pieces := (n + most - 1) / most
+	step := ((n+pieces-1)/pieces + tile - 1) / tile * tile // <= most: most is a multiple of tile
+	var out []backend.Segment
+	for q := start; q < start+n; q += step {
+		out = append(out, backend.Segment{Start: q, End: min(q+step, start+n)})
+	}
+	return out
 }
 
 // splitQueries cuts seg's queries into pieces that each fit the dispatch budget.
@@ -44,15 +55,10 @@ func splitQueries(seg backend.Segment, heads, headDim int, budget time.Duration)
 		return nil
 	}
 	tile := shaders.AttentionQueryTile(shaders.AttentionKernel(headDim))
-	probe := shaders.Attention(shaders.Operand{Handle: 0}, shaders.Operand{Handle: 0}, shaders.Operand{Handle: 0},
-		shaders.Operand{Handle: 0}, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
+	o := shaders.Operand{Handle: 0}
+	probe := shaders.Attention(o, o, o, o, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
 		seg.End, heads, headDim, 1)
-	step := chunk(slowestGPU.Estimate(probe.Cost).Time, tile, budget)
-	var out []backend.Segment
-	for q := seg.Start; q < seg.End; q += step {
-		out = append(out, backend.Segment{Start: q, End: min(q+step, seg.End)})
-	}
-	return out
+	return evenSplit(seg.Start, n, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }
 
 // splitRows cuts a matmul's rows into pieces that each fit the dispatch budget.
@@ -63,10 +69,5 @@ func splitRows(rows, in, out int, wt shaders.DType, budget time.Duration) []back
 	const tile = 64
 	o := shaders.Operand{Handle: 0}
 	probe := shaders.MatMul(o, o, o, shaders.Operand{}, wt, shaders.F32, min(tile, rows), in, out, shaders.Epilogue{})
-	step := chunk(slowestGPU.Estimate(probe.Cost).Time, tile, budget)
-	var pieces []backend.Segment
-	for r := 0; r < rows; r += step {
-		pieces = append(pieces, backend.Segment{Start: r, End: min(r+step, rows)})
-	}
-	return pieces
+	return evenSplit(0, rows, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }
