@@ -45,7 +45,7 @@ type modelBlock struct {
 	AttentionM float64 `json:"attention_ms"`
 	MLPMS      float64 `json:"mlp_ms"`
 	GFLOP      float64 `json:"gflop"`            // matmuls and attention of one block
-	Peak       float64 `json:"fraction_of_peak"` // GFLOP / block time / FP32 peak
+	Peak       float64 `json:"fraction_of_peak"` // GFLOP / block time / FP32 peak (measured: of the table GPU's)
 	Passes     int     `json:"command_buffers"`
 	Dispatches int     `json:"dispatches"`
 }
@@ -152,6 +152,7 @@ func cmdGPUModel(args []string, stdout io.Writer) error {
 				return err
 			}
 			b.GPU = g.Name
+			b.Peak = g.FractionOfPeak(b.GFLOP*1e9, time.Duration(b.BlockMS*1e6))
 			blocks = append(blocks, b)
 			if g.Name == table.Name {
 				kernels[p] = kernelTable(g, recs)
@@ -185,6 +186,8 @@ func (f *gpuModelFlags) measure(ctx context.Context, ck *engine.Checkpoint, tabl
 	}
 	info, _ := metal.Device()
 	mb.GPU, mb.Measured = info.Name, true
+	// of the peak of the model's GPU this Mac's was matched to (--gpu, or by name)
+	mb.Peak = table.FractionOfPeak(mb.GFLOP*1e9, time.Duration(mb.BlockMS*1e6))
 	*blocks = append(*blocks, mb)
 	pbe, log, err := metal.NewProfiled(table)
 	if err != nil {
@@ -298,10 +301,7 @@ func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shade
 		if b.Measured {
 			kind = "measured"
 		}
-		peak := ""
-		if g, ok := shaders.GPUByName(b.GPU); ok {
-			peak = fmt.Sprintf("%.0f%%", 100*g.FractionOfPeak(b.GFLOP*1e9, time.Duration(b.BlockMS*1e6)))
-		}
+		peak := fmt.Sprintf("%.0f%%", 100*b.Peak)
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%s\t%d\t%d\t\n", b.Patches, b.GPU, kind, b.BlockMS, b.AttentionM,
 			b.MLPMS, b.GFLOP, peak, b.Passes, b.Dispatches)
 	}

@@ -42,8 +42,10 @@ func TestGPUModel(t *testing.T) {
 		t.Fatalf("%d block rows, want 2 patch counts x %d GPUs", len(got.Blocks), len(shaders.GPUs))
 	}
 	for _, blk := range got.Blocks {
-		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 1e-3 || blk.Passes < 2 || blk.Dispatches < 8 {
-			t.Errorf("%+v: want a positive block time = attention + MLP, two or more command buffers, the block's dispatches", blk)
+		g, _ := shaders.GPUByName(blk.GPU)
+		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 1e-3 || blk.Passes < 2 || blk.Dispatches < 8 ||
+			math.Abs(blk.Peak-blk.GFLOP*1e9/(blk.BlockMS/1e3)/g.PeakFP32()) > 1e-3*blk.Peak {
+			t.Errorf("%+v: want a positive block time = attention + MLP, two or more command buffers, the block's dispatches, its GFLOP over time over %s's peak", blk, g.Name)
 		}
 	}
 	for _, p := range []string{"16", "64"} {
