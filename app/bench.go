@@ -99,20 +99,12 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if f.checkpoint == "" {
-		return nil, fmt.Errorf("--checkpoint DIR is required")
-	}
 	var err error
-	if f.checkpoint, err = engine.ResolveCheckpoint(f.checkpoint); err != nil {
+	if f.checkpoint, err = requiredCheckpoint(f.checkpoint); err != nil {
 		return nil, err
 	}
-	if f.patches, err = intList("--patches", patches, 4, 1<<20); err != nil {
+	if f.patches, err = parsePatches(patches); err != nil {
 		return nil, err
-	}
-	for _, p := range f.patches {
-		if p%4 != 0 {
-			return nil, fmt.Errorf("--patches %d: want a multiple of 4 (whole 2x2 merge groups)", p)
-		}
 	}
 	if f.tiles, err = intList("--tile", tiles, 1, engine.MaxTileRows); err != nil {
 		return nil, err
@@ -136,6 +128,29 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 		return nil, fmt.Errorf("--cpuprofile: profile one configuration at a time (one patch count, tile and residency)")
 	}
 	return f, nil
+}
+
+// requiredCheckpoint resolves a --checkpoint that must be given (a folder, or a repo id in
+// the Hugging Face cache).
+func requiredCheckpoint(v string) (string, error) {
+	if v == "" {
+		return "", fmt.Errorf("--checkpoint DIR is required")
+	}
+	return engine.ResolveCheckpoint(v)
+}
+
+// parsePatches parses --patches: patch counts, each a page of whole 2x2 merge groups.
+func parsePatches(v string) ([]int, error) {
+	patches, err := intList("--patches", v, 4, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range patches {
+		if p%4 != 0 {
+			return nil, fmt.Errorf("--patches %d: want a multiple of 4 (whole 2x2 merge groups)", p)
+		}
+	}
+	return patches, nil
 }
 
 // intList parses a comma-separated list of integers in [lo, hi].

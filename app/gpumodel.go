@@ -78,20 +78,12 @@ func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if f.checkpoint == "" {
-		return nil, fmt.Errorf("--checkpoint DIR is required")
-	}
 	var err error
-	if f.checkpoint, err = engine.ResolveCheckpoint(f.checkpoint); err != nil {
+	if f.checkpoint, err = requiredCheckpoint(f.checkpoint); err != nil {
 		return nil, err
 	}
-	if f.patches, err = intList("--patches", patches, 4, 1<<20); err != nil {
+	if f.patches, err = parsePatches(patches); err != nil {
 		return nil, err
-	}
-	for _, p := range f.patches {
-		if p%4 != 0 {
-			return nil, fmt.Errorf("--patches %d: want a multiple of 4 (whole 2x2 merge groups)", p)
-		}
 	}
 	if f.tile < 1 || f.tile > engine.MaxTileRows {
 		return nil, fmt.Errorf("--tile %d: want 1 to %d", f.tile, engine.MaxTileRows)
