@@ -113,8 +113,10 @@ kernel void attention(device float* o [[buffer(0)]],
 // queries written are [q_begin, q_end) only: the host splits a segment's queries over
 // several dispatches (and command buffers) so that none runs long enough for the GPU
 // watchdog. Mutations that would silently break it: the two of `attention` (NO_SEGMENT_BOUND,
-// NO_MAX_SUBTRACTION) and FLASH_NO_RESCALE (skipping diag(corr) O: right whenever the first
-// key tile holds each row's maximum, wrong otherwise).
+// NO_MAX_SUBTRACTION), FLASH_NO_RESCALE (skipping diag(corr) O: right whenever the first
+// key tile holds each row's maximum, wrong otherwise) and FLASH_RESCALE_IF_ALL (the lazy
+// rescale taken only when every row of the simdgroup found a new maximum: right for a
+// simdgroup whose rows agree, wrong as soon as one row's maximum moves and another's not).
 
 
 constant constexpr uint FLASH_QUERIES = 32;  // per threadgroup: 4 simdgroups x 8 rows
@@ -212,15 +214,22 @@ inline void flash_attention(device float* o, device const float* q, device const
         }
         simdgroup_barrier(mem_flags::mem_threadgroup);
 
-        // O = diag(corr) O + P V.
+        // O = diag(corr) O + P V. Lazily: when no row of the simdgroup found a larger maximum
+        // in this tile, every corr is exactly 1 and the product would leave O's bits as they are,
+        // so it is skipped (the same for every lane: simd_any is uniform).
+        const bool rescale = MUTANT(FLASH_RESCALE_IF_ALL) ? simd_all(corr != 1.0f) : simd_any(corr != 1.0f);
         simdgroup_float8x8 dm;
-        simdgroup_load(dm, diag, 8);
+        if (rescale) {
+            simdgroup_load(dm, diag, 8);
+        }
         simdgroup_float8x8 pm[BK / 8];
         for (uint jj = 0; jj < BK / 8; ++jj) {
             simdgroup_load(pm[jj], s + jj * 8, BK);
         }
         for (uint d = 0; d < HD / 8; ++d) {
-            simdgroup_multiply(om[d], dm, om[d]);
+            if (rescale) {
+                simdgroup_multiply(om[d], dm, om[d]);
+            }
             for (uint jj = 0; jj < BK / 8; ++jj) {
                 simdgroup_float8x8 vm;
                 simdgroup_load(vm, kv + BK * HD + jj * 8 * HD + d * 8, HD);

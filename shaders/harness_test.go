@@ -60,6 +60,7 @@ var mutants = []struct{ name, check string }{
 	{"NO_SEGMENT_BOUND", "attention"},
 	{"NO_MAX_SUBTRACTION", "attention"},
 	{"FLASH_NO_RESCALE", "attention"},
+	{"FLASH_RESCALE_IF_ALL", "attention"},
 	{"GELU_FORMS_SWAPPED", "gelu"},
 }
 
