@@ -43,7 +43,7 @@ func TestGPUModel(t *testing.T) {
 	}
 	for _, blk := range got.Blocks {
 		g, _ := shaders.GPUByName(blk.GPU)
-		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 1e-3 || blk.Passes < 2 || blk.Dispatches < 8 ||
+		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 2e-3 /* each rounded to 1 us */ || blk.Passes < 2 || blk.Dispatches < 8 ||
 			math.Abs(blk.Peak-blk.GFLOP*1e9/(blk.BlockMS/1e3)/g.PeakFP32()) > 1e-3*blk.Peak {
 			t.Errorf("%+v: want a positive block time = attention + MLP, two or more command buffers, the block's dispatches, its GFLOP over time over %s's peak", blk, g.Name)
 		}
@@ -53,7 +53,7 @@ func TestGPUModel(t *testing.T) {
 		sum, names := 0.0, map[string]bool{}
 		for _, k := range ks {
 			sum += k.ModelMS
-			names[k.Kernel] = true
+			names[strings.TrimSuffix(k.Kernel, "_m32")] = true // the small grids take the 32-row matmul
 		}
 		var block float64
 		for _, blk := range got.Blocks {

@@ -179,7 +179,7 @@ func (g *graph) deepstack(w MergerWeights) {
 // mergerMLP: fc1 -> gelu_erf -> fc2 over the [S/4, M] view of x.
 func (g *graph) mergerMLP(x backend.View, w MergerWeights) {
 	rows, M, O := g.mergedRows(), g.cfg.MergedDim(), g.cfg.OutHidden
-	g.be.MatMul(v(g.buf.merged), x, w.FC1W, w.FC1B, rows, M, M)
-	g.be.GELU(v(g.buf.merged), rows*M, backend.GELUErf) // ERF in the mergers, TANH in the block
+	// fc1 with the GELU in its epilogue: ERF in the mergers, TANH in the block
+	g.be.MatMulEpilogue(v(g.buf.merged), x, w.FC1W, w.FC1B, rows, M, M, backend.Epilogue{GELU: true, Form: backend.GELUErf})
 	g.be.MatMul(v(g.buf.out), v(g.buf.merged), w.FC2W, w.FC2B, rows, M, O)
 }

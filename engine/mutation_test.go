@@ -28,6 +28,14 @@ func (m *mutant) GELU(x backend.View, n int, form backend.GELUForm) {
 	m.Backend.GELU(x, n, form)
 }
 
+// MatMulEpilogue swaps the fused GELU's form too (the block MLP and the mergers fuse theirs).
+func (m *mutant) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	if m.kind == "swap-gelu" && ep.GELU {
+		ep.Form = 1 - ep.Form
+	}
+	m.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
+}
+
 func (m *mutant) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	switch m.kind {
 	case "qkv-order": // read the thirds as [k | q | v]

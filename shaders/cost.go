@@ -59,25 +59,26 @@ func layerNormCost(rows, cols int, wt, bt DType) Cost {
 	}
 }
 
-// matmulCost follows matmul.metal: 64x64 tiles of 4 simdgroups, k steps of MM_K = 32.
-func matmulCost(rows, in, out int, wt, bt DType, hasBias bool, ep Epilogue) Cost {
-	tiles := ceilDiv(rows, matmulTile) * ceilDiv(out, matmulTile)
+// matmulCost follows matmul.metal: bm x 64 tiles of 4 simdgroups, k steps of MM_K = 32.
+func matmulCost(bm, rows, in, out int, wt, bt DType, hasBias bool, ep Epilogue) Cost {
+	tiles := ceilDiv(rows, bm) * ceilDiv(out, matmulTile)
 	steps := f(tiles) * f(ceilDiv(in, matmulK))
-	tileElems := f(matmulTile * matmulTile)
+	tileElems := f(bm * matmulTile)
 	mn := f(rows) * f(out)
+	staged := f((bm + matmulTile) * matmulK) // x and W elements per k step
 	c := Cost{
 		Op:          fmt.Sprintf("matmul %dx%dx%d %s", rows, in, out, wt),
 		FLOPs:       2 * mn * f(in),
 		MatrixFLOPs: steps * 2 * tileElems * matmulK,
 		// staging x and W per k step; per output: the tile store, bias, the epilogue
-		ScalarSlots: steps*2*matmulTile*matmulK*slotsStage + f(tiles)*tileElems*6,
-		// per k step: both stages stored, then each simdgroup loads 4 x and 4 W tiles per 8-deep
-		// sub-step; per tile: the accumulators through threadgroup memory for the epilogue
-		ThreadgroupBytes: steps*(2*matmulTile*matmulK*4+4*(matmulK/8)*8*256) + f(tiles)*tileElems*8,
-		CacheBytes:       steps*matmulTile*matmulK*f(4+wt.Size()) + 4*mn,
+		ScalarSlots: steps*staged*slotsStage + f(tiles)*tileElems*6,
+		// per k step: both stages stored, then each simdgroup loads bm/16 x and 4 W tiles per
+		// 8-deep sub-step; per tile: the accumulators through threadgroup memory for the epilogue
+		ThreadgroupBytes: steps*(staged*4+4*(matmulK/8)*f(bm/16+4)*256) + f(tiles)*tileElems*8,
+		CacheBytes:       steps*f(matmulK)*(f(bm)*4+f(matmulTile)*f(wt.Size())) + 4*mn,
 		DRAMBytes:        f(rows)*f(in)*4 + f(out)*f(in)*f(wt.Size()) + 4*mn,
 		Threadgroups:     tiles, ThreadsPerGroup: matmulThreads,
-		ThreadgroupMemBytes: 2 * matmulTile * (matmulK + 4) * 4,
+		ThreadgroupMemBytes: (bm + matmulTile) * (matmulK + 4) * 4,
 	}
 	if hasBias {
 		c.CacheBytes += mn * f(bt.Size())

@@ -107,7 +107,8 @@ func ThreadgroupSize(kernel string) int {
 		return layerNormThreads
 	case "attention":
 		return 32 * attentionQueries
-	case "matmul_f32", "matmul_bf16", "matmul_f16":
+	}
+	if strings.HasPrefix(kernel, "matmul_") {
 		return matmulThreads
 	}
 	if strings.HasPrefix(kernel, "attention_hd") {
@@ -175,15 +176,28 @@ func LayerNorm(out, x, w, b Operand, wt, bt DType, rows, cols int, eps float32) 
 	}
 }
 
-// matMulKernel names the matmul kernel for a weight dtype.
-func matMulKernel(wt DType) string {
-	switch wt {
-	case BF16:
-		return "matmul_bf16"
-	case F16:
-		return "matmul_f16"
+// matMulKernel names the matmul kernel for a weight dtype and row tile (64, or 32: `_m32`).
+func matMulKernel(wt DType, rowTile int) string {
+	k := "matmul_" + wt.String()
+	if rowTile == 32 {
+		k += "_m32"
 	}
-	return "matmul_f32"
+	return k
+}
+
+// matmulSmallGrid: a matmul that would run fewer 64x64 threadgroups than this takes the 32-row
+// kernels instead, twice the threadgroups (with less threadgroup memory each, more fit a core):
+// 240 is two waves of the largest GPU the model knows (40 cores x 3 threadgroups of 64 rows).
+// At the default MLP tile of 512 rows, fc2 (out 1152) runs 144 threadgroups of 64 rows: its
+// last wave on a 40-core GPU would be a fifth full.
+const matmulSmallGrid = 240
+
+// MatMulRowTile is the row tile MatMul picks for a shape.
+func MatMulRowTile(rows, out int) int {
+	if ceilDiv(rows, matmulTile)*ceilDiv(out, matmulTile) < matmulSmallGrid {
+		return 32
+	}
+	return matmulTile
 }
 
 // Epilogue is what the matmul kernel does after y = x W^T + bias (backend.Epilogue's
@@ -212,7 +226,15 @@ func (e Epilogue) geluCode() uint32 {
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o], then the epilogue. Without a bias
 // (bias.Handle nil) or a residual, y is bound in its place and never read.
 func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
-	k := matMulKernel(wt)
+	return MatMulTiled(MatMulRowTile(rows, out), y, x, w, bias, wt, bt, rows, in, out, ep)
+}
+
+// MatMulTiled is MatMul with its row tile (64 or 32) chosen by the caller (the tests run both).
+func MatMulTiled(rowTile int, y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
+	if rowTile != 64 && rowTile != 32 {
+		panic(fmt.Sprintf("shaders: matmul row tile %d: the kernels have 64 and 32", rowTile))
+	}
+	k := matMulKernel(wt, rowTile)
 	hasBias := uint32(1)
 	if bias.Handle == nil {
 		bias, bt, hasBias = y, F32, 0
@@ -225,9 +247,9 @@ func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue)
 		Kernel:  k,
 		Buffers: append(floats(k, y, x), bind(k, w, wt.Size()), bind(k, bias, bt.Size()), bind(k, res, 4)),
 		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt), ep.geluCode(), hasRes),
-		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, matmulTile), 1},
+		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, rowTile), 1},
 		Threads: [3]int{matmulThreads, 1, 1},
-		Cost:    matmulCost(rows, in, out, wt, bt, hasBias == 1, ep),
+		Cost:    matmulCost(rowTile, rows, in, out, wt, bt, hasBias == 1, ep),
 	}
 }
 

@@ -150,6 +150,7 @@ func TestEveryKernelIsChecked(t *testing.T) {
 		t.Fatalf("the driver runs %v, the library has %v", inDriver, want)
 	}
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
+		"matmul_f32_m32": "matmul", "matmul_bf16_m32": "matmul", "matmul_f16_m32": "matmul",
 		"gelu_tanh": "gelu", "gelu_erf": "gelu", "add_into": "add"}
 	for _, c := range attentionCases() {
 		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
@@ -300,52 +301,54 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 		form backend.GELUForm
 		res  bool
 	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}}
-	for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
-		for si, s := range shapes {
-			rows, in, out := s[0], s[1], s[2]
-			withBias := si%2 == 0
-			e := epilogues[(di+si)%len(epilogues)]
-			var j job
-			x := randn(r, rows*in, 1, 0)
-			xo, yo := j.floats(x, 3), j.floats(make([]float32, rows*out), 5)
-			wo, w := j.weight(randn(r, out*in, 0.2, 0), dt, 4*dt.Size())
-			var bo shaders.Operand
-			var biasVals []float32
-			if withBias {
-				var b backend.Weight
-				bo, b = j.weight(randn(r, out, 0.5, 0), dt, 2*dt.Size())
-				biasVals = conformance.RefWiden(b)
-			}
-			ep := shaders.Epilogue{GELU: e.gelu, Form: e.form}
-			var resVals []float32
-			if e.res {
-				resVals = randn(r, rows*out, 1, 0)
-				ep.Residual = j.floats(resVals, 2)
-			}
-			disp := shaders.MatMul(yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out, ep)
-			if err := j.run(d, mutant, disp); err != nil {
-				return 0, err
-			}
-			got, err := j.result(yo, rows*out)
-			if err != nil {
-				return 0, fmt.Errorf("%s %v: %v", dt, s, err)
-			}
-			want := conformance.RefMatMul(x, conformance.RefWiden(w), biasVals, rows, in, out)
-			if e.gelu {
-				for i, v := range want {
-					want[i] = conformance.RefGELUScalar(v, e.form)
+	for _, bm := range []int{64, 32} { // both row tiles: MatMul picks one by the grid's size
+		for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
+			for si, s := range shapes {
+				rows, in, out := s[0], s[1], s[2]
+				withBias := si%2 == 0
+				e := epilogues[(di+si+bm/32)%len(epilogues)]
+				var j job
+				x := randn(r, rows*in, 1, 0)
+				xo, yo := j.floats(x, 3), j.floats(make([]float32, rows*out), 5)
+				wo, w := j.weight(randn(r, out*in, 0.2, 0), dt, 4*dt.Size())
+				var bo shaders.Operand
+				var biasVals []float32
+				if withBias {
+					var b backend.Weight
+					bo, b = j.weight(randn(r, out, 0.5, 0), dt, 2*dt.Size())
+					biasVals = conformance.RefWiden(b)
 				}
-			}
-			worst = math.Max(worst, conformance.RelDiff(got, want))
-			if e.res {
-				gotRes, err := j.result(ep.Residual, rows*out)
+				ep := shaders.Epilogue{GELU: e.gelu, Form: e.form}
+				var resVals []float32
+				if e.res {
+					resVals = randn(r, rows*out, 1, 0)
+					ep.Residual = j.floats(resVals, 2)
+				}
+				disp := shaders.MatMulTiled(bm, yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out, ep)
+				if err := j.run(d, mutant, disp); err != nil {
+					return 0, err
+				}
+				got, err := j.result(yo, rows*out)
 				if err != nil {
-					return 0, fmt.Errorf("%s %v residual: %v", dt, s, err)
+					return 0, fmt.Errorf("%s %v: %v", dt, s, err)
 				}
-				for i := range want {
-					want[i] += float64(resVals[i])
+				want := conformance.RefMatMul(x, conformance.RefWiden(w), biasVals, rows, in, out)
+				if e.gelu {
+					for i, v := range want {
+						want[i] = conformance.RefGELUScalar(v, e.form)
+					}
 				}
-				worst = math.Max(worst, conformance.RelDiff(gotRes, want))
+				worst = math.Max(worst, conformance.RelDiff(got, want))
+				if e.res {
+					gotRes, err := j.result(ep.Residual, rows*out)
+					if err != nil {
+						return 0, fmt.Errorf("%s %v residual: %v", dt, s, err)
+					}
+					for i := range want {
+						want[i] += float64(resVals[i])
+					}
+					worst = math.Max(worst, conformance.RelDiff(gotRes, want))
+				}
 			}
 		}
 	}

@@ -91,6 +91,7 @@ func TestGridsCoverTheirOps(t *testing.T) {
 	}{
 		{LayerNorm(o, o, o, o, F32, F32, 37, 50, 1e-6), 37 * 32, 1},
 		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65, Epilogue{}), 65, 130},
+		{MatMulTiled(64, o, o, o, o, BF16, BF16, 130, 45, 65, Epilogue{}), 65, 130},
 		{Rope2D(o, o, o, 300, 41, 3, 18), 41 * 3 * 9, 1},
 		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 72, 0.1), 63 * 4, 3},  // 32 queries per group of 128 threads
 		{Attention(o, o, o, o, 300, seg, seg, 70, 3, 40, 0.1), 63 * 32, 3}, // one query per simdgroup
@@ -104,9 +105,13 @@ func TestGridsCoverTheirOps(t *testing.T) {
 		}
 		x := d.Groups[0] * d.Threads[0]
 		if strings.HasPrefix(d.Kernel, "matmul") {
-			x = d.Groups[0] * matmulTile // 64 outputs per group along x, 64 rows along y
-			if d.Groups[1]*matmulTile < c.alongY {
-				t.Errorf("%s: %d groups along y cover %d rows, need %d", d.Kernel, d.Groups[1], d.Groups[1]*matmulTile, c.alongY)
+			rowTile := 64 // 64 outputs per group along x, 64 rows along y (32 for _m32)
+			if strings.HasSuffix(d.Kernel, "_m32") {
+				rowTile = 32
+			}
+			x = d.Groups[0] * matmulTile
+			if d.Groups[1]*rowTile < c.alongY {
+				t.Errorf("%s: %d groups along y cover %d rows, need %d", d.Kernel, d.Groups[1], d.Groups[1]*rowTile, c.alongY)
 			}
 		} else if d.Groups[1] != c.alongY {
 			t.Errorf("%s: %d groups along y, want %d", d.Kernel, d.Groups[1], c.alongY)

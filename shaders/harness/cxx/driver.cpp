@@ -70,6 +70,21 @@ const Kernel kKernels[] = {
        matmul_f16((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3], (float*)b[4],
                   *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
      }},
+    {"matmul_f32_m32", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_f32_m32((float*)b[0], (const float*)b[1], (const float*)b[2], (const uchar*)b[3], (float*)b[4],
+                      *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
+     }},
+    {"matmul_bf16_m32", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_bf16_m32((float*)b[0], (const float*)b[1], (const bfloat*)b[2], (const uchar*)b[3], (float*)b[4],
+                      *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
+     }},
+    {"matmul_f16_m32", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_f16_m32((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3], (float*)b[4],
+                      *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
+     }},
     {"rope2d", sizeof(RopeParams), 3,
      [](void* const* b, const void* p, const Ids& i) {
        rope2d((float*)b[0], (const float*)b[1], (const float*)b[2], *(const RopeParams*)p, i.grid.x);
