@@ -171,7 +171,7 @@ func cmdBench(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible("bench")
 	defer stop()
 	if f.one {
 		res, err := f.runOne(ctx, benchConfig{f.patches[0], f.tiles[0], f.residencies[0]})

@@ -126,7 +126,7 @@ func cmdGPUModel(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible("gpumodel")
 	defer stop()
 	ck, err := engine.OpenCheckpoint(f.checkpoint)
 	if err != nil {
@@ -225,6 +225,9 @@ func (f *gpuModelFlags) runBlocks(ctx context.Context, ck *engine.Checkpoint, be
 			mark, passes = log.Mark(), log.Passes
 		}
 		res, err := run.Step(ctx)
+		if err != nil && ctx.Err() != nil {
+			return modelBlock{}, nil, fmt.Errorf("interrupted at %d patches, block %d; no output written", patches, i)
+		}
 		if err != nil {
 			return modelBlock{}, nil, fmt.Errorf("%d patches, block %d: %w", patches, i, err)
 		}

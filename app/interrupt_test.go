@@ -109,12 +109,12 @@ func TestInterruptStopsTheRun(t *testing.T) {
 }
 
 // A second Ctrl-C exits at once (130) while the first one's stop is still under way. The run
-// here is this test binary in interruptible() with work that is slow to stop: a real run stops
+// here is this test binary in interruptible("run") with work that is slow to stop: a real run stops
 // within milliseconds now, and two Ctrl-C sent closer than that can merge into one signal, so
 // the second is sent only once the first has been taken ("stopping" on stderr).
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	if os.Getenv("TS_INTERRUPT_HELPER") == "1" {
-		ctx, stop := interruptible()
+		ctx, stop := interruptible("run")
 		defer stop()
 		os.Stderr.WriteString("ready\n")
 		<-ctx.Done()

@@ -114,7 +114,7 @@ func cmdRun(args []string, stdout io.Writer) error {
 	if err := f.checkAgainst(sess); err != nil { // before the work, not after it
 		return err
 	}
-	ctx, stop := interruptible()
+	ctx, stop := interruptible("run")
 	defer stop()
 	if err := execute(ctx, sess, f.quiet, stdout); err != nil {
 		return err
@@ -155,7 +155,7 @@ func (f *runFlags) writeOutputs(sess *engine.Session) error {
 
 // interruptible is a context the first Ctrl-C cancels (the run stops within an op and says
 // so); a second Ctrl-C exits at once.
-func interruptible() (context.Context, func()) {
+func interruptible(command string) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt)
@@ -163,7 +163,7 @@ func interruptible() (context.Context, func()) {
 		if _, ok := <-sig; !ok {
 			return
 		}
-		fmt.Fprintln(os.Stderr, "inspector run: interrupted: stopping (Ctrl-C again to quit now)")
+		fmt.Fprintf(os.Stderr, "inspector %s: interrupted: stopping (Ctrl-C again to quit now)\n", command)
 		cancel()
 		if _, ok := <-sig; ok {
 			os.Exit(130)
