@@ -317,8 +317,10 @@ func printGPUModel(w io.Writer, cfg engine.Config, f *gpuModelFlags, table shade
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.1f\t%.1f\t%.1f\t%.3f\t%s\t%s\t", k.Kernel, k.Op, k.Count, k.GFLOP,
 				k.DRAMMB, k.CacheMB, k.TGMemMB, k.ModelMS, peak, k.Bound)
-			if onMac {
+			if onMac && k.MeasuredMS > 0 {
 				fmt.Fprintf(tw, "%.3f\t%.2f\t", k.MeasuredMS, k.ModelMS/k.MeasuredMS)
+			} else if onMac {
+				fmt.Fprint(tw, "-\t-\t")
 			}
 			fmt.Fprintln(tw)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -38,15 +39,26 @@ func TestGPUModel(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Blocks) != 2*len(shaders.GPUs) {
-		t.Fatalf("%d block rows, want 2 patch counts x %d GPUs", len(got.Blocks), len(shaders.GPUs))
-	}
+	// On a Mac with Metal each patch count also gets a measured row (the GPU's own times).
+	onMac := metal.Check() == nil
+	var modelled, measured int
 	for _, blk := range got.Blocks {
+		if blk.Measured {
+			measured++
+			if !(blk.BlockMS > 0) {
+				t.Errorf("measured %+v: want a positive block time", blk)
+			}
+			continue
+		}
+		modelled++
 		g, _ := shaders.GPUByName(blk.GPU)
 		if !(blk.BlockMS > 0) || math.Abs(blk.AttentionM+blk.MLPMS-blk.BlockMS) > 2e-3 /* each rounded to 1 us */ || blk.Passes < 2 || blk.Dispatches < 8 ||
 			math.Abs(blk.Peak-blk.GFLOP*1e9/(blk.BlockMS/1e3)/g.PeakFP32()) > 1e-3*blk.Peak {
 			t.Errorf("%+v: want a positive block time = attention + MLP, two or more command buffers, the block's dispatches, its GFLOP over time over %s's peak", blk, g.Name)
 		}
+	}
+	if wantMeasured := map[bool]int{true: 2, false: 0}[onMac]; modelled != 2*len(shaders.GPUs) || measured != wantMeasured {
+		t.Fatalf("%d modelled and %d measured block rows, want 2 patch counts x %d GPUs and %d", modelled, measured, len(shaders.GPUs), wantMeasured)
 	}
 	for _, p := range []string{"16", "64"} {
 		ks := got.Kernels[p]
@@ -66,6 +78,11 @@ func TestGPUModel(t *testing.T) {
 		}
 		if !(sum > 0 && sum <= block+1e-3) {
 			t.Errorf("%s patches: kernels sum to %.4f ms, the block is %.4f ms", p, sum, block)
+		}
+		for _, k := range ks {
+			if onMac != (k.MeasuredMS > 0) {
+				t.Errorf("%s patches, %s %s: measured %.4f ms on a machine where Metal runs: %v", p, k.Kernel, k.Op, k.MeasuredMS, onMac)
+			}
 		}
 	}
 	if out, err := exec.Command(bin, "gpumodel", "--checkpoint", "testdata/e2e/tiny", "--gpu", "M9").CombinedOutput(); err == nil ||
