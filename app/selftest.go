@@ -115,6 +115,9 @@ func (st *selftest) metal(towers []selftestTower) {
 	fmt.Fprintf(st.w, "  %s, GPU family %s, %s; unified memory %v, max buffer %s, working set %s\n",
 		info.Name, info.Family, info.OS, info.UnifiedMemory, engine.FormatBytes(info.MaxBuffer), engine.FormatBytes(info.WorkingSet))
 	st.check("library compiled, pipelines made", true, fmt.Sprintf("%d pipelines in %.0f ms", info.Pipelines, engine.Millis(info.CompileTime)))
+	for _, f := range info.Fallbacks { // an optional kernel without a pipeline: its ops run another one
+		fmt.Fprintf(st.w, "  note: %s; that head dim runs the scalar attention kernel\n", f)
+	}
 	if err := metal.Check(); err != nil {
 		st.check("a first pass on the GPU", false, err.Error())
 		return

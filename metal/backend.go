@@ -39,6 +39,9 @@ type gpu interface {
 	// too), and the memory stays mapped until the buffer is released.
 	wrap(mem []byte, page int) (devBuffer, error)
 	release(b devBuffer)
+	// supports says whether the device has a pipeline for kernel (every kernel but an optional
+	// one it failed to make: shaders.Optional).
+	supports(kernel string) bool
 	// encode appends a dispatch to the open pass.
 	encode(d shaders.Dispatch)
 	// commit runs the open pass, waits for it and returns its GPU time.

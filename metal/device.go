@@ -30,6 +30,9 @@ type DeviceInfo struct {
 	WorkingSet    int64         // recommendedMaxWorkingSetSize, bytes
 	CompileTime   time.Duration // compiling the kernel library and its pipelines
 	Pipelines     int
+	// Fallbacks are the optional kernels (shaders.Optional: the flash attentions) this GPU could
+	// not make a pipeline for, each with why; their ops run the kernel they fall back to.
+	Fallbacks []string
 }
 
 // verify runs one small pass whose result is exact in float32 and checks it, so a backend

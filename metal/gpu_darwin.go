@@ -151,7 +151,12 @@ func (ctx *metalContext) build() error {
 	defer lib.Release()
 	for _, name := range shaders.Kernels() {
 		if err := ctx.addPipeline(lib, name); err != nil {
-			return err
+			if !shaders.Optional(name) {
+				return err
+			}
+			// A flash attention this GPU cannot run (too few threads for its registers, say): its
+			// ops take the scalar kernel (ops.go asks supports); selftest prints why.
+			ctx.info.Fallbacks = append(ctx.info.Fallbacks, err.Error())
 		}
 	}
 	return nil
@@ -219,6 +224,11 @@ func newMetalGPU() (g *metalGPU, err error) {
 }
 
 func (g *metalGPU) name() string { return g.ctx.info.Name }
+
+func (g *metalGPU) supports(kernel string) bool {
+	_, ok := g.ctx.pipelines[kernel]
+	return ok
+}
 
 func (g *metalGPU) newBuffer(n int) (devBuffer, []byte, error) {
 	var buf mtl.BufferObject

@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/shaders"
 	"github.com/turbospark/inspector/shaders/harness"
 )
@@ -38,6 +39,8 @@ type hostBuf struct {
 
 type harnessGPU struct {
 	drv     *harness.Driver
+	missing map[string]bool // kernels this stand-in has no pipeline for (a GPU that refused them)
+	ran     map[string]int  // dispatches run, per kernel
 	pending []shaders.Dispatch
 	passes  int
 	live    map[*hostBuf]bool
@@ -95,7 +98,18 @@ func (g *harnessGPU) release(d devBuffer) {
 	b.released = true
 }
 
-func (g *harnessGPU) encode(d shaders.Dispatch) { g.pending = append(g.pending, d) }
+func (g *harnessGPU) supports(kernel string) bool { return !g.missing[kernel] }
+
+func (g *harnessGPU) encode(d shaders.Dispatch) {
+	if g.missing[d.Kernel] {
+		g.faults = append(g.faults, "encoded "+d.Kernel+", which this GPU has no pipeline for")
+	}
+	if g.ran == nil {
+		g.ran = map[string]int{}
+	}
+	g.ran[d.Kernel]++
+	g.pending = append(g.pending, d)
+}
 
 // commit sends the buffers the pending dispatches use, runs them, and copies the writable
 // ones back.
@@ -145,4 +159,23 @@ func newTestBackend(t testing.TB) *Backend {
 		}
 	})
 	return b
+}
+
+// A GPU that could not make a pipeline for a flash attention kernel (shaders.Optional) still
+// runs the tower: its attention takes the scalar kernel, with the same results; a GPU that has
+// it runs the flash kernel.
+func TestMissingFlashKernelFallsBack(t *testing.T) {
+	for _, missing := range []bool{false, true} {
+		b := newTestBackend(t)
+		g := b.dev.(*harnessGPU)
+		if missing {
+			g.missing = map[string]bool{"attention_hd16": true}
+		}
+		checkTower(t, b, engine.Mapped)
+		flash, scalar := g.ran["attention_hd16"], g.ran["attention"]
+		t.Logf("missing %v: %d flash and %d scalar attention dispatches", missing, flash, scalar)
+		if missing != (flash == 0) || missing != (scalar > 0) {
+			t.Errorf("flash kernel missing %v: %d flash and %d scalar attention dispatches", missing, flash, scalar)
+		}
+	}
 }

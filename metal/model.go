@@ -85,6 +85,8 @@ func (m *modelGPU) wrap(mem []byte, page int) (devBuffer, error) { return &model
 
 func (m *modelGPU) release(devBuffer) {}
 
+func (m *modelGPU) supports(string) bool { return true }
+
 func (m *modelGPU) encode(d shaders.Dispatch) {
 	m.pending += m.gpu.Estimate(d.Cost).Time
 	m.open = true

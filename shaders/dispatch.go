@@ -294,6 +294,10 @@ func AttentionKernel(headDim int) string {
 	return "attention"
 }
 
+// Optional says whether a kernel has a fallback, so a GPU without a pipeline for it still runs
+// every op: a flash attention kernel falls back to `attention` (AttentionScalar).
+func Optional(kernel string) bool { return strings.HasPrefix(kernel, "attention_hd") }
+
 // AttentionQueryTile is the queries one threadgroup of a kernel runs: a split of a segment's
 // queries at a multiple of it leaves no partial tile but the last.
 func AttentionQueryTile(kernel string) int {
@@ -313,15 +317,25 @@ func flashKeyTile(headDim int) int {
 
 // Attention runs the queries qs (inside seg) of one segment:
 // o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys of seg. q, k, v rows have
-// stride stride; o is [seq, heads*headDim].
+// stride stride; o is [seq, heads*headDim]. It runs the head dim's flash kernel where there is
+// one (AttentionKernel).
 func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
+	return attention(AttentionKernel(headDim), o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
+}
+
+// AttentionScalar is Attention on the one-simdgroup-per-query kernel `attention`, whatever the
+// head dim: where a GPU has no pipeline for the flash kernel.
+func AttentionScalar(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
+	return attention("attention", o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
+}
+
+func attention(kn string, o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
 	if err := CheckHeadDim(headDim); err != nil {
 		panic(err)
 	}
 	if qs.Start < seg.Start || qs.End > seg.End || qs.End < qs.Start {
 		panic(fmt.Sprintf("shaders: attention: queries %+v outside their segment %+v", qs, seg))
 	}
-	kn := AttentionKernel(headDim)
 	cost := flashCost(qs.End-qs.Start, seg.End-seg.Start, heads, headDim)
 	if kn == "attention" {
 		cost = scalarAttentionCost(qs.End-qs.Start, seg.End-seg.Start, heads, headDim)
