@@ -278,15 +278,14 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		read = append(read, float64(t.BytesRead))
 		attOp = append(attOp, t.Ops["attention"].Seconds())
 	}
-	S, D, I := float64(c.Patches), float64(cfg.Hidden), float64(cfg.Intermediate)
-	attFLOPs := 2*S*D*3*D + 4*S*S*D + 2*S*D*D
-	mlpFLOPs := 4 * S * D * I
+	attFLOPs, mlpFLOPs := blockFLOPs(cfg, c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
 	if r.AttentionOpS = median(attOp); r.AttentionOpS > 0 { // op times exist on synchronous backends only
+		S, D := float64(c.Patches), float64(cfg.Hidden)
 		r.AttentionOpGF = 4 * S * S * D / r.AttentionOpS / 1e9
 	}
 	if f.gemm {
@@ -295,6 +294,13 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 	}
 	return r, nil
+}
+
+// blockFLOPs is the work a block's halves count, for one page of one segment (the package
+// comment): attention 2*S*D*3D (qkv) + 4*S^2*D (QK^T, PV) + 2*S*D*D (proj); MLP 4*S*D*I.
+func blockFLOPs(cfg engine.Config, patches int) (attention, mlp float64) {
+	S, D, I := float64(patches), float64(cfg.Hidden), float64(cfg.Intermediate)
+	return 2*S*D*3*D + 4*S*S*D + 2*S*D*D, 4 * S * D * I
 }
 
 // timeGEMMs times block 0's matrix products alone, rows = patches, on the engine's backend.

@@ -238,9 +238,8 @@ func (f *gpuModelFlags) runBlocks(ctx context.Context, ck *engine.Checkpoint, be
 			b.Passes, b.Dispatches = log.Passes-passes, len(recs)
 		}
 	}
-	cfg := ck.Config
-	S, D, I := float64(patches), float64(cfg.Hidden), float64(cfg.Intermediate)
-	b.GFLOP = (2*S*D*3*D + 4*S*S*D + 2*S*D*D + 4*S*D*I) / 1e9 // one page, one segment
+	att, mlp := blockFLOPs(ck.Config, patches)
+	b.GFLOP = (att + mlp) / 1e9
 	return b, recs, nil
 }
 

@@ -37,7 +37,7 @@ func TestSplitsFitTheWatchdog(t *testing.T) {
 	o := shaders.Operand{Handle: 1}
 	for _, hd := range []int{72, 40, 128} {
 		for _, seg := range []backend.Segment{{Start: 0, End: S}, {Start: 100, End: 133}, {Start: 5, End: 6}} {
-			pieces := splitQueries(shaders.Attention, seg, heads, hd, dispatchBudget)
+			pieces := splitQueries(shaders.AttentionKernel(hd), seg, heads, hd, dispatchBudget)
 			covers(t, "attention", pieces, seg.Start, seg.End)
 			for _, p := range pieces {
 				d := shaders.Attention(o, o, o, o, 3*heads*hd, seg, p, S, heads, hd, 0.1)

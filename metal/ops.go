@@ -108,13 +108,13 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	}
 	oo := operand(o, seq*D, "Attention o")
 	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
-	plan := attentionPlanner(shaders.Attention)
-	if !b.dev.supports(shaders.AttentionKernel(headDim)) { // no pipeline for the flash kernel here
-		plan = shaders.AttentionScalar
+	kn := shaders.AttentionKernel(headDim)
+	if !b.dev.supports(kn) { // no pipeline for the flash kernel on this GPU
+		kn = "attention"
 	}
 	for _, sg := range segs {
-		for _, qs := range splitQueries(plan, sg, heads, headDim, dispatchBudget) {
-			b.encode(plan(oo, qo, ko, vo, stride, sg, qs, seq, heads, headDim, scale))
+		for _, qs := range splitQueries(kn, sg, heads, headDim, dispatchBudget) {
+			b.encode(shaders.AttentionOn(kn, oo, qo, ko, vo, stride, sg, qs, seq, heads, headDim, scale))
 		}
 	}
 }

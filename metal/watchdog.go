@@ -48,19 +48,15 @@ func evenSplit(start, n, tile int, unit, budget time.Duration) []backend.Segment
 	return out
 }
 
-// attentionPlanner makes one attention dispatch (shaders.Attention or AttentionScalar).
-type attentionPlanner func(o, q, k, v shaders.Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) shaders.Dispatch
-
-// splitQueries cuts seg's queries into pieces that each fit the dispatch budget on plan's kernel.
-func splitQueries(plan attentionPlanner, seg backend.Segment, heads, headDim int, budget time.Duration) []backend.Segment {
+// splitQueries cuts seg's queries into pieces that each fit the dispatch budget on kernel kn.
+func splitQueries(kn string, seg backend.Segment, heads, headDim int, budget time.Duration) []backend.Segment {
 	n := seg.End - seg.Start
 	if n <= 0 {
 		return nil
 	}
+	tile := shaders.AttentionQueryTile(kn)
 	o := shaders.Operand{Handle: 0}
-	one := plan(o, o, o, o, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + 1}, seg.End, heads, headDim, 1)
-	tile := shaders.AttentionQueryTile(one.Kernel)
-	probe := plan(o, o, o, o, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
+	probe := shaders.AttentionOn(kn, o, o, o, o, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
 		seg.End, heads, headDim, 1)
 	return evenSplit(seg.Start, n, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }

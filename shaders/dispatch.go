@@ -295,7 +295,7 @@ func AttentionKernel(headDim int) string {
 }
 
 // Optional says whether a kernel has a fallback, so a GPU without a pipeline for it still runs
-// every op: a flash attention kernel falls back to `attention` (AttentionScalar).
+// every op: a flash attention kernel falls back to `attention` (AttentionOn).
 func Optional(kernel string) bool { return strings.HasPrefix(kernel, "attention_hd") }
 
 // AttentionQueryTile is the queries one threadgroup of a kernel runs: a split of a segment's
@@ -320,16 +320,15 @@ func flashKeyTile(headDim int) int {
 // stride stride; o is [seq, heads*headDim]. It runs the head dim's flash kernel where there is
 // one (AttentionKernel).
 func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
-	return attention(AttentionKernel(headDim), o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
+	return AttentionOn(AttentionKernel(headDim), o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
 }
 
-// AttentionScalar is Attention on the one-simdgroup-per-query kernel `attention`, whatever the
-// head dim: where a GPU has no pipeline for the flash kernel.
-func AttentionScalar(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
-	return attention("attention", o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
-}
-
-func attention(kn string, o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
+// AttentionOn is Attention on a kernel of the caller's choice: AttentionKernel(headDim), or
+// `attention` (any head dim) where a GPU has no pipeline for the flash kernel.
+func AttentionOn(kn string, o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
+	if kn != "attention" && kn != AttentionKernel(headDim) {
+		panic(fmt.Sprintf("shaders: attention: kernel %s does not take head dim %d", kn, headDim))
+	}
 	if err := CheckHeadDim(headDim); err != nil {
 		panic(err)
 	}

@@ -79,16 +79,13 @@ type Estimate struct {
 
 // Estimate models one dispatch on g.
 func (g GPU) Estimate(c Cost) Estimate {
-	cycles := map[string]float64{
-		"alu":   c.MatrixFLOPs/matrixFLOPsPerCycle + c.ScalarSlots/slotsPerCycle,
-		"tgmem": c.ThreadgroupBytes / tgBytesPerCycle,
-		"cache": c.CacheBytes / cacheBytesPerCycle,
+	// core-cycles per ceiling, in the order a tie is reported
+	bound, worst := "alu", c.MatrixFLOPs/matrixFLOPsPerCycle+c.ScalarSlots/slotsPerCycle
+	if tg := c.ThreadgroupBytes / tgBytesPerCycle; tg > worst {
+		bound, worst = "tgmem", tg
 	}
-	bound, worst := "alu", 0.0
-	for _, k := range []string{"alu", "tgmem", "cache"} {
-		if cycles[k] > worst {
-			bound, worst = k, cycles[k]
-		}
+	if cache := c.CacheBytes / cacheBytesPerCycle; cache > worst {
+		bound, worst = "cache", cache
 	}
 	core := worst / (float64(g.Cores) * g.GHz * 1e9) / g.waveFill(c)
 	if dram := c.DRAMBytes / (g.DRAMGBs * 1e9); dram > core {
