@@ -41,7 +41,7 @@ func rowConverter(img image.Image) func(dst []uint8, x0, y int) {
 		return func(dst []uint8, x0, y int) { premul64Row(dst, m.Pix[m.PixOffset(x0, y):]) }
 	case *image.Gray:
 		return func(dst []uint8, x0, y int) { grayRow(dst, m.Pix[m.PixOffset(x0, y):], 1) }
-	case *image.Gray16:
+	case *image.Gray16: // the high byte, where PIL clips to 255 (see Decode)
 		return func(dst []uint8, x0, y int) { grayRow(dst, m.Pix[m.PixOffset(x0, y):], 2) }
 	case *image.Paletted:
 		return palettedConverter(m)

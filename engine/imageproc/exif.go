@@ -1,9 +1,11 @@
 // This file keeps one invariant: exifOrientation finds the same EXIF
 // Orientation (tag 0x0112 of IFD0) that PIL's getexif() sees: the first
-// JPEG APP1 "Exif\0\0" segment, a PNG eXIf chunk, a WebP EXIF chunk or a
-// TIFF file's own IFD0, in either byte order; anything missing, malformed or
-// outside 1..8 means 1 (leave the image alone). It never panics on
-// truncated input: every read is bounds-checked.
+// JPEG APP1 "Exif\0\0" segment, a PNG eXIf chunk (before or after IDAT), a
+// WebP EXIF chunk or a TIFF file's own IFD0, in either byte order; anything
+// missing, malformed or outside 1..8 means 1 (leave the image alone). It
+// never panics on truncated input (every read is bounds-checked) and reads
+// only the containers' headers and the EXIF block itself, at most
+// maxExifBytes of it, never the image data between (a cursor skips them).
 // Mutation that would silently break it: decoding the IFD with a fixed
 // little-endian order makes every "MM" (big-endian) orientation 6 read as
 // 1536, i.e. ignored, so phone pictures stay sideways.
@@ -12,44 +14,100 @@ package imageproc
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 )
 
 const orientationTag = 0x0112
+
+// maxExifBytes is how much of an EXIF block is read: IFD0 and its
+// orientation entry come first, so a longer block is read as its prefix.
+const maxExifBytes = 1 << 20
 
 var exifPrefix = []byte("Exif\x00\x00")
 
 // exifOrientation returns the orientation stored in an encoded image of the
 // given format (as named by image.Decode), or 1.
 func exifOrientation(data []byte, format string) int {
-	var tiff []byte
+	return exifOrientationAt(bytes.NewReader(data), int64(len(data)), format)
+}
+
+// exifOrientationAt is exifOrientation reading the first n bytes of ra.
+func exifOrientationAt(ra io.ReaderAt, n int64, format string) int {
+	c := &cursor{ra: ra, n: n}
+	var o int
 	switch format {
 	case "jpeg":
-		tiff = jpegExif(data)
+		o = tiffOrientation(bytes.TrimPrefix(jpegExif(c), exifPrefix))
 	case "png":
-		tiff = pngExif(data)
+		o = tiffOrientation(bytes.TrimPrefix(pngExif(c), exifPrefix))
 	case "webp":
-		tiff = webpExif(data)
+		o = tiffOrientation(bytes.TrimPrefix(webpExif(c), exifPrefix))
 	case "tiff":
-		tiff = data
+		o = tiffOrientationAt(c)
 	}
-	o := tiffOrientation(bytes.TrimPrefix(tiff, exifPrefix))
 	if o < 1 || o > 8 {
 		return 1
 	}
 	return o
 }
 
-// jpegExif walks the marker segments before the first scan and returns the
-// payload of the first APP1 Exif segment, without its "Exif\0\0" prefix.
-func jpegExif(d []byte) []byte {
-	if len(d) < 4 || d[0] != 0xFF || d[1] != 0xD8 {
+// cursor reads small pieces of the first n bytes of ra through a window, so
+// walking many short segments costs few reads and skipping costs none.
+type cursor struct {
+	ra     io.ReaderAt
+	n      int64
+	win    []byte
+	winOff int64
+}
+
+// at returns the k bytes at off, or nil if they are not all there. The slice
+// is valid until the next call.
+func (c *cursor) at(off, k int64) []byte {
+	if off < 0 || k < 0 || off > c.n-k {
 		return nil
 	}
-	for i := 2; i+4 <= len(d); {
-		if d[i] != 0xFF {
+	if off >= c.winOff && off+k <= c.winOff+int64(len(c.win)) {
+		return c.win[off-c.winOff : off-c.winOff+k]
+	}
+	size := min(max(k, 64<<10), c.n-off)
+	if int64(cap(c.win)) < size {
+		c.win = make([]byte, size)
+	}
+	m, _ := c.ra.ReadAt(c.win[:size], off)
+	c.win, c.winOff = c.win[:m], off
+	if int64(m) < k {
+		return nil
+	}
+	return c.win[:k]
+}
+
+// block returns a copy of the first min(k, maxExifBytes) bytes at off, nil
+// unless all k bytes lie within the cursor's span.
+func (c *cursor) block(off, k int64) []byte {
+	if off < 0 || k < 0 || off > c.n-k {
+		return nil
+	}
+	return bytes.Clone(c.at(off, min(k, maxExifBytes)))
+}
+
+// jpegExif walks the marker segments before the first scan and returns the
+// payload of the first APP1 Exif segment, without its "Exif\0\0" prefix.
+func jpegExif(c *cursor) []byte {
+	if soi := c.at(0, 2); soi == nil || soi[0] != 0xFF || soi[1] != 0xD8 {
+		return nil
+	}
+	for i := int64(2); ; {
+		h := c.at(i, 4)
+		if h == nil {
+			// a marker without a length may end the span
+			if h = c.at(i, 2); h == nil {
+				return nil
+			}
+		}
+		if h[0] != 0xFF {
 			return nil
 		}
-		m := d[i+1]
+		m := h[1]
 		switch {
 		case m == 0xFF: // fill byte
 			i++
@@ -60,65 +118,83 @@ func jpegExif(d []byte) []byte {
 		case m == 0xDA || m == 0xD9: // start of scan, end of image
 			return nil
 		}
-		n := int(binary.BigEndian.Uint16(d[i+2:]))
-		if n < 2 || i+2+n > len(d) {
+		if len(h) < 4 {
 			return nil
 		}
-		seg := d[i+4 : i+2+n]
-		if m == 0xE1 && bytes.HasPrefix(seg, exifPrefix) {
-			return seg[len(exifPrefix):]
+		n := int64(binary.BigEndian.Uint16(h[2:]))
+		if n < 2 {
+			return nil
+		}
+		if m == 0xE1 {
+			if seg := c.block(i+4, n-2); bytes.HasPrefix(seg, exifPrefix) {
+				return seg[len(exifPrefix):]
+			}
+		}
+		if i+2+n > c.n {
+			return nil
 		}
 		i += 2 + n
 	}
-	return nil
 }
 
 // pngExif returns the data of the eXIf chunk, before or after IDAT.
-func pngExif(d []byte) []byte {
-	if len(d) < 8 || string(d[:8]) != "\x89PNG\r\n\x1a\n" {
+func pngExif(c *cursor) []byte {
+	if sig := c.at(0, 8); sig == nil || string(sig) != "\x89PNG\r\n\x1a\n" {
 		return nil
 	}
-	for i := 8; i+8 <= len(d); {
-		n := int64(binary.BigEndian.Uint32(d[i:]))
-		typ := string(d[i+4 : i+8])
-		end := int64(i) + 8 + n
-		if end > int64(len(d)) || typ == "IEND" {
+	for i := int64(8); ; {
+		h := c.at(i, 8)
+		if h == nil {
+			return nil
+		}
+		n := int64(binary.BigEndian.Uint32(h))
+		typ := string(h[4:8])
+		if typ == "IEND" || i+8+n > c.n {
 			return nil
 		}
 		if typ == "eXIf" {
-			return d[i+8 : end]
+			return c.block(i+8, n)
 		}
-		i = int(end) + 4 // skip the CRC
+		i += 8 + n + 4 // skip the CRC
 	}
-	return nil
 }
 
 // webpExif returns the data of the RIFF "EXIF" chunk of a WebP file.
-func webpExif(d []byte) []byte {
-	if len(d) < 12 || string(d[:4]) != "RIFF" || string(d[8:12]) != "WEBP" {
+func webpExif(c *cursor) []byte {
+	if h := c.at(0, 12); h == nil || string(h[:4]) != "RIFF" || string(h[8:12]) != "WEBP" {
 		return nil
 	}
-	for i := 12; i+8 <= len(d); {
-		n := int64(binary.LittleEndian.Uint32(d[i+4:]))
-		end := int64(i) + 8 + n
-		if end > int64(len(d)) {
+	for i := int64(12); ; {
+		h := c.at(i, 8)
+		if h == nil {
 			return nil
 		}
-		if string(d[i:i+4]) == "EXIF" {
-			return d[i+8 : end]
+		n := int64(binary.LittleEndian.Uint32(h[4:]))
+		if i+8+n > c.n {
+			return nil
 		}
-		i = int(end + end&1) // chunks are padded to even size
+		if string(h[:4]) == "EXIF" {
+			return c.block(i+8, n)
+		}
+		end := i + 8 + n
+		i = end + end&1 // chunks are padded to even size
 	}
-	return nil
 }
 
 // tiffOrientation reads tag 0x0112 from IFD0 of a TIFF structure, or 0.
 func tiffOrientation(t []byte) int {
-	if len(t) < 8 {
+	return tiffOrientationAt(&cursor{ra: bytes.NewReader(t), n: int64(len(t))})
+}
+
+// tiffOrientationAt reads tag 0x0112 from IFD0 of the TIFF structure at the
+// start of c, or 0; only the header and IFD0's entries are read.
+func tiffOrientationAt(c *cursor) int {
+	h := c.at(0, 8)
+	if h == nil {
 		return 0
 	}
 	var bo binary.ByteOrder
-	switch string(t[:4]) {
+	switch string(h[:4]) {
 	case "II*\x00":
 		bo = binary.LittleEndian
 	case "MM\x00*":
@@ -126,14 +202,18 @@ func tiffOrientation(t []byte) int {
 	default:
 		return 0
 	}
-	off := int64(bo.Uint32(t[4:]))
-	if off+2 > int64(len(t)) {
+	off := int64(bo.Uint32(h[4:]))
+	cnt := c.at(off, 2)
+	if cnt == nil {
 		return 0
 	}
-	n := int64(bo.Uint16(t[off:]))
-	for e := off + 2; e+12 <= int64(len(t)) && n > 0; e, n = e+12, n-1 {
-		if bo.Uint16(t[e:]) == orientationTag {
-			return ifdValue(t[e:e+12], bo)
+	for e, n := off+2, bo.Uint16(cnt); n > 0; e, n = e+12, n-1 {
+		entry := c.at(e, 12)
+		if entry == nil {
+			return 0
+		}
+		if bo.Uint16(entry) == orientationTag {
+			return ifdValue(entry, bo)
 		}
 	}
 	return 0

@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -17,6 +19,13 @@ func FuzzDecode(f *testing.F) {
 	f.Add(buf.Bytes())
 	f.Add([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
 	f.Add([]byte("\xff\xd8\xff\xe1\x00\x10Exif\x00\x00MM\x00*\x00\x00\x00\x08"))
+	for _, name := range []string{"gif_offset_trns.gif", "gif_interlaced.gif", "gif_two_frames.gif"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "pil", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rgb, err := Decode(bytes.NewReader(data), "fuzz.img", Limits{MaxPixels: 1 << 20})
 		if err != nil {
