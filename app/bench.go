@@ -121,7 +121,7 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	if f.blocks < 1 || f.blocks > 1000 {
 		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
 	}
-	if err := fsx.CheckOutputs(nil, []string{f.jsonOut, f.cpuProfile}); err != nil {
+	if err := checkOutputs([]string{f.checkpoint}, output{"--json", f.jsonOut}, output{"--cpuprofile", f.cpuProfile}); err != nil {
 		return nil, err
 	}
 	if f.cpuProfile != "" && len(f.patches)*len(f.tiles)*len(f.residencies) > 1 {
@@ -166,13 +166,13 @@ func intList(name, v string, lo, hi int) ([]int, error) {
 	return out, nil
 }
 
-func cmdBench(args []string, stdout io.Writer) error {
+func cmdBench(args []string, stdout, stderr io.Writer) error {
 	f, err := parseBenchFlags(args)
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible("bench")
-	defer stop()
+	ctx := interruptible("bench")
+	defer ctx.Stop()
 	if f.one {
 		res, err := f.runOne(ctx, benchConfig{f.patches[0], f.tiles[0], f.residencies[0]})
 		if err != nil {
@@ -394,7 +394,9 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s\n", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
 		}
 	}
-	fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", f.blocks-1)
+	if len(results) > 0 { // blocks timed: --blocks, or fewer where the model has fewer
+		fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", results[0].Blocks-1)
+	}
 }
 
 // startCPUProfile profiles this process into path (written atomically when stopped).

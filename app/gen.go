@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 	"github.com/turbospark/inspector/engine/synth"
 )
 
-func cmdGen(args []string, stdout io.Writer) error {
+func cmdGen(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(synth.PresetNames(), ", "))
 	out := fs.String("out", "", "output directory (created)")
@@ -63,9 +64,15 @@ func parseDType(s string) (dtype.DType, error) {
 	return "", fmt.Errorf("dtype %q: want bf16, f16 or f32", s)
 }
 
-// checkGenTarget refuses a target that is a file, or a folder with something in it unless
-// force: gen never writes over a checkpoint someone has open.
+// checkGenTarget refuses a target that is not a folder of its own (".", "a/..", the current
+// folder or one holding it), a file, or a folder with something in it unless force; and
+// even with force, a folder holding anything but a checkpoint gen could have written: gen
+// never writes over a checkpoint someone has open, and --force never empties a folder of
+// other files.
 func checkGenTarget(out string, force bool) error {
+	if err := ownFolder(out); err != nil {
+		return err
+	}
 	st, err := os.Stat(out)
 	if os.IsNotExist(err) {
 		return nil
@@ -83,7 +90,60 @@ func checkGenTarget(out string, force bool) error {
 	if len(ents) > 0 && !force {
 		return fmt.Errorf("--out %s: the folder is not empty (%d entries); add --force to replace it", out, len(ents))
 	}
+	var other []string
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !checkpointFile.MatchString(e.Name()) {
+			other = append(other, entryName(e))
+		}
+	}
+	if len(other) > 0 {
+		return fmt.Errorf("--out %s: --force replaces a checkpoint, and this folder holds more than one: %s; nothing was changed",
+			out, listSome(other, 5))
+	}
 	return nil
+}
+
+// checkpointFile is what gen writes into a checkpoint, and what --force may replace: the
+// configs, the weights, a shard index and shards.
+var checkpointFile = regexp.MustCompile(`^(config\.json|preprocessor_config\.json|model\.safetensors|model\.safetensors\.index\.json|model-\d+-of-\d+\.safetensors)$`)
+
+// ownFolder refuses an --out that is no folder of its own: ".", "..", "a/..", "/", the
+// current folder or one above it (gen renames its new folder into place: these cannot be).
+func ownFolder(out string) error {
+	clean := filepath.Clean(out)
+	base := filepath.Base(clean)
+	abs, err := filepath.Abs(clean)
+	if err != nil {
+		return err
+	}
+	cwd, _ := os.Getwd()
+	if r, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = r
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if base == "." || base == ".." || base == string(filepath.Separator) || cwd == abs || strings.HasPrefix(cwd, abs+string(filepath.Separator)) {
+		return fmt.Errorf("--out %s: name a folder of the checkpoint's own (such as --out ck); gen writes a new folder and renames it into place, which the current folder or one above it cannot be", out)
+	}
+	return nil
+}
+
+// entryName is a folder entry's name, with a slash for a folder.
+func entryName(e os.DirEntry) string {
+	if e.IsDir() {
+		return e.Name() + "/"
+	}
+	return e.Name()
+}
+
+// listSome lists at most n names, saying how many more there are.
+func listSome(names []string, n int) string {
+	s := strings.Join(names[:min(n, len(names))], ", ")
+	if len(names) > n {
+		s += fmt.Sprintf(" and %d more", len(names)-n)
+	}
+	return s
 }
 
 // generateInto writes a checkpoint into a new folder next to out and renames it into place,

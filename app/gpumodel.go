@@ -25,7 +25,6 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
 )
@@ -96,7 +95,7 @@ func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
 			return nil, fmt.Errorf("--gpu %q: the model knows %s", f.gpu, gpuNames())
 		}
 	}
-	return f, fsx.CheckOutputs(nil, []string{f.jsonOut})
+	return f, checkOutputs([]string{f.checkpoint}, output{"--json", f.jsonOut})
 }
 
 func gpuNames() string {
@@ -121,13 +120,13 @@ func (f *gpuModelFlags) tableGPU() shaders.GPU {
 	return g
 }
 
-func cmdGPUModel(args []string, stdout io.Writer) error {
+func cmdGPUModel(args []string, stdout, stderr io.Writer) error {
 	f, err := parseGPUModelFlags(args)
 	if err != nil {
 		return err
 	}
-	ctx, stop := interruptible("gpumodel")
-	defer stop()
+	ctx := interruptible("gpumodel")
+	defer ctx.Stop()
 	ck, err := engine.OpenCheckpoint(f.checkpoint)
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ import (
 	"github.com/turbospark/inspector/ui"
 )
 
-func cmdGUI(args []string, stdout io.Writer) error {
+func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gui", flag.ContinueOnError)
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache "+
 		"(default: the last one opened, else the embedded demo)")

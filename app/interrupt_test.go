@@ -114,8 +114,8 @@ func TestInterruptStopsTheRun(t *testing.T) {
 // the second is sent only once the first has been taken ("stopping" on stderr).
 func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	if os.Getenv("TS_INTERRUPT_HELPER") == "1" {
-		ctx, stop := interruptible("run")
-		defer stop()
+		ctx := interruptible("run")
+		defer ctx.Stop()
 		os.Stderr.WriteString("ready\n")
 		<-ctx.Done()
 		time.Sleep(time.Minute) // stopping takes long

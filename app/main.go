@@ -14,7 +14,7 @@ import (
 
 type command struct {
 	name, summary string
-	run           func(args []string, stdout io.Writer) error
+	run           func(args []string, stdout, stderr io.Writer) error
 }
 
 var commands = []command{
@@ -49,7 +49,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
-			if err := c.run(args[1:], stdout); err != nil {
+			out := &checkedWriter{w: stdout}
+			err := c.run(args[1:], out, stderr)
+			if err == nil && out.err != nil { // a table lost on a full disk or a closed pipe is a failure
+				err = fmt.Errorf("writing to the standard output: %w", out.err)
+			}
+			if err != nil {
 				fmt.Fprintln(stderr, "inspector "+c.name+":", err)
 				return 1
 			}
@@ -59,4 +64,21 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "inspector: unknown command %q\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// checkedWriter remembers the first failed write (the rest are dropped).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.w.Write(p)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
 }

@@ -16,13 +16,14 @@ import (
 	"github.com/turbospark/inspector/engine/synth"
 )
 
-func TestRunNamesANaNWeight(t *testing.T) {
+// poisoned writes the tiny preset with a NaN in tensor bad.
+func poisoned(t *testing.T, bad string) string {
+	t.Helper()
 	cfg, err := synth.Preset("tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	const bad = "blocks.1.attn.qkv.bias"
 	if err := synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3, Fill: func(name string, shape []int) []float32 {
 		if name != bad {
 			return nil
@@ -37,6 +38,12 @@ func TestRunNamesANaNWeight(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+func TestRunNamesANaNWeight(t *testing.T) {
+	const bad = "blocks.1.attn.qkv.bias"
+	dir := poisoned(t, bad)
 	report := filepath.Join(t.TempDir(), "report.json")
 	var out, errb bytes.Buffer
 	rc := realMain([]string{"run", "--checkpoint", dir, "--image", "testdata/e2e/cat.png", "--json", report}, &out, &errb)
@@ -57,5 +64,23 @@ func TestRunNamesANaNWeight(t *testing.T) {
 	}
 	if rep["non_finite"] == nil {
 		t.Errorf("the JSON report has no non_finite: %.300s", b)
+	}
+}
+
+// The warning goes to stderr, --quiet or not, and a merger's NaN is named too (no block
+// reads a merger's output, so no block check sees it).
+func TestNonFiniteWarningNotQuiet(t *testing.T) {
+	for _, bad := range []string{"blocks.1.attn.qkv.bias", "merger.linear_fc1.weight", "deepstack_merger_list.0.norm.weight"} {
+		dir := poisoned(t, bad)
+		var out, errb bytes.Buffer
+		if rc := realMain([]string{"run", "--checkpoint", dir, "--image", "testdata/e2e/cat.png", "--quiet"}, &out, &errb); rc != 0 {
+			t.Fatalf("%s: exit %d: %s", bad, rc, errb.String())
+		}
+		if msg := errb.String(); !strings.Contains(msg, "warning:") || !strings.Contains(msg, bad) {
+			t.Errorf("%s with --quiet: stderr %q, want the warning naming it", bad, msg)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%s with --quiet: stdout %q", bad, out.String())
+		}
 	}
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,16 +41,29 @@ func TestOutputsNeverOverInputs(t *testing.T) {
 	ck := copyTiny(t)
 	model := filepath.Join(ck, "model.safetensors")
 	before, _ := os.ReadFile(model)
+	tokenizer := filepath.Join(ck, "tokenizer.json") // a file of the checkpoint the run never opens
+	os.WriteFile(tokenizer, []byte("{}"), 0o644)
 	img := "testdata/e2e/cat.png"
 	out := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(out, link)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--dump", model}, "would overwrite an input"},
-		{[]string{"--json", filepath.Join(ck, "config.json")}, "would overwrite an input"},
+		{[]string{"--dump", model}, "--dump " + model + ": inside " + ck + ", a folder the run reads"},
+		{[]string{"--json", filepath.Join(ck, "config.json")}, "a folder the run reads"},
+		{[]string{"--dump", tokenizer}, "a folder the run reads"},
+		{[]string{"--json", filepath.Join(ck, "new.safetensors")}, "a folder the run reads"},
 		{[]string{"--json", img}, "would overwrite an input"},
 		{[]string{"--dump", filepath.Join(out, "x"), "--json", filepath.Join(out, "x")}, "would overwrite another output"},
+		{[]string{"--dump", filepath.Join(out, "x"), "--json", filepath.Join(link, "x")}, "--json " + filepath.Join(link, "x") + ": would overwrite another output"},
+		{[]string{"--json", filepath.Join(out, "missing", "r.json")}, "--json " + filepath.Join(out, "missing", "r.json") + ": the folder " + filepath.Join(out, "missing") + " does not exist"},
+		{[]string{"--dump", out}, "a directory, not a file"},
+		{[]string{"--trace", filepath.Join(out, strings.Repeat("t", 256))}, "longer than"},
+		{[]string{"--attention-query", "3"}, "--attention-query 3: the attention rows are written by --dump"},
+		{[]string{"--max-memory", "0.1"}, "--max-memory 0.1"},
+		{[]string{"--max-memory", "NaN"}, "--max-memory NaN"},
 		{[]string{"--threads", "1000000"}, "--threads 1000000"},
 		{[]string{"--tile", "0"}, "--tile 0"},
 		{[]string{"--max-pixels", "1000000000000"}, "--max-pixels"},
@@ -70,7 +84,50 @@ func TestOutputsNeverOverInputs(t *testing.T) {
 	if ents, _ := os.ReadDir(out); len(ents) != 0 {
 		t.Errorf("refused runs left files: %v", ents)
 	}
+	if ents, _ := os.ReadDir(ck); len(ents) != 4 {
+		t.Errorf("refused runs left files in the checkpoint: %v", ents)
+	}
 }
+
+// bench and gpumodel write their --json and --cpuprofile never into the checkpoint they read.
+func TestBenchOutputsNeverOverTheCheckpoint(t *testing.T) {
+	ck := copyTiny(t)
+	model := filepath.Join(ck, "model.safetensors")
+	before, _ := os.ReadFile(model)
+	for _, args := range [][]string{
+		{"bench", "--checkpoint", ck, "--json", model},
+		{"bench", "--checkpoint", ck, "--cpuprofile", model},
+		{"bench", "--checkpoint", ck, "--json", filepath.Join(ck, "bench.json")},
+		{"gpumodel", "--checkpoint", ck, "--json", model},
+	} {
+		if msg := cliFails(t, args...); !strings.Contains(msg, "a folder the run reads") {
+			t.Errorf("%v: %q", args, msg)
+		}
+	}
+	if after, _ := os.ReadFile(model); string(after) != string(before) {
+		t.Error("the checkpoint's model.safetensors changed")
+	}
+}
+
+// A table that cannot be written (stdout on a full disk) fails the command.
+func TestStdoutWriteFailure(t *testing.T) {
+	var errb strings.Builder
+	rc := realMain([]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png"}, failingWriter{}, &errb)
+	if rc == 0 || !strings.Contains(errb.String(), "writing to the standard output") {
+		t.Errorf("exit %d, stderr %q", rc, errb.String())
+	}
+	if f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0); err == nil { // the real thing, where there is one
+		defer f.Close()
+		errb.Reset()
+		if rc := realMain([]string{"verify", "--checkpoint", "testdata/e2e/tiny"}, f, &errb); rc == 0 || !strings.Contains(errb.String(), "no space left") {
+			t.Errorf("verify > /dev/full: exit %d, stderr %q", rc, errb.String())
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
 
 // The trace is Chrome trace-event JSON with one attention and one MLP event per block.
 func TestRunTrace(t *testing.T) {
@@ -120,6 +177,38 @@ func TestGenNeverOverAFolder(t *testing.T) {
 		t.Errorf("gen left %d entries next to the folder", len(ents))
 	}
 	cli(t, "verify", "--checkpoint", dir)
+
+	// --force replaces a checkpoint, never a folder holding anything else.
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	os.Mkdir(filepath.Join(dir, "runs"), 0o755)
+	msg := cliFails(t, "gen", "--preset", "tiny", "--out", dir, "--force")
+	if !strings.Contains(msg, "notes.txt") || !strings.Contains(msg, "runs/") || !strings.Contains(msg, "nothing was changed") {
+		t.Errorf("gen --force over a folder with other files: %q", msg)
+	}
+	if b, err := os.ReadFile(notes); err != nil || string(b) != "mine" {
+		t.Errorf("gen --force lost notes.txt: %q, %v", b, err)
+	}
+}
+
+// gen --out names a folder of its own: not the current folder or one above it.
+func TestGenOutNotTheCurrentFolder(t *testing.T) {
+	wd, _ := os.Getwd()
+	sub := filepath.Join(t.TempDir(), "a")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "keep.txt"), []byte("mine"), 0o644)
+	if err := os.Chdir(sub); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	for _, out := range []string{".", "./", "..", "b/..", sub, "/"} {
+		if msg := cliFails(t, "gen", "--preset", "tiny", "--out", out, "--force"); !strings.Contains(msg, "name a folder of the checkpoint's own") {
+			t.Errorf("--out %s: %q", out, msg)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(sub, "keep.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("keep.txt: %q, %v", b, err)
+	}
 }
 
 // --max-memory refuses a run estimated to hold more, before the work.

@@ -41,7 +41,11 @@ func printTotals(w io.Writer, r *engine.Report) {
 	fmt.Fprintf(w, "%5s %10.1f %10.1f %10.1f %10.1f %10s\n", "total", t.WaitMS, t.AttentionMS, t.MLPMS, t.WallMS, engine.FormatBytes(t.BytesRead))
 	fmt.Fprintf(w, "embed %.1f ms, merger %.1f ms, vision weights %s, peak RSS %s\n",
 		r.EmbedMS, r.MergerMS, engine.FormatBytes(t.WeightBytes), engine.FormatBytes(r.PeakRSS))
+}
+
+// warn says on stderr, whatever --quiet says, what the user must know of a finished run.
+func warn(stderr io.Writer, r *engine.Report) {
 	if r.NonFinite != nil {
-		fmt.Fprintln(w, "warning:", r.NonFinite)
+		fmt.Fprintln(stderr, "warning:", r.NonFinite)
 	}
 }

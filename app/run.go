@@ -14,8 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
+	"math"
 	"strconv"
 	"strings"
 
@@ -77,7 +76,10 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if f.query < -1 {
 		return nil, fmt.Errorf("--attention-query %d: want a patch index (0 or more)", f.query)
 	}
-	if err := fsx.CheckOutputs([]string{f.image}, []string{f.dump, f.jsonOut, f.trace}); err != nil {
+	if f.query >= 0 && f.dump == "" {
+		return nil, fmt.Errorf("--attention-query %d: the attention rows are written by --dump FILE", f.query)
+	}
+	if err := checkOutputs([]string{f.checkpoint, f.image}, output{"--dump", f.dump}, output{"--json", f.jsonOut}, output{"--trace", f.trace}); err != nil {
 		return nil, err
 	}
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
@@ -96,11 +98,13 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	return f, nil
 }
 
-func cmdRun(args []string, stdout io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) error {
 	f, err := parseRunFlags(args)
 	if err != nil {
 		return err
 	}
+	ctx := interruptible("run") // before the image opens: a signal then is not lost
+	defer ctx.Stop()
 	be, note, err := openBackend(&f.settings)
 	if err != nil {
 		return err
@@ -111,28 +115,26 @@ func cmdRun(args []string, stdout io.Writer) error {
 	}
 	defer sess.Close()
 	sess.SetBackendNote(note)
-	if err := f.checkAgainst(sess); err != nil { // before the work, not after it
-		return err
+	if S := sess.Run.Layout.Rows(); f.query >= S { // before the work, not after it
+		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
 	}
-	ctx, stop := interruptible("run")
-	defer stop()
 	if err := execute(ctx, sess, f.quiet, stdout); err != nil {
 		return err
 	}
+	warn(stderr, sess.Report)
+	ctx.Writing(f.outputsText())
 	return f.writeOutputs(sess)
 }
 
-// checkAgainst refuses, before the run, outputs that would overwrite one of the session's
-// inputs (its checkpoint files, its image) and a query outside the page.
-func (f *runFlags) checkAgainst(sess *engine.Session) error {
-	inputs := append(sess.Checkpoint.Files(), f.image)
-	if err := fsx.CheckOutputs(inputs, []string{f.dump, f.jsonOut, f.trace}); err != nil {
-		return err
+// outputsText names the outputs being written, as the user gave them.
+func (f *runFlags) outputsText() string {
+	var names []string
+	for _, p := range []string{f.dump, f.jsonOut, f.trace} {
+		if p != "" {
+			names = append(names, p)
+		}
 	}
-	if S := sess.Run.Layout.Rows(); f.query >= S {
-		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
-	}
-	return nil
+	return strings.Join(names, ", ")
 }
 
 // writeOutputs writes what was asked for, each atomically (a failure leaves the old file).
@@ -151,25 +153,6 @@ func (f *runFlags) writeOutputs(sess *engine.Session) error {
 		return fsx.WriteAtomic(f.trace, sess.Report.WriteTrace)
 	}
 	return nil
-}
-
-// interruptible is a context the first Ctrl-C cancels (the run stops within an op and says
-// so); a second Ctrl-C exits at once.
-func interruptible(command string) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt)
-	go func() {
-		if _, ok := <-sig; !ok {
-			return
-		}
-		fmt.Fprintf(os.Stderr, "inspector %s: interrupted: stopping (Ctrl-C again to quit now)\n", command)
-		cancel()
-		if _, ok := <-sig; ok {
-			os.Exit(130)
-		}
-	}()
-	return ctx, func() { signal.Stop(sig); close(sig); cancel() }
 }
 
 // execute runs the session's page and prints the table as blocks finish.
@@ -216,8 +199,8 @@ func parseBytes(v string) (int64, error) {
 		}
 	}
 	x, err := strconv.ParseFloat(v, 64)
-	if err != nil || x <= 0 || x*mult > 1<<60 {
-		return 0, fmt.Errorf("want a size such as 6GiB or 512MiB")
+	if err != nil || math.IsNaN(x) || x*mult < 1 || x*mult > 1<<60 {
+		return 0, fmt.Errorf("want a size of at least one byte, such as 6GiB or 512MiB")
 	}
 	return int64(x * mult), nil
 }

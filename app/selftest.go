@@ -56,7 +56,7 @@ func (st *selftest) check(name string, ok bool, detail string) {
 	fmt.Fprintf(st.w, "  %-52s %-4s %s\n", name, mark, detail)
 }
 
-func cmdSelftest(args []string, stdout io.Writer) error {
+func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
 	which := fs.String("backend", "all", "what to test: all (the CPU, and Metal where it runs), cpu or metal")
 	noTimes := fs.Bool("no-times", false, "skip the kernel timings at the 8B model's shapes")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 // off macOS says why Metal is skipped.
 func TestSelftest(t *testing.T) {
 	var out bytes.Buffer
-	if err := cmdSelftest([]string{"--no-times"}, &out); err != nil {
+	if err := cmdSelftest([]string{"--no-times"}, &out, io.Discard); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	text := out.String()

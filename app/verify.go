@@ -16,7 +16,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-func cmdVerify(args []string, stdout io.Writer) error {
+func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	if err := fs.Parse(args); err != nil {

@@ -15,13 +15,15 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
 )
 
 // NonFinite is where the first NaN or Inf of a run appeared.
 type NonFinite struct {
-	Block   int      `json:"block"`             // -1: the embedding
+	Block   int      `json:"block"`             // -1: the embedding; a merger's: the block it ran after
+	Merger  string   `json:"merger,omitempty"`  // a merger's output: its weights' prefix ("merger.", "deepstack_merger_list.0.")
 	Tap     string   `json:"tap,omitempty"`     // the first intermediate that is not finite
 	Op      string   `json:"op"`                // what made it
 	Weights []string `json:"weights,omitempty"` // that op's weights holding NaN or Inf
@@ -29,7 +31,10 @@ type NonFinite struct {
 
 func (n *NonFinite) String() string {
 	where := "the embedding"
-	if n.Block >= 0 {
+	switch {
+	case n.Merger != "":
+		where = n.Op
+	case n.Block >= 0:
 		where = fmt.Sprintf("block %d, %s", n.Block, n.Op)
 	}
 	s := "values stopped being finite (NaN or Inf) in " + where
@@ -38,6 +43,9 @@ func (n *NonFinite) String() string {
 	}
 	if len(n.Weights) > 0 {
 		s += fmt.Sprintf("; not finite in the weights %v", n.Weights)
+	}
+	if n.Merger != "" {
+		return s + "; the blocks' outputs are finite"
 	}
 	return s + "; every later value depends on it"
 }
@@ -78,6 +86,24 @@ func nonFiniteWeights(ws ...backend.Weight) []string {
 		}
 	}
 	return bad
+}
+
+// checkMerger records a non-finite output of the merger named by prefix, run after block
+// after on a finite input (a non-finite input was reported where it appeared): its weights
+// hold a NaN or Inf, or its values overflowed.
+func (r *Run) checkMerger(prefix string, after int, in, out []float32, w MergerWeights) {
+	if r.NonFinite != nil || finite(out) || !finite(in) {
+		return
+	}
+	op := "the final merger"
+	if prefix != "merger." {
+		op = fmt.Sprintf("the deepstack merger %s (after block %d)", strings.TrimSuffix(prefix, "."), after)
+	}
+	bad := nonFiniteWeights(w.NormW, w.NormB, w.FC1W, w.FC1B, w.FC2W, w.FC2B)
+	if len(bad) == 0 {
+		op += ": its weights are finite, its values overflowed"
+	}
+	r.NonFinite = &NonFinite{Block: after, Merger: prefix, Op: op, Weights: bad}
 }
 
 // checkEmbedding records a non-finite embedding: the pixel values, the patch embedding or

@@ -81,3 +81,27 @@ func TestNonFiniteNamed(t *testing.T) {
 		t.Errorf("a finite model reported %v", sess.Run.NonFinite)
 	}
 }
+
+// A NaN weight of the final merger or of a deepstack merger (whose outputs no block reads)
+// is named with the merger, in the report's JSON too.
+func TestNonFiniteMergerNamed(t *testing.T) {
+	for _, c := range []struct {
+		tensor, merger, says string
+		after                int
+	}{
+		{"merger.linear_fc2.weight", "merger.", "the final merger", 3},
+		{"deepstack_merger_list.1.linear_fc1.bias", "deepstack_merger_list.1.", "deepstack merger deepstack_merger_list.1 (after block 2)", 2},
+	} {
+		sess := runTiny(t, tinyWith(t, c.tensor, 1, float32(math.Inf(1))))
+		nf := sess.Run.NonFinite
+		if nf == nil || nf.Merger != c.merger || nf.Block != c.after || len(nf.Weights) != 1 || !strings.HasSuffix(nf.Weights[0], c.tensor) ||
+			!strings.Contains(nf.String(), c.says) {
+			t.Errorf("Inf in %s: %+v (%v)", c.tensor, nf, nf)
+			continue
+		}
+		if b, _ := json.Marshal(sess.Report); !strings.Contains(string(b), `"merger":"`+c.merger+`"`) {
+			t.Errorf("Inf in %s: the JSON report: %.300s", c.tensor, b)
+		}
+		t.Logf("%s: %s", c.tensor, nf)
+	}
+}

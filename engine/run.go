@@ -407,6 +407,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 			return err
 		}
 		r.Deepstack = append(r.Deepstack, r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden))
+		r.checkMerger(fmt.Sprintf("deepstack_merger_list.%d.", k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
 	}
 	return nil
 }
@@ -449,6 +450,7 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 	}
 	r.takeOps()
 	r.Merger = r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden)
+	r.checkMerger("merger.", cfg.Depth-1, r.prev, r.Merger, w)
 	r.MergerTime = d
 	return d, nil
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // Spec declares a tensor before its bytes are written.
@@ -29,11 +28,12 @@ func (s Spec) bytes() int64 {
 // Writer streams a safetensors file: the header first (all specs known up front), then each
 // tensor's bytes in declaration order. Tensors are packed without holes, as the reference
 // reader requires, and the header is space-padded so data starts 8-byte aligned. The bytes
-// go to a temporary file next to path, synced and renamed over path by a Close that found
-// every tensor written: a failure (a full disk, a missing tensor) leaves path as it was.
+// go through fsx's atomic writer (a temporary file next to path, synced and renamed over
+// path) by a Close that found every tensor written: a failure (a full disk, a missing
+// tensor) leaves path as it was.
 type Writer struct {
 	path  string
-	f     *os.File
+	f     *fsx.Atomic
 	w     *bufio.Writer
 	specs []Spec
 	next  int
@@ -62,14 +62,7 @@ func Create(path string, specs []Spec, metadata map[string]string) (*Writer, err
 	for len(js)%8 != 0 {
 		js = append(js, ' ')
 	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file: not written", path)
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := fsx.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -116,20 +109,11 @@ func (w *Writer) Close() error {
 	if err := w.w.Flush(); w.err == nil && err != nil {
 		w.err = fmt.Errorf("%s: %w", w.path, err)
 	}
-	if err := w.f.Sync(); w.err == nil && err != nil {
-		w.err = fmt.Errorf("%s: %w", w.path, err)
-	}
-	if err := w.f.Chmod(0o644); w.err == nil && err != nil {
-		w.err = err
-	}
-	if err := w.f.Close(); w.err == nil && err != nil {
-		w.err = fmt.Errorf("%s: %w", w.path, err)
-	}
 	if w.err != nil {
-		os.Remove(w.f.Name())
+		w.f.Abort()
 		return fmt.Errorf("%w (the file was not changed)", w.err)
 	}
-	return os.Rename(w.f.Name(), w.path)
+	return w.f.Commit()
 }
 
 // Tensor is an in-memory tensor for WriteFile.
