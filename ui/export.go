@@ -21,7 +21,6 @@ import (
 	"image/png"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -261,21 +260,14 @@ func (in *Inspector) finishedReport() (*engine.Report, error) {
 	return in.Snap.Report, nil
 }
 
-// inputs are the files the window has open: the image and the checkpoint folder's files.
+// inputs are what the window reads: the image and the checkpoint folder (everything in
+// it, by any name: fsx.CheckOutputs protects a folder whole).
 func (in *Inspector) inputs() []string {
 	s := in.Snap
 	if s == nil {
 		return nil
 	}
-	files := []string{s.ImagePath}
-	if ents, err := os.ReadDir(s.CheckpointDir); err == nil {
-		for _, e := range ents {
-			if e.Type().IsRegular() {
-				files = append(files, filepath.Join(s.CheckpointDir, e.Name()))
-			}
-		}
-	}
-	return files
+	return []string{s.ImagePath, s.CheckpointDir}
 }
 
 // writeOutput writes path through write, atomically, refusing an input.
@@ -323,8 +315,13 @@ func (p *imagePanel) showExportMenu() {
 }
 
 // saveDialog asks for a path — offering name in the folder the last export went to — and
-// runs export on it, reporting the outcome in the status.
+// runs export on it, reporting the outcome in the status. The dialog only names the file:
+// it opens nothing (savepath.go), the export checks the path and writes it atomically.
 func (in *Inspector) saveDialog(name string, export func(string) error) {
+	if err := guardSaveDialogs(); err != nil {
+		in.toolbar.setStatus(Status{Text: "export: no save dialog: " + err.Error(), Err: err})
+		return
+	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 		if err != nil || w == nil {
 			return
@@ -351,10 +348,6 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 // saveChosen runs export on the path the user chose and remembers its folder.
 func (in *Inspector) saveChosen(path string, export func(string) error) {
 	if err := export(path); err != nil {
-		// the dialog creates the file it hands over: do not leave it empty behind a failure
-		if st, e := os.Stat(path); e == nil && st.Mode().IsRegular() && st.Size() == 0 && fsx.CheckOutputs(in.inputs(), []string{path}) == nil {
-			os.Remove(path)
-		}
 		in.toolbar.setStatus(Status{Text: "export: " + err.Error(), Err: err})
 		return
 	}
@@ -375,9 +368,8 @@ func (in *Inspector) exportFolder() string {
 	return ""
 }
 
-// outputFilter lists the files of the export's kind and never an input, so a click in the
-// dialog cannot pick a file the window has open (Fyne's save dialog truncates the file it
-// hands over).
+// outputFilter lists the files of the export's kind and never the open image, so a click in
+// the dialog does not offer it (a name typed is checked by the export).
 type outputFilter struct {
 	inputs []string
 	ext    string

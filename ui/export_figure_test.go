@@ -165,12 +165,17 @@ func TestSaveDialogRemembersTheFolder(t *testing.T) {
 	if len(got) != 3 || got[0].name != name || got[1].dir != first || got[2].dir != second {
 		t.Errorf("offers %+v: want the last export's folder each time", got)
 	}
-	// a failed export leaves no empty file behind and keeps the folder
-	bad := filepath.Join(t.TempDir(), "t.json")
-	os.WriteFile(bad, nil, 0o644)
-	in.saveChosen(bad, func(string) error { return errors.New("no") })
-	if _, err := os.Stat(bad); err == nil {
-		t.Error("an empty file was left behind a failed export")
+	// a failed export leaves the chosen file as it was, and creates none
+	kept := filepath.Join(t.TempDir(), "t.json")
+	os.WriteFile(kept, []byte("mine"), 0o644)
+	in.saveChosen(kept, func(string) error { return errors.New("no") })
+	if b, err := os.ReadFile(kept); err != nil || string(b) != "mine" {
+		t.Errorf("a failed export changed the chosen file: %q, %v", b, err)
+	}
+	fresh := filepath.Join(t.TempDir(), "new.json")
+	in.saveChosen(fresh, func(string) error { return errors.New("no") })
+	if _, err := os.Stat(fresh); err == nil {
+		t.Error("a failed export left a file behind")
 	}
 }
 
