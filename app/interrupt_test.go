@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/turbospark/inspector/internal/fsx"
 )
 
 // bigPage writes a 2048x2048 PNG: 16,384 patches with --max-pixels 4194304.
@@ -95,17 +97,113 @@ func TestInterruptStopsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a 16,384-patch run")
 	}
-	cmd, stderr := startBigRun(t)
-	sent := time.Now()
-	cmd.Process.Signal(syscall.SIGINT)
-	defer func() { t.Logf("ended %v after Ctrl-C", time.Since(sent)) }()
-	// Within an op: a second on an idle machine; the bound leaves room for a loaded one.
-	rc := waitExit(t, cmd, 5*time.Second)
-	msg := stderr.String()
-	if rc == 0 || !strings.Contains(msg, "interrupted") || !strings.Contains(msg, "cancelled after 0 of 4 blocks (block 0 did not finish); no output written") {
-		t.Errorf("Ctrl-C: exit %d, stderr %q (want a failure that says it was interrupted and cancelled)", rc, msg)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		says string
+	}{{syscall.SIGINT, "interrupted: stopping"}, {syscall.SIGTERM, "terminated (SIGTERM): stopping"}, {syscall.SIGHUP, "hung up (SIGHUP): stopping"}} {
+		cmd, stderr := startBigRun(t)
+		sent := time.Now()
+		cmd.Process.Signal(c.sig)
+		// Within an op: a second on an idle machine; the bound leaves room for a loaded one.
+		rc := waitExit(t, cmd, 5*time.Second)
+		t.Logf("%v: ended %v after the signal", c.sig, time.Since(sent))
+		msg := stderr.String()
+		if rc == 0 || !strings.Contains(msg, c.says) || !strings.Contains(msg, "cancelled after 0 of 4 blocks (block 0 did not finish); no output written") {
+			t.Errorf("%v: exit %d, stderr %q (want a failure that says it was stopped and cancelled)", c.sig, rc, msg)
+		}
 	}
-	t.Log(msg)
+}
+
+// A signal while the outputs are written lets the write finish and says so; a second one
+// quits at once and leaves no temporary behind (the target as it was). The writer here is
+// this test binary writing through fsx in interruptible("run"), slowly.
+func TestSignalDuringTheWrite(t *testing.T) {
+	if target := os.Getenv("TS_WRITE_HELPER"); target != "" {
+		ctx := interruptible("run")
+		defer ctx.Stop()
+		ctx.Writing(target)
+		a, err := fsx.Create(target)
+		if err != nil {
+			os.Exit(3)
+		}
+		a.Write([]byte("new, first half;"))
+		os.Stderr.WriteString("ready\n")
+		time.Sleep(time.Second) // the signal comes now
+		if os.Getenv("TS_WRITE_SLOW") != "" {
+			time.Sleep(time.Minute)
+		}
+		a.Write([]byte(" second half"))
+		if err := a.Commit(); err != nil {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
+	for _, c := range []struct {
+		name    string
+		signals []syscall.Signal
+		rc      int
+		content string
+	}{
+		{"one", []syscall.Signal{syscall.SIGTERM}, 0, "new, first half; second half"},
+		{"two", []syscall.Signal{syscall.SIGINT, syscall.SIGINT}, 130, "old"},
+		{"two of TERM", []syscall.Signal{syscall.SIGTERM, syscall.SIGTERM}, 143, "old"},
+	} {
+		dir := t.TempDir()
+		target := filepath.Join(dir, "dump.safetensors")
+		os.WriteFile(target, []byte("old"), 0o644)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestSignalDuringTheWrite$")
+		cmd.Env = append(os.Environ(), "TS_WRITE_HELPER="+target)
+		if len(c.signals) > 1 {
+			cmd.Env = append(cmd.Env, "TS_WRITE_SLOW=1")
+		}
+		sc, all := helperStderr(t, cmd)
+		waitForLine(t, sc, "ready")
+		for i, s := range c.signals {
+			cmd.Process.Signal(s)
+			if i == 0 {
+				waitForLine(t, sc, "finishing the write of "+target)
+			}
+		}
+		go func() {
+			for sc.Scan() {
+				all.WriteString(sc.Text() + "\n")
+			}
+		}()
+		if rc := waitExit(t, cmd, 5*time.Second); rc != c.rc {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", c.name, rc, c.rc, all.String())
+		}
+		if b, _ := os.ReadFile(target); string(b) != c.content {
+			t.Errorf("%s: the target holds %q, want %q", c.name, b, c.content)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%s: left behind: %v", c.name, ents)
+		}
+	}
+}
+
+// helperStderr starts cmd with its stderr scanned line by line (all keeps what was read).
+func helperStderr(t *testing.T, cmd *exec.Cmd) (*bufio.Scanner, *strings.Builder) {
+	t.Helper()
+	errPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return bufio.NewScanner(errPipe), &strings.Builder{}
+}
+
+// waitForLine reads sc until a line holds what.
+func waitForLine(t *testing.T, sc *bufio.Scanner, what string) {
+	t.Helper()
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), what) {
+			return
+		}
+	}
+	t.Fatalf("the helper ended before printing %q", what)
 }
 
 // A second Ctrl-C exits at once (130) while the first one's stop is still under way. The run
