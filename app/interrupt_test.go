@@ -250,3 +250,41 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		t.Errorf("a second Ctrl-C: exit %d, want 130", rc)
 	}
 }
+
+// A signal that comes while the image opens (before the first block) stops the run even
+// where SIGINT started ignored (a background job of a script): the command arms its signals
+// before it opens anything.
+func TestInterruptWhileOpening(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a 24-megapixel image")
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, 6000, 4000)) // decoding and resizing it take ~0.5 s
+	for y := 0; y < 4000; y++ {
+		for x := 0; x < 6000; x++ {
+			o := img.PixOffset(x, y)
+			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = uint8(x), uint8(y), uint8(x^y), 255
+		}
+	}
+	page := filepath.Join(t.TempDir(), "large.png")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	bin := buildInspector(t)
+	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" run --checkpoint ../assets/demo --image "$1" --max-pixels 3136 --quiet`, bin, page)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	time.Sleep(150 * time.Millisecond) // inside the image's decoding
+	cmd.Process.Signal(syscall.SIGINT)
+	if rc := waitExit(t, cmd, 10*time.Second); rc == 0 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("Ctrl-C while the image opened: exit %d, stderr %q (want the run stopped)", rc, stderr.String())
+	}
+}
