@@ -160,6 +160,11 @@ func TestBadCheckpoints(t *testing.T) {
 			idx := `{"weight_map": {"` + qkv0 + `": "../elsewhere/model.safetensors"}}`
 			must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), []byte(idx), 0o644))
 		}, []string{"model.safetensors.index.json", qkv0, "outside the checkpoint directory"}},
+		{"index names a shard with a NUL in it", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "model.safetensors")))
+			idx := `{"weight_map": {"` + qkv0 + `": "model\u0000.safetensors"}}`
+			must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), []byte(idx), 0o644))
+		}, []string{"model.safetensors.index.json", qkv0, `"model\x00.safetensors"`, "not a file name"}},
 		{"index invalid JSON", func(t *testing.T, dir string) {
 			must(t, os.Remove(filepath.Join(dir, "model.safetensors")))
 			must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), []byte(`{"weight_map": `), 0o644))

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
@@ -150,6 +151,9 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 		return nil, fmt.Errorf("%s: no weight_map", idx)
 	}
 	for name, shard := range ij.WeightMap {
+		if strings.IndexFunc(shard, unicode.IsControl) >= 0 || shard == "" {
+			return nil, fmt.Errorf("%s: tensor %q names shard %q, which is not a file name (empty, or a NUL or control character in it)", idx, name, shard)
+		}
 		if !filepath.IsLocal(shard) || strings.ContainsRune(shard, os.PathSeparator) || strings.Contains(shard, "/") {
 			return nil, fmt.Errorf("%s: tensor %q names shard %q outside the checkpoint directory", idx, name, shard)
 		}
