@@ -14,14 +14,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"sync"
+	"syscall"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"github.com/turbospark/inspector/assets"
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/ui"
 )
 
@@ -52,9 +55,27 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	if err := openAtLaunch(in, *dir, *image); err != nil {
 		return err
 	}
+	quitOnSignals(a)
 	w.ShowAndRun()
 	ctl.Close()
 	return nil
+}
+
+// quitOnSignals quits the window on SIGHUP (a closed terminal) as Fyne does on SIGINT and
+// SIGTERM: on the UI goroutine, after an export being written there. A second stop signal
+// quits at once, removing the temporaries of writes in progress (their targets stay as
+// they were).
+func quitOnSignals(a fyne.App) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, stopSignals...)
+	go func() {
+		if s := <-sig; s == syscall.SIGHUP {
+			fyne.Do(a.Quit)
+		}
+		s := <-sig
+		fsx.RemoveTemporaries()
+		os.Exit(exitCode(s))
+	}()
 }
 
 // openAtLaunch opens the flags' files; what a flag leaves out, the last ones while they

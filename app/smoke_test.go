@@ -5,7 +5,8 @@ package main
 // The real window under Xvfb: start the app on the demo checkpoint, wait for its first
 // finished run, screenshot, click a patch with xdotool, screenshot again: the first shot
 // must not be blank and the click must change the overlay. Then the keyboard (Ctrl+O opens
-// the image dialog, Esc closes it, an arrow moves the query), a clean quit on SIGTERM with
+// the image dialog, Esc closes it, an arrow moves the query), a clean quit on SIGTERM (and on
+// SIGHUP, a closed terminal) with
 // nothing on stderr but the one ready line under LANG=C.UTF-8, and a second launch without
 // flags that reopens the same files. Xvfb picks its own free display and is stopped with
 // SIGTERM, leaving no lock or socket.
@@ -151,15 +152,19 @@ func (a *appProc) waitReady(t *testing.T) [8]int {
 
 // stop ends the app as a desktop session does (SIGTERM: Fyne quits, windows close, the
 // preferences are saved) and checks that all it wrote on stderr was the one ready line.
-func (a *appProc) stop(t *testing.T) {
+func (a *appProc) stop(t *testing.T) { a.stopWith(t, syscall.SIGTERM) }
+
+// stopWith ends the app with sig: it must quit cleanly (exit 0, nothing on stderr but the
+// ready line).
+func (a *appProc) stopWith(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	a.cmd.Process.Signal(syscall.SIGTERM)
+	a.cmd.Process.Signal(sig)
 	timeout := time.After(30 * time.Second)
 	for l := range a.lines {
 		a.seen = append(a.seen, l)
 		select {
 		case <-timeout:
-			t.Fatal("the app did not end on SIGTERM")
+			t.Fatalf("the app did not end on %v", sig)
 		default:
 		}
 	}
@@ -256,7 +261,8 @@ func TestSmokeRealWindow(t *testing.T) {
 	again := startApp(t, bin, env, "gui")
 	again.waitReady(t)
 	run(t, xenv, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector — cat.png")
-	again.stop(t)
+	again.stopWith(t, syscall.SIGHUP) // a closed terminal quits it as cleanly as SIGTERM
+
 }
 
 // run runs a tool (xdotool, import) for at most a minute: `xdotool search --sync` waits
