@@ -65,6 +65,7 @@ type Input struct {
 	Pixels []float32 // [S, C*Tp*P*P]
 	Grids  []geom.Grid
 	Image  *imageproc.Page // nil for raw pixel_values
+	Note   string          // where the page parts from transformers' preprocessing ("" where it does not)
 }
 
 // BlockTiming is where one block's time went.

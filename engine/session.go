@@ -85,7 +85,7 @@ func (s *Session) Sibling(set Settings, be backend.Backend) (*Session, error) {
 
 func start(dir, image string, e *Engine, in *Input, note string) (*Session, error) {
 	s := &Session{Dir: dir, Image: image, Settings: e.Settings, Checkpoint: e.Checkpoint, Input: in, Engine: e}
-	for _, n := range []string{e.Checkpoint.IgnoredNote(), note} {
+	for _, n := range []string{e.Checkpoint.IgnoredNote(), in.Note, note} {
 		if n != "" {
 			s.Notes = append(s.Notes, n)
 		}

@@ -14,6 +14,10 @@ import (
 	"github.com/turbospark/inspector/internal/par"
 )
 
+// gray16Note is what a user is told of a 16-bit gray image (see Decode).
+const gray16Note = "a 16-bit gray image: the inspector takes each sample's high byte; PIL, and so transformers, " +
+	"clips it instead (every sample from 256 up turns white), so transformers would see another image"
+
 // toRGB converts any decoded image to interleaved 8-bit RGB.
 func toRGB(img image.Image) *RGB {
 	b := img.Bounds()

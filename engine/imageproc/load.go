@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"io"
 	"io/fs"
 
@@ -37,6 +38,9 @@ import (
 type RGB struct {
 	W, H int
 	Pix  []uint8
+	// Note says where this image's pixels part from what PIL (and so transformers) would
+	// make of the file ("" where they do not).
+	Note string
 }
 
 // Limits bound what Load accepts before decoding anything.
@@ -143,6 +147,7 @@ type header struct {
 	format string
 	w, h   int
 	gif    *gifHeader // for "gif"
+	gray16 bool       // 16-bit gray samples (PNG, TIFF): PIL clips them, we keep the high byte
 }
 
 func decodeFrom(src byteSource, name string, lim Limits, tiffSpan int64) (*RGB, error) {
@@ -170,6 +175,9 @@ func decodeFrom(src byteSource, name string, lim Limits, tiffSpan int64) (*RGB, 
 		}
 		return nil, fmt.Errorf("%s: cannot decode image: %w", name, err)
 	}
+	if hd.gray16 { // with or without a transparent sample: PIL opens both as mode I;16
+		rgb.Note = gray16Note
+	}
 	return applyOrientation(rgb, exifOrientationAt(src, n, hd.format)), nil
 }
 
@@ -191,10 +199,10 @@ func readHeader(src byteSource, tiffSpan int64) (hd header, err error) {
 		// a ReaderAt, so that the decoder seeks to the directory instead of
 		// reading (and keeping) everything before it
 		cfg, err := tiff.DecodeConfig(io.NewSectionReader(src, 0, src.upTo(tiffSpan)))
-		return header{format: "tiff", w: cfg.Width, h: cfg.Height}, err
+		return header{format: "tiff", w: cfg.Width, h: cfg.Height, gray16: cfg.ColorModel == color.Gray16Model}, err
 	}
 	cfg, format, err := image.DecodeConfig(io.NewSectionReader(src, 0, n))
-	return header{format: format, w: cfg.Width, h: cfg.Height}, err
+	return header{format: format, w: cfg.Width, h: cfg.Height, gray16: cfg.ColorModel == color.Gray16Model}, err
 }
 
 // ranOut reports a decoder error that says its input ended.

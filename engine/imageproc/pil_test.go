@@ -130,9 +130,15 @@ func TestPNG16AgainstPIL(t *testing.T) {
 				if got.W != want.W || got.H != want.H || !bytes.Equal(got.Pix, want.Pix) {
 					t.Fatalf("got %v, PIL %s (mode %s) gives %v", got.Pix, m.Pillow, in.OpenMode, want.Pix)
 				}
+				if got.Note != "" {
+					t.Errorf("a note where we equal PIL: %q", got.Note)
+				}
 				return
 			}
 			kinds["I;16"] = true
+			if !strings.Contains(got.Note, "16-bit gray") || !strings.Contains(got.Note, "transformers") {
+				t.Errorf("the departure from PIL is not said: note %q", got.Note)
+			}
 			samples := gray16Samples(t, path)
 			clipped, high := 0, 0
 			for i, v := range samples {
