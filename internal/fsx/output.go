@@ -27,6 +27,12 @@ import (
 // ErrSameFile says an output would overwrite an input or another output.
 var ErrSameFile = errors.New("the same file")
 
+// sameFileError is an ErrSameFile that says which files, in its own words.
+type sameFileError string
+
+func (e sameFileError) Error() string        { return string(e) }
+func (e sameFileError) Is(target error) bool { return target == ErrSameFile }
+
 // maxName is the longest file name (bytes) Linux and macOS file systems take.
 const maxName = 255
 
@@ -49,10 +55,10 @@ func CheckOutputs(inputs, outputs []string) error {
 		}
 		for _, s := range seen {
 			if under(out, s.path) {
-				return fmt.Errorf("%s: inside %s, a folder the run reads: outputs are never written there (choose another folder): %w", out, s.path, ErrSameFile)
+				return sameFileError(fmt.Sprintf("%s: inside %s, a folder the run reads: outputs are never written there (choose another folder)", out, s.path))
 			}
 			if same(out, s.path) {
-				return fmt.Errorf("%s: would overwrite %s (%s): %w", out, s.role, s.path, ErrSameFile)
+				return sameFileError(fmt.Sprintf("%s: would overwrite %s (%s)", out, s.role, s.path))
 			}
 		}
 		seen = append(seen, named{out, "another output"})
