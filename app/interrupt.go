@@ -57,6 +57,7 @@ func (i *interrupt) watch() {
 	}
 	if s, ok := <-i.sig; ok {
 		fsx.RemoveTemporaries()
+		fmt.Fprintf(os.Stderr, "inspector %s: %s again: quitting now; no file was changed by the write in progress\n", i.command, signalName(s))
 		os.Exit(exitCode(s))
 	}
 }

@@ -319,7 +319,7 @@ func (p *imagePanel) showExportMenu() {
 // it opens nothing (savepath.go), the export checks the path and writes it atomically.
 func (in *Inspector) saveDialog(name string, export func(string) error) {
 	if err := guardSaveDialogs(); err != nil {
-		in.toolbar.setStatus(Status{Text: "export: no save dialog: " + err.Error(), Err: err})
+		in.toolbar.say("export: no save dialog: "+err.Error(), err)
 		return
 	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
@@ -348,13 +348,13 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 // saveChosen runs export on the path the user chose and remembers its folder.
 func (in *Inspector) saveChosen(path string, export func(string) error) {
 	if err := export(path); err != nil {
-		in.toolbar.setStatus(Status{Text: "export: " + err.Error(), Err: err})
+		in.toolbar.say("export: "+err.Error(), err)
 		return
 	}
 	if in.prefs != nil {
 		in.prefs.SetString(prefExportFolder, filepath.Dir(path))
 	}
-	in.toolbar.setStatus(Status{Text: "exported " + path, Progress: 1})
+	in.toolbar.say("exported "+path, nil)
 }
 
 // exportFolder is the folder the last export went to, if it still is one.

@@ -82,6 +82,9 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 	if st := h.in.toolbar.status.Text; !strings.Contains(st, "would overwrite an input") {
 		t.Errorf("status %q, want the refusal", st)
 	}
+	if v := h.in.toolbar.progress.Value; v != 1 {
+		t.Errorf("after a refused export the finished run's progress reads %v", v)
+	}
 
 	h.in.saveDialog(h.in.viewExportName(""), h.in.ExportPNG)
 	saveAs(t, h, "figure.png")

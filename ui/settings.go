@@ -245,7 +245,7 @@ func (p *settingsPanel) load(s engine.Settings) {
 func (p *settingsPanel) apply() {
 	s, err := p.form.Settings()
 	if err != nil {
-		p.in.toolbar.setStatus(Status{Text: err.Error(), Err: err})
+		p.in.toolbar.say(err.Error(), err)
 		return
 	}
 	s.Keep.Taps = p.moreTaps()

@@ -94,6 +94,12 @@ func (t *toolbar) setStatus(s Status) {
 	t.syncRunButtons()
 }
 
+// say shows a message about something other than the run (an export, a file chosen, a
+// setting refused): the run's progress and its Cancel stay as they are.
+func (t *toolbar) say(text string, err error) {
+	t.setStatus(Status{Text: text, Err: err, Progress: t.last.Progress, Busy: t.last.Busy})
+}
+
 // syncRunButtons offers Run all, Step and Play only while something is left to run, and
 // Restart once a run exists (Play stays on while playing: it is the Pause button then).
 func (t *toolbar) syncRunButtons() {
@@ -139,7 +145,7 @@ func (t *toolbar) chooseCheckpoint() {
 			return
 		}
 		if !isFile(filepath.Join(u.Path(), "config.json")) {
-			t.setStatus(Status{Text: u.Path() + " is not a checkpoint folder: it has no config.json", Err: fmt.Errorf("no config.json")})
+			t.say(u.Path()+" is not a checkpoint folder: it has no config.json", fmt.Errorf("no config.json"))
 			return
 		}
 		t.openCheckpoint(u.Path())
@@ -155,7 +161,7 @@ func (t *toolbar) openCheckpoint(dir string) {
 		image = s.ImagePath
 	}
 	if image == "" {
-		t.setStatus(Status{Text: "checkpoint chosen: now choose an image"})
+		t.say("checkpoint chosen: now choose an image", nil)
 		t.pendingCheckpoint = dir
 		return
 	}
@@ -174,7 +180,7 @@ func (t *toolbar) chooseImage() {
 			dir = t.in.checkpointName(s.CheckpointDir)
 		}
 		if dir == "" {
-			t.setStatus(Status{Text: "image chosen: now choose a checkpoint folder"})
+			t.say("image chosen: now choose a checkpoint folder", nil)
 			return
 		}
 		t.pendingCheckpoint = ""
@@ -228,7 +234,7 @@ func (t *toolbar) openRecent(dir, image string) {
 		}
 	}
 	if dir == "" || image == "" {
-		t.setStatus(Status{Text: fmt.Sprintf("need both a checkpoint and an image (have %q, %q)", dir, image)})
+		t.say(fmt.Sprintf("need both a checkpoint and an image (have %q, %q)", dir, image), nil)
 		return
 	}
 	t.in.OpenFiles(dir, image)

@@ -305,7 +305,7 @@ func (in *Inspector) setCompare(r *CompareResult) {
 func (in *Inspector) OpenFiles(dir, image string) {
 	resolved, err := engine.ResolveCheckpoint(dir)
 	if err != nil {
-		in.toolbar.setStatus(Status{Text: "open: " + err.Error(), Err: err})
+		in.toolbar.say("open: "+err.Error(), err)
 		return
 	}
 	in.names[resolved] = dir
@@ -347,7 +347,7 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 		}
 	}
 	if dir == "" || image == "" {
-		in.toolbar.setStatus(Status{Text: "drop a checkpoint folder and an image (one of each is needed)"})
+		in.toolbar.say("drop a checkpoint folder and an image (one of each is needed)", nil)
 		return
 	}
 	in.OpenFiles(dir, image)
