@@ -7,8 +7,8 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"image"
-	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -22,21 +22,25 @@ import (
 )
 
 // bigPage writes a 2048x2048 PNG: 16,384 patches with --max-pixels 4194304.
-func bigPage(t *testing.T) string {
+func bigPage(t *testing.T) string { return gradientPNG(t, 2048, 2048) }
+
+// gradientPNG writes a w x h PNG of gradients (fast to encode, slow enough to decode).
+func gradientPNG(t *testing.T, w, h int) string {
 	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, 2048, 2048))
-	for y := 0; y < 2048; y++ {
-		for x := 0; x < 2048; x++ {
-			img.SetNRGBA(x, y, color.NRGBA{R: uint8(x), G: uint8(y), B: uint8(x ^ y), A: 255})
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			o := img.PixOffset(x, y)
+			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = uint8(x), uint8(y), uint8(x^y), 255
 		}
 	}
-	path := filepath.Join(t.TempDir(), "big.png")
+	path := filepath.Join(t.TempDir(), fmt.Sprintf("page-%dx%d.png", w, h))
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := png.Encode(f, img); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(f, img); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -258,22 +262,7 @@ func TestInterruptWhileOpening(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a 24-megapixel image")
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, 6000, 4000)) // decoding and resizing it take ~0.5 s
-	for y := 0; y < 4000; y++ {
-		for x := 0; x < 6000; x++ {
-			o := img.PixOffset(x, y)
-			img.Pix[o], img.Pix[o+1], img.Pix[o+2], img.Pix[o+3] = uint8(x), uint8(y), uint8(x^y), 255
-		}
-	}
-	page := filepath.Join(t.TempDir(), "large.png")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(f, img); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	page := gradientPNG(t, 6000, 4000) // decoding and resizing it take ~0.5 s
 	bin := buildInspector(t)
 	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" run --checkpoint ../assets/demo --image "$1" --max-pixels 3136 --quiet`, bin, page)
 	var stderr strings.Builder
