@@ -152,8 +152,26 @@ func TestBadCheckpoints(t *testing.T) {
 		{"unknown model type", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"model_type": "llava", "vision_config": {}}`), 0o644))
 		}, []string{"config.json", `model_type "llava"`}},
+		{"config with a byte-order mark", func(t *testing.T, dir string) {
+			b, err := os.ReadFile(filepath.Join(dir, "config.json"))
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, "config.json"), append([]byte("\xef\xbb\xbf"), b...), 0o644))
+		}, []string{"config.json", "byte-order mark"}},
+		{"config that is null", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "config.json"), []byte("null\n"), 0o644))
+		}, []string{"config.json", "holds null, want a JSON object"}},
+		{"preprocessor that is null", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "preprocessor_config.json"), []byte(" null"), 0o644))
+		}, []string{"preprocessor_config.json", "holds null, want a JSON object"}},
+		{"preprocessor that is an array", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "preprocessor_config.json"), []byte("[]"), 0o644))
+		}, []string{"preprocessor_config.json", "holds an array"}},
+		{"index that is empty", func(t *testing.T, dir string) {
+			must(t, os.Remove(filepath.Join(dir, "model.safetensors")))
+			must(t, os.WriteFile(filepath.Join(dir, "model.safetensors.index.json"), nil, 0o644))
+		}, []string{"model.safetensors.index.json", "empty, want a JSON object"}},
 		{"invalid preprocessor JSON", func(t *testing.T, dir string) {
-			must(t, os.WriteFile(filepath.Join(dir, "preprocessor_config.json"), []byte(`[1,`), 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "preprocessor_config.json"), []byte(`{"patch_size": [1,`), 0o644))
 		}, []string{"preprocessor_config.json", "invalid JSON"}},
 		{"index names a shard outside the directory", func(t *testing.T, dir string) {
 			must(t, os.Remove(filepath.Join(dir, "model.safetensors")))

@@ -9,7 +9,6 @@ package engine
 // name from model.safetensors.index.json without checking it stays in the directory.
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -144,8 +143,8 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 	var ij struct {
 		WeightMap map[string]string `json:"weight_map"`
 	}
-	if err := json.Unmarshal(data, &ij); err != nil {
-		return nil, fmt.Errorf("%s: invalid JSON: %v", idx, err)
+	if err := unmarshalObject(data, idx, &ij); err != nil {
+		return nil, err
 	}
 	if ij.WeightMap == nil {
 		return nil, fmt.Errorf("%s: no weight_map", idx)

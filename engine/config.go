@@ -8,6 +8,7 @@ package engine
 // the HF class default (27/1152) — a broken file would then run as the wrong model.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -85,6 +86,30 @@ type configJSON struct {
 // maxConfigBytes bounds config.json and preprocessor_config.json (real ones are a few KB).
 const maxConfigBytes = 16 << 20
 
+// unmarshalObject decodes a JSON file that must hold one object (a config, a preprocessor
+// config, a shard index), saying what it holds instead: a byte-order mark (JSON has none,
+// and transformers refuses the file too), null, an array, a number, nothing.
+func unmarshalObject(data []byte, path string, v any) error {
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		return fmt.Errorf("%s: starts with a UTF-8 byte-order mark, which JSON does not allow (transformers refuses the file too): save it without one", path)
+	}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return fmt.Errorf("%s: empty, want a JSON object", path)
+	}
+	if trimmed[0] != '{' {
+		what := map[byte]string{'n': "null", '[': "an array", '"': "a string", 't': "true", 'f': "false"}[trimmed[0]]
+		if what == "" {
+			what = fmt.Sprintf("%.20q", trimmed)
+		}
+		return fmt.Errorf("%s: holds %s, want a JSON object", path, what)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: invalid JSON: %v", path, err)
+	}
+	return nil
+}
+
 // loadConfig reads and checks path (a config.json).
 func loadConfig(path string) (Config, error) {
 	data, err := fsx.ReadSmall(path, maxConfigBytes)
@@ -97,8 +122,8 @@ func loadConfig(path string) (Config, error) {
 // ParseConfig parses config.json bytes; path names the file in messages.
 func ParseConfig(data []byte, path string) (Config, error) {
 	var cj configJSON
-	if err := json.Unmarshal(data, &cj); err != nil {
-		return Config{}, fmt.Errorf("%s: invalid JSON: %v", path, err)
+	if err := unmarshalObject(data, path, &cj); err != nil {
+		return Config{}, err
 	}
 	if !modelTypes[cj.ModelType] {
 		return Config{}, fmt.Errorf("%s: model_type %q is not one of qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe", path, cj.ModelType)
@@ -251,8 +276,8 @@ func loadPreprocessorConfig(path string) (imageproc.Config, bool, error) {
 // ParsePreprocessorConfig overlays the file's fields on the class defaults.
 func ParsePreprocessorConfig(data []byte, path string) (imageproc.Config, error) {
 	var pj preprocessorJSON
-	if err := json.Unmarshal(data, &pj); err != nil {
-		return imageproc.Config{}, fmt.Errorf("%s: invalid JSON: %v", path, err)
+	if err := unmarshalObject(data, path, &pj); err != nil {
+		return imageproc.Config{}, err
 	}
 	c := hfClassDefaults()
 	if pj.Size != nil {
