@@ -59,7 +59,8 @@ type Backend struct {
 	// modelled time of the open command buffer on the slowest GPU; past budget it is committed
 	// (watchdog.go)
 	openEstimate time.Duration
-	budget       time.Duration
+	budget       time.Duration // the most a command buffer holds (passBudget)
+	opBudget     time.Duration // the most one dispatch takes (dispatchBudget)
 	log          *ModelLog // NewModel, NewProfiled: every dispatch, with its estimate (and time)
 	err          error     // a failure seen outside Commit, reported by the next Commit
 	weights      weightCache
@@ -71,7 +72,7 @@ type Backend struct {
 var _ backend.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
-	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget}
+	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget, opBudget: dispatchBudget}
 	b.weights = newWeightCache(b)
 	return b
 }

@@ -64,7 +64,7 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 		return
 	}
 	// Row pieces short of the watchdog (one piece below ~65k rows for the towers we know).
-	for _, p := range splitRows(rows, in, out, wt, dispatchBudget) {
+	for _, p := range splitRows(rows, in, out, wt, b.opBudget) {
 		pe := sep
 		if pe.Residual.Handle != nil {
 			pe.Residual.Offset += 4 * p.Start * out
@@ -113,7 +113,7 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 		kn = "attention"
 	}
 	for _, sg := range segs {
-		for _, qs := range splitQueries(kn, sg, heads, headDim, dispatchBudget) {
+		for _, qs := range splitQueries(kn, sg, heads, headDim, b.opBudget) {
 			b.encode(shaders.AttentionOn(kn, oo, qo, ko, vo, stride, sg, qs, seq, heads, headDim, scale))
 		}
 	}

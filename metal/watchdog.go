@@ -48,6 +48,21 @@ func evenSplit(start, n, tile int, unit, budget time.Duration) []backend.Segment
 	return out
 }
 
+// SplitAll makes every dispatch as small as the split allows (a query tile, 64 rows) and
+// commits the command buffer after each, until restore is called: the conformance table's
+// Split cases run the watchdog's paths this way on any GPU (conformance.Splitter).
+func (b *Backend) SplitAll() (restore func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	op, pass := b.opBudget, b.budget
+	b.opBudget, b.budget = 0, 0
+	return func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.opBudget, b.budget = op, pass
+	}
+}
+
 // splitQueries cuts seg's queries into pieces that each fit the dispatch budget on kernel kn.
 func splitQueries(kn string, seg backend.Segment, heads, headDim int, budget time.Duration) []backend.Segment {
 	n := seg.End - seg.Start

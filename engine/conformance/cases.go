@@ -89,8 +89,14 @@ func Cases() []Case {
 		cases = append(cases, Add(n, false))
 	}
 	cases = append(cases, Add(777, true))
-	cases = append(cases, MatMulEpilogue(13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(7, 100, 33, true, backend.GELUErf, false),
-		MatMulEpilogue(20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(5, 72, 130, true, backend.GELUTanh, true))
+	cases = append(cases, MatMulEpilogue(dtype.BF16, 13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(dtype.BF16, 7, 100, 33, true, backend.GELUErf, false),
+		MatMulEpilogue(dtype.BF16, 20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(dtype.BF16, 5, 72, 130, true, backend.GELUTanh, true))
+	// Grids of 16 x 16 output tiles of 64: past Metal's small-grid switch (240), so its 64-row
+	// kernels run (qkv, proj and fc1 at real page sizes). k = 40 is one full k step of 32 and a
+	// tail; the epilogue's own k is a tail only (the k loop is the plain case's).
+	for _, d := range weightDTypes {
+		cases = append(cases, MatMul(d, 1000, 40, 970, true, 0), MatMulEpilogue(d, 1000, 9, 970, true, backend.GELUErf, true))
+	}
 	for _, hd := range []int{6, 16, 64, 72} {
 		for _, seq := range []int{1, 7, 33} {
 			cases = append(cases, Rope(seq, 3, hd, false), Rope(seq, 3, hd, true))
@@ -108,7 +114,29 @@ func Cases() []Case {
 	// max often lies in a later tile than its first.
 	cases = append(cases, Attention(2, 72, Cuts(0, 5, 700), 40))
 	cases = append(cases, Attention(1, 64, Cuts(0, 600), 1))
+	// The watchdog's paths (a backend that splits long ops into dispatches and cuts command
+	// buffers, Splitter): every dispatch as small as it can be, every command buffer cut.
+	cases = append(cases, Split(Attention(2, 72, Cuts(0, 3, 70, 71), 1)), Split(MatMul(dtype.BF16, 200, 72, 130, true, 0)),
+		Split(MatMulEpilogue(dtype.F16, 300, 9, 970, true, backend.GELUTanh, true)))
 	return cases
+}
+
+// Splitter is a backend that splits long ops into dispatches and command buffers (Metal's
+// watchdog): SplitAll makes every dispatch as small as it can be and commits the command
+// buffer after each, until restore is called.
+type Splitter interface {
+	SplitAll() (restore func())
+}
+
+// Split is c run with every dispatch as small as it can be and every command buffer cut,
+// on a backend that splits (Splitter); on any other backend it is c.
+func Split(c Case) Case {
+	return Case{"Split/" + c.Name, c.Tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		if sp, ok := be.(Splitter); ok {
+			defer sp.SplitAll()()
+		}
+		return c.run(s, be)
+	}}
 }
 
 // Cuts returns the consecutive segments [b0,b1), [b1,b2), ... (cu_seqlens style).
@@ -250,12 +278,12 @@ func Rope(seq, heads, hd int, kPart bool) Case {
 
 // MatMulEpilogue: y = x W^T + b, then the GELU of form (gelu) and the residual add (res):
 // y and the residual are both checked, against the float64 product put through the same steps.
-func MatMulEpilogue(rows, in, out int, gelu bool, form backend.GELUForm, res bool) Case {
-	name := fmt.Sprintf("MatMulEpilogue/rows%d/in%d/out%d/gelu%v-%s/residual%v", rows, in, out, gelu, form, res)
+func MatMulEpilogue(d dtype.DType, rows, in, out int, gelu bool, form backend.GELUForm, res bool) Case {
+	name := fmt.Sprintf("MatMulEpilogue/%s/rows%d/in%d/out%d/gelu%v-%s/residual%v", d, rows, in, out, gelu, form, res)
 	return Case{name, TolMatMul, func(s *Suite, be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(rows*in+out), 11))
-		w, wf := s.Weight("w", RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
-		bias, bf := s.Weight("b", RandVals(r, out, 0.5), dtype.BF16, 0, out)
+		w, wf := s.Weight("w", RandVals(r, out*in, 0.1), d, 0, out, in)
+		bias, bf := s.Weight("b", RandVals(r, out, 0.5), d, 0, out)
 		xv, rv := RandVals(r, rows*in, 1), RandVals(r, rows*out, 1)
 		x, y := Upload(be, xv), Alloc(be, rows*out)
 		ep := backend.Epilogue{GELU: gelu, Form: form}
