@@ -61,8 +61,8 @@ type Backend struct {
 	openEstimate time.Duration
 	budget       time.Duration // the most a command buffer holds (passBudget)
 	opBudget     time.Duration // the most one dispatch takes (dispatchBudget)
-	log          *ModelLog // NewModel, NewProfiled: every dispatch, with its estimate (and time)
-	err          error     // a failure seen outside Commit, reported by the next Commit
+	log          *ModelLog     // NewModel, NewProfiled: every dispatch, with its estimate (and time)
+	err          error         // a failure seen outside Commit, reported by the next Commit
 	weights      weightCache
 	passTemp     []devBuffer // released once the open pass has completed
 	live         map[*Buffer]struct{}
