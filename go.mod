@@ -41,3 +41,5 @@ require (
 	golang.org/x/text v0.44.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
+
+replace github.com/progrium/darwinkit => ./third_party/darwinkit

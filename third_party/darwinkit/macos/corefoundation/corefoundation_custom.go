@@ -1,0 +1,4 @@
+package corefoundation
+
+type NotificationName StringRef
+type TypeRef uintptr
