@@ -3,10 +3,11 @@ package main
 // backends.go: the one place that knows which compute backends exist on this machine,
 // which one runs by default, and how to make them; `run --backend` and the window use it.
 //
-// Invariant: Metal is offered (and is the default) only where metal.Check passed: a device,
-// the compiled library and a first pass with exact numbers. Mutation that would silently
-// break it: offering Metal by name everywhere — Linux would list it and fail on Apply, and
-// a Mac whose library does not compile would start on a backend that cannot run.
+// Invariant: Metal is offered (and is the default) only where a probe child survived it and
+// metal.Check passed here: a device, the compiled library and a first pass with exact numbers
+// (metalprobe.go). Mutation that would silently break it: offering Metal by name everywhere
+// — Linux would list it and fail on Apply, and a Mac whose library does not compile would
+// start on a backend that cannot run.
 
 import (
 	"fmt"
@@ -28,6 +29,12 @@ func newBackend(name string, threads int) (backend.Backend, error) {
 	case "cpu":
 		return cpu.New(threads), nil
 	case "metal":
+		if err := metalOK(); err != nil {
+			return nil, err
+		}
+		if standinGPU() { // tests: the CPU engine stands in for the GPU
+			return standinBackend{cpu.New(threads)}, nil
+		}
 		return metal.New()
 	}
 	return nil, fmt.Errorf("backend %q: want cpu or metal", name)
@@ -40,16 +47,16 @@ func resolveBackend(want string) (name, note string, err error) {
 	case "cpu":
 		return "cpu", "", nil
 	case "metal":
-		if err := metal.Check(); err != nil {
+		if err := metalOK(); err != nil {
 			return "", "", err
 		}
 		return "metal", "", nil
 	case backendAuto, "":
-		err := metal.Check()
+		err := metalOK()
 		if err == nil {
 			return "metal", "", nil
 		}
-		if runtime.GOOS == "darwin" {
+		if metalExpected() {
 			return "cpu", "running on the CPU: " + err.Error(), nil
 		}
 		return "cpu", "", nil
@@ -75,13 +82,31 @@ func openBackend(s *engine.Settings) (backend.Backend, string, error) {
 	return be, note, err
 }
 
-// windowBackends is what the window offers: Metal first where it runs, and the CPU.
+// metalExpected says whether a user here would expect Metal, so its absence is worth a
+// note: on macOS (and under the tests' stand-in GPU).
+func metalExpected() bool { return runtime.GOOS == "darwin" || standinGPU() }
+
+// windowBackends is what the window offers: Metal first where it runs, and the CPU; where
+// Metal was expected but failed, the note says why and Retry probes again.
 func windowBackends() ui.Backends {
 	b := ui.Backends{Names: []string{"cpu"}, New: newBackend, Unavailable: map[string]string{}}
-	if err := metal.Check(); err == nil {
+	err := metalOK()
+	if err == nil {
 		b.Names = []string{"metal", "cpu"}
-	} else {
-		b.Unavailable["metal"] = err.Error()
+		return b
+	}
+	b.Unavailable["metal"] = err.Error()
+	if metalExpected() {
+		b.Note = "running on the CPU: " + err.Error()
+		b.Retry = func() (ui.Backends, error) {
+			err := retryMetal()
+			return windowBackends(), err
+		}
 	}
 	return b
 }
+
+// standinBackend is the tests' stand-in GPU: the CPU engine under a name of its own.
+type standinBackend struct{ *cpu.Backend }
+
+func (b standinBackend) Name() string { return "stand-in GPU (" + b.Backend.Name() + ")" }

@@ -111,9 +111,11 @@ func (f *gpuModelFlags) tableGPU() shaders.GPU {
 	if g, ok := shaders.GPUByName(f.gpu); ok && f.gpu != "" {
 		return g
 	}
-	if info, err := metal.Device(); err == nil {
-		if g, ok := shaders.GPUByName(strings.TrimPrefix(info.Name, "Apple ")); ok {
-			return g
+	if metalOK() == nil && !standinGPU() { // touched here only after a probe child survived it
+		if info, err := metal.Device(); err == nil {
+			if g, ok := modelGPU(info.Name); ok {
+				return g
+			}
 		}
 	}
 	g, _ := shaders.GPUByName("M3 Max")
@@ -132,7 +134,7 @@ func cmdGPUModel(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	table := f.tableGPU()
-	onMac := metal.Check() == nil
+	onMac := metalOK() == nil && !standinGPU()
 	var blocks []modelBlock
 	kernels := map[int][]modelKernel{}
 	for _, p := range f.patches {

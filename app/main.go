@@ -15,22 +15,26 @@ import (
 type command struct {
 	name, summary string
 	run           func(args []string, stdout, stderr io.Writer) error
+	hidden        bool // a child process's command, not listed
 }
 
 var commands = []command{
-	{"gui", "open the window (the default: the embedded demo checkpoint and photo)", cmdGUI},
-	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun},
-	{"gen", "write a random-weight checkpoint for a preset", cmdGen},
-	{"verify", "check a checkpoint directory and describe it", cmdVerify},
-	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench},
-	{"gpumodel", "what the Metal kernels should take per block and kernel on named Apple GPUs (on a Mac: measured beside)", cmdGPUModel},
-	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest},
+	{"gui", "open the window (the default: the embedded demo checkpoint and photo)", cmdGUI, false},
+	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun, false},
+	{"gen", "write a random-weight checkpoint for a preset", cmdGen, false},
+	{"verify", "check a checkpoint directory and describe it", cmdVerify, false},
+	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench, false},
+	{"gpumodel", "what the Metal kernels should take per block and kernel on named Apple GPUs (on a Mac: measured beside)", cmdGPUModel, false},
+	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest, false},
+	{"metal-probe", "the start-up probe's child: touch Metal, answer as JSON", cmdMetalProbe, true},
 }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: inspector COMMAND [flags]")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		if !c.hidden {
+			fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		}
 	}
 	fmt.Fprintln(w, "Run 'inspector COMMAND -h' for a command's flags.")
 }

@@ -115,6 +115,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	sess.SetBackendNote(note)
+	if f.quiet && note != "" { // the table's note: line is not printed
+		fmt.Fprintln(stderr, "note:", note)
+	}
 	if S := sess.Run.Layout.Rows(); f.query >= S { // before the work, not after it
 		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
 	}

@@ -1,16 +1,21 @@
 package main
 
 // selftest.go: `inspector selftest`, the first thing to run on a new machine (above all the
-// first Mac): what the platform and the GPU are, every kernel against the CPU engine on
-// random inputs, two towers end to end in both residency modes, and what each kernel takes
-// at a real model's shapes. It never crashes: a check that panics is a failed check, and
-// what cannot run here (Metal off macOS, on an Intel Mac, on a GPU below Apple7, before
-// macOS 14) is a skip with its reason.
+// first Mac): what the platform and the GPU are, every kernel against float64 references on
+// random inputs, two towers end to end in both residency modes against the CPU engine, and
+// what each kernel takes at a real model's shapes, beside the performance model's time. It
+// never crashes: a check that panics is a failed check, and what cannot run here (Metal off
+// macOS, on an Intel Mac, on a GPU below Apple7, before macOS 14) is a skip with its reason.
+//
+// The Metal section runs in child processes (selftest_child.go): a fault in C, Objective-C,
+// libffi or Apple's compiler kills a child, not this process; the check that was running is
+// reported as failed, with how the child died and its stderr, and a new child goes on from
+// the next check. `--report FILE` writes everything as JSON for a bug report.
 //
 // Invariant: every number printed is compared with a reference computed from the same
-// inputs on the CPU engine (single-threaded), never with the backend's own output. Mutation
-// that would silently break it: comparing the Metal tower with a second Metal run — a
-// wrong kernel would agree with itself.
+// inputs on the CPU engine (single-threaded) or in float64, never with the backend's own
+// output. Mutation that would silently break it: comparing the Metal tower with a second
+// Metal run — a wrong kernel would agree with itself.
 
 import (
 	"context"
@@ -21,6 +26,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -37,37 +43,139 @@ import (
 	"github.com/turbospark/inspector/metal"
 )
 
-// selftest counts checks as they are printed.
-type selftest struct {
-	w              io.Writer
-	passed, failed int
-	skipped        int
-	noTimes        bool
+// selftestReport is the whole result, as --report writes it.
+type selftestReport struct {
+	Machine  machineReport       `json:"machine"`
+	Sections []*sectionReport    `json:"sections"`
+	Coverage map[string][]string `json:"coverage"` // every library kernel -> the conformance cases that dispatch it
+	Passed   int                 `json:"passed"`
+	Failed   int                 `json:"failed"`
+	Skipped  int                 `json:"skipped"`
 }
 
-func (st *selftest) check(name string, ok bool, detail string) {
-	mark := "ok"
-	if ok {
-		st.passed++
+type machineReport struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	OSVersion string `json:"os_version"`
+	CPUs      int    `json:"cpus"`
+	Go        string `json:"go"`
+	Darwinkit string `json:"darwinkit"`
+}
+
+// sectionReport is one backend's part.
+type sectionReport struct {
+	Backend string            `json:"backend"`
+	Skipped string            `json:"skipped,omitempty"` // why the section did not run
+	Device  *metal.DeviceInfo `json:"device,omitempty"`
+	Checks  []checkRecord     `json:"checks"`
+	Times   []timeRecord      `json:"times,omitempty"`
+	Notes   []string          `json:"notes,omitempty"`
+}
+
+// checkRecord is one check: a conformance case, a tower, a step of the device's set-up.
+type checkRecord struct {
+	Name    string         `json:"name"`
+	OK      bool           `json:"ok"`
+	Detail  string         `json:"detail,omitempty"`
+	RelErr  float64        `json:"rel_err,omitempty"`
+	Tol     float64        `json:"tolerance,omitempty"`
+	Error   string         `json:"error,omitempty"`
+	Millis  float64        `json:"ms,omitempty"`
+	Binding *metal.Binding `json:"binding,omitempty"` // a Metal tower: how its weights were bound
+	Case    bool           `json:"conformance_case,omitempty"`
+}
+
+// timeRecord is one kernel's time at the 8B shapes, and the model's for the same op.
+type timeRecord struct {
+	Name    string  `json:"name"`
+	Millis  float64 `json:"ms"`
+	GFLOPs  float64 `json:"gflops,omitempty"`
+	ModelMS float64 `json:"model_ms,omitempty"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// selftest runs the checks and renders them as they come.
+type selftest struct {
+	w       io.Writer
+	noTimes bool
+	report  selftestReport
+	sec     *sectionReport
+}
+
+func (st *selftest) section(name string) {
+	st.sec = &sectionReport{Backend: name}
+	st.report.Sections = append(st.report.Sections, st.sec)
+}
+
+// record counts and prints a check (cases that pass are summed up per op, not printed).
+func (st *selftest) record(c checkRecord) {
+	if st.sec == nil {
+		st.section("?")
+	}
+	st.sec.Checks = append(st.sec.Checks, c)
+	if c.OK {
+		st.report.Passed++
 	} else {
-		st.failed++
+		st.report.Failed++
+	}
+	if c.Case && c.OK {
+		return
+	}
+	mark := "ok"
+	if !c.OK {
 		mark = "FAIL"
 	}
+	detail := c.Detail
+	if c.Error != "" {
+		detail = c.Error
+	}
+	name := c.Name
+	if c.Case {
+		name = "  " + name
+	}
 	fmt.Fprintf(st.w, "  %-52s %-4s %s\n", name, mark, detail)
+}
+
+// check records a plain check.
+func (st *selftest) check(name string, ok bool, detail string) {
+	st.record(checkRecord{Name: name, OK: ok, Detail: detail})
+}
+
+// skip records that a section did not run, and why.
+func (st *selftest) skip(why string) {
+	st.sec.Skipped = why
+	st.report.Skipped++
+	fmt.Fprintf(st.w, "  skipped: %s\n", why)
+}
+
+// note prints and keeps an informational line.
+func (st *selftest) note(text string) {
+	st.sec.Notes = append(st.sec.Notes, text)
+	fmt.Fprintf(st.w, "  note: %s\n", text)
 }
 
 func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
 	which := fs.String("backend", "all", "what to test: all (the CPU, and Metal where it runs), cpu or metal")
 	noTimes := fs.Bool("no-times", false, "skip the kernel timings at the 8B model's shapes")
+	reportOut := fs.String("report", "", "also write the whole result as JSON to this file (attach it to a bug report)")
+	child := fs.Int("metal-child", -1, "(internal) run the Metal section from this check on, as events on stdout")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *which != "all" && *which != "cpu" && *which != "metal" {
 		return fmt.Errorf("--backend %q: want all, cpu or metal", *which)
 	}
+	if *child >= 0 {
+		return runMetalChild(*child, *noTimes, stdout)
+	}
+	if err := checkOutputs(nil, output{"--report", *reportOut}); err != nil {
+		return err
+	}
 	st := &selftest{w: stdout, noTimes: *noTimes}
-	fmt.Fprintf(stdout, "inspector selftest: %s/%s, %d CPUs, %s\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	st.report.Machine = thisMachine()
+	m := st.report.Machine
+	fmt.Fprintf(stdout, "inspector selftest: %s/%s (%s), %d CPUs, %s, darwinkit %s\n", m.OS, m.Arch, m.OSVersion, m.CPUs, m.Go, m.Darwinkit)
 	towers, cleanup, err := selftestTowers()
 	if err != nil {
 		return err
@@ -77,60 +185,100 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		st.cpu(towers)
 	}
 	if *which != "cpu" {
-		st.metal(towers)
+		st.metal()
 	}
-	fmt.Fprintf(stdout, "\n%d checks passed, %d failed, %d skipped\n", st.passed, st.failed, st.skipped)
-	if st.failed > 0 {
-		return fmt.Errorf("%d checks failed", st.failed)
+	st.coverage()
+	r := &st.report
+	fmt.Fprintf(stdout, "\n%d checks passed, %d failed, %d skipped\n", r.Passed, r.Failed, r.Skipped)
+	if *reportOut != "" {
+		if err := writeJSONFile(*reportOut, r); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "report: %s (attach it to a bug report)\n", *reportOut)
+	}
+	if r.Failed > 0 {
+		return fmt.Errorf("%d checks failed", r.Failed)
+	}
+	if metalMissing(*which, st) {
+		fmt.Fprintln(stdout, "\nMETAL WAS NOT TESTED on this Mac: see the skipped line above")
+		return errors.New("the Metal section was skipped on Apple silicon")
 	}
 	return nil
+}
+
+// metalMissing says whether the Metal section was skipped where it must run: Apple silicon.
+func metalMissing(which string, st *selftest) bool {
+	if which == "cpu" || runtime.GOOS != "darwin" || runtime.GOARCH != "arm64" {
+		return false
+	}
+	for _, s := range st.report.Sections {
+		if s.Backend == "metal" && s.Skipped != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// thisMachine is what the report says of the machine and the build.
+func thisMachine() machineReport {
+	m := machineReport{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Darwinkit: "not in this build"}
+	m.OSVersion = osVersion()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/progrium/darwinkit" {
+				m.Darwinkit = d.Version
+				if d.Replace != nil {
+					m.Darwinkit += " => " + d.Replace.Path
+					if d.Replace.Version != "" {
+						m.Darwinkit += " " + d.Replace.Version
+					}
+				}
+			}
+		}
+	}
+	return m
+}
+
+// coverage maps every kernel of the library to the conformance cases that dispatch it
+// (through the model backend: the same on every machine) and says if any has none.
+func (st *selftest) coverage() {
+	cov, _, err := metal.Coverage()
+	if err != nil {
+		fmt.Fprintf(st.w, "\nkernel coverage: %v\n", err)
+		st.report.Failed++
+		return
+	}
+	st.report.Coverage = cov
+	if un := metal.Uncovered(cov); len(un) > 0 {
+		fmt.Fprintf(st.w, "\nkernel coverage: FAIL: no conformance case dispatches %s\n", strings.Join(un, ", "))
+		st.report.Failed++
+		return
+	}
+	fmt.Fprintf(st.w, "\nkernel coverage: each of the library's %d kernels is dispatched by a conformance case above\n", len(cov))
 }
 
 func newCPUBackend(threads int) func() (backend.Backend, error) {
 	return func() (backend.Backend, error) { return cpu.New(threads), nil }
 }
 
-// cpu: the CPU engine on all cores against itself on one (bit-identical by design).
+// cpu: the CPU engine on all cores against float64 references and against itself on one
+// (bit-identical by design). It runs in this process: nothing in it leaves Go.
 func (st *selftest) cpu(towers []selftestTower) {
 	be := cpu.New(0)
 	fmt.Fprintf(st.w, "\ncpu: %s\n", be.Name())
+	st.section("cpu")
 	be.Close()
 	st.ops(newCPUBackend(0))
-	st.towers(towers, newCPUBackend(0), 0)
-	st.times(newCPUBackend(0))
+	for _, t := range towers {
+		for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
+			st.record(towerCheck(t, mode, newCPUBackend(0), 0))
+		}
+	}
+	st.times(newCPUBackend(0), "")
 }
 
-func (st *selftest) metal(towers []selftestTower) {
-	fmt.Fprintln(st.w, "\nmetal:")
-	info, err := metal.Device()
-	if errors.Is(err, metal.ErrUnsupported) {
-		st.skipped++
-		fmt.Fprintf(st.w, "  skipped: %v\n", err)
-		return
-	}
-	if err != nil {
-		st.check("device, library and pipelines", false, err.Error())
-		return
-	}
-	fmt.Fprintf(st.w, "  %s, GPU family %s, %s; unified memory %v, max buffer %s, working set %s\n",
-		info.Name, info.Family, info.OS, info.UnifiedMemory, engine.FormatBytes(info.MaxBuffer), engine.FormatBytes(info.WorkingSet))
-	st.check("library compiled, pipelines made", true, fmt.Sprintf("%d pipelines in %.0f ms", info.Pipelines, engine.Millis(info.CompileTime)))
-	for _, f := range info.Fallbacks { // an optional kernel without a pipeline: its ops run another one
-		fmt.Fprintf(st.w, "  note: %s; that head dim runs the scalar attention kernel\n", f)
-	}
-	if err := metal.Check(); err != nil {
-		st.check("a first pass on the GPU", false, err.Error())
-		return
-	}
-	st.check("a first pass on the GPU", true, "exact")
-	newMetal := func() (backend.Backend, error) { return metal.New() }
-	st.ops(newMetal)
-	st.towers(towers, newMetal, 1e-5)
-	st.times(newMetal)
-}
-
-// ops runs the conformance table (every op against float64 references): one line per op
-// with its worst case, and a line for every case that fails.
+// ops runs the conformance table on one backend: a line per op with its worst case, and a
+// line for every case that fails.
 func (st *selftest) ops(newBackend func() (backend.Backend, error)) {
 	fmt.Fprintln(st.w, "  each op against float64 references (random inputs, odd shapes; worst relative error):")
 	res, err := conformance.Run(newBackend)
@@ -138,14 +286,36 @@ func (st *selftest) ops(newBackend func() (backend.Backend, error)) {
 		st.check("making the backend", false, err.Error())
 		return
 	}
+	for _, r := range res {
+		st.record(caseRecord(r))
+	}
+	st.opsSummary()
+}
+
+// caseRecord is a conformance result as a check.
+func caseRecord(r conformance.Result) checkRecord {
+	c := checkRecord{Name: r.Name, OK: r.OK(), RelErr: r.RelErr, Tol: r.Tol, Case: true,
+		Detail: fmt.Sprintf("%.2e (tolerance %.0e)", r.RelErr, r.Tol)}
+	if r.Err != nil {
+		c.Error = r.Err.Error()
+	}
+	return c
+}
+
+// opsSummary prints, per op, the cases passed and the worst of them (a failed case was
+// printed when it was recorded).
+func (st *selftest) opsSummary() {
 	type family struct {
-		cases, failed int
-		worst         conformance.Result
+		cases int
+		worst checkRecord
 	}
 	var order []string
 	families := map[string]*family{}
-	for _, r := range res {
-		name := strings.SplitN(r.Name, "/", 2)[0]
+	for _, c := range st.sec.Checks {
+		if !c.Case || !c.OK {
+			continue
+		}
+		name := strings.SplitN(c.Name, "/", 2)[0]
 		f := families[name]
 		if f == nil {
 			f = &family{}
@@ -153,23 +323,14 @@ func (st *selftest) ops(newBackend func() (backend.Backend, error)) {
 			order = append(order, name)
 		}
 		f.cases++
-		if r.RelErr >= f.worst.RelErr || f.cases == 1 {
-			f.worst = r
-		}
-		if !r.OK() {
-			f.failed++
-			detail := fmt.Sprintf("%.2e (tolerance %.0e)", r.RelErr, r.Tol)
-			if r.Err != nil {
-				detail = r.Err.Error()
-			}
-			st.check("  "+r.Name, false, detail)
+		if c.RelErr >= f.worst.RelErr || f.cases == 1 {
+			f.worst = c
 		}
 	}
 	for _, name := range order {
 		f := families[name]
-		if f.failed == 0 {
-			st.check(fmt.Sprintf("  %s (%d cases)", name, f.cases), true, fmt.Sprintf("%.2e (tolerance %.0e; %s)", f.worst.RelErr, f.worst.Tol, f.worst.Name))
-		}
+		fmt.Fprintf(st.w, "  %-52s %-4s %s\n", fmt.Sprintf("  %s (%d cases)", name, f.cases), "ok",
+			fmt.Sprintf("%.2e (tolerance %.0e; %s)", f.worst.RelErr, f.worst.Tol, f.worst.Name))
 	}
 }
 
@@ -217,7 +378,7 @@ func selftestTowers() ([]selftestTower, func(), error) {
 	return towers, cleanup, nil
 }
 
-// runTower runs a whole tower and keeps every output.
+// runTower runs a whole tower on be (owned from the call on) and keeps every output.
 func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*engine.Session, error) {
 	ck, err := engine.OpenCheckpoint(t.dir)
 	if err != nil {
@@ -231,7 +392,7 @@ func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*
 	}
 	sess, err := engine.NewSession(ck, in, t.dir, "", engine.Settings{Residency: mode, Keep: engine.Keep{Outputs: true}}, be)
 	if err != nil {
-		return nil, err
+		return nil, err // NewSession closed be
 	}
 	if err := sess.RunAll(context.Background()); err != nil {
 		sess.Close()
@@ -240,50 +401,58 @@ func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*
 	return sess, nil
 }
 
-// towers runs each tower on the backend in both residency modes against the CPU engine
-// (one thread, mapped); tol 0 asks for bit-identical outputs.
-func (st *selftest) towers(towers []selftestTower, newBackend func() (backend.Backend, error), tol float64) {
-	fmt.Fprintln(st.w, "  whole towers against the CPU engine (every block output, deepstack and merger):")
-	for _, t := range towers {
-		ref, err := runTower(t, cpu.New(1), engine.Mapped)
-		if err != nil {
-			st.check(t.name, false, "on the CPU: "+err.Error())
-			continue
-		}
-		for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
-			name := fmt.Sprintf("  %s, %s", t.name, mode)
-			worst, start := 0.0, time.Now()
-			err := func() (err error) {
-				defer func() {
-					if p := recover(); p != nil {
-						err = fmt.Errorf("panic: %v", p)
-					}
-				}()
-				be, err := newBackend()
-				if err != nil {
-					return err
-				}
-				sess, err := runTower(t, be, mode)
-				if err != nil {
-					return err
-				}
-				defer sess.Close()
-				worst = towerError(sess.Run, ref.Run)
-				return nil
-			}()
-			if err != nil {
-				st.check(name, false, err.Error())
-				continue
-			}
-			wall := time.Since(start)
-			if tol == 0 {
-				st.check(name, worst == 0, fmt.Sprintf("%.2e (bit-identical expected), %.0f ms", worst, engine.Millis(wall)))
-			} else {
-				st.check(name, worst <= tol, fmt.Sprintf("%.2e (tolerance %.0e), %.0f ms", worst, tol, engine.Millis(wall)))
-			}
-		}
-		ref.Close()
+// towerCheck runs a tower on the backend in one residency mode against the CPU engine (one
+// thread, mapped); tol 0 asks for bit-identical outputs. A Metal backend says how its
+// weights were bound.
+func towerCheck(t selftestTower, mode engine.ResidencyMode, newBackend func() (backend.Backend, error), tol float64) (c checkRecord) {
+	c.Name = fmt.Sprintf("  %s, %s", t.name, mode)
+	ref, err := runTower(t, cpu.New(1), engine.Mapped)
+	if err != nil {
+		c.Error = "on the CPU: " + err.Error()
+		return c
 	}
+	defer ref.Close()
+	worst, start := 0.0, time.Now()
+	err = func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		be, err := newBackend()
+		if err != nil {
+			return err
+		}
+		sess, err := runTower(t, be, mode)
+		if err != nil {
+			return err
+		}
+		defer sess.Close()
+		if mb, ok := be.(*metal.Backend); ok {
+			b := mb.Binding()
+			c.Binding = &b
+		}
+		worst = towerError(sess.Run, ref.Run)
+		return nil
+	}()
+	if err != nil {
+		c.Error = err.Error()
+		return c
+	}
+	c.Millis, c.RelErr, c.Tol = engine.Millis(time.Since(start)), worst, tol
+	if tol == 0 {
+		c.OK, c.Detail = worst == 0, fmt.Sprintf("%.2e (bit-identical expected), %.0f ms", worst, c.Millis)
+	} else {
+		c.OK, c.Detail = worst <= tol, fmt.Sprintf("%.2e (tolerance %.0e), %.0f ms", worst, tol, c.Millis)
+	}
+	if b := c.Binding; b != nil {
+		c.Detail += fmt.Sprintf("; weights: %d KiB pages, %d regions wrapped, %d not, %d weights copied", b.PageSize>>10,
+			b.RegionsWrapped, b.Unwrapped, b.WeightsCopied)
+		if b.LastWrapError != "" {
+			c.Detail += " (last wrap error: " + b.LastWrapError + ")"
+		}
+	}
+	return c
 }
 
 // towerError is the worst relative error of any output of got against ref.
@@ -299,27 +468,59 @@ func towerError(got, ref *engine.Run) float64 {
 	return worst
 }
 
-// times prints what each kernel of one 8B block takes at 1,024 patches.
-func (st *selftest) times(newBackend func() (backend.Backend, error)) {
+// times prints what each kernel of one 8B block takes at 1,024 patches and, for a GPU the
+// performance model knows (gpu names it), what the model says it should take.
+func (st *selftest) times(newBackend func() (backend.Backend, error), gpu string) {
 	if st.noTimes {
 		return
 	}
-	sh := conformance.Qwen3VL8B
-	fmt.Fprintf(st.w, "  time per kernel, one block of Qwen3-VL-8B's tower at %d patches (BF16 weights; fastest of %d passes):\n", sh.Patches, conformance.Reps)
-	ts, err := conformance.Time(newBackend, sh)
-	if err != nil {
-		st.check("making the backend", false, err.Error())
+	for _, t := range kernelTimes(newBackend, gpu) {
+		st.time(t)
+	}
+}
+
+// time prints and keeps one kernel's time.
+func (st *selftest) time(t timeRecord) {
+	if len(st.sec.Times) == 0 {
+		fmt.Fprintf(st.w, "  time per kernel, one block of Qwen3-VL-8B's tower at %d patches (BF16 weights; fastest of %d passes):\n",
+			conformance.Qwen3VL8B.Patches, conformance.Reps)
+	}
+	st.sec.Times = append(st.sec.Times, t)
+	if t.Error != "" {
+		st.check("  "+t.Name, false, t.Error)
 		return
 	}
-	for _, t := range ts {
-		if t.Err != nil {
-			st.check("  "+t.Name, false, t.Err.Error())
-			continue
-		}
-		rate := ""
-		if g := t.GFLOPS(); g > 0 {
-			rate = fmt.Sprintf("  %.0f GFLOP/s", g)
-		}
-		fmt.Fprintf(st.w, "    %-52s %9.3f ms%s\n", t.Name, engine.Millis(t.Time), rate)
+	rate, model := "", ""
+	if t.GFLOPs > 0 {
+		rate = fmt.Sprintf("  %.0f GFLOP/s", t.GFLOPs)
 	}
+	if t.ModelMS > 0 {
+		model = fmt.Sprintf("  (model %.3f ms, measured/model %.2f)", t.ModelMS, t.Millis/t.ModelMS)
+	}
+	fmt.Fprintf(st.w, "    %-52s %9.3f ms%s%s\n", t.Name, t.Millis, rate, model)
+}
+
+// kernelTimes times each kernel of one 8B block, and on the model of gpu ("" for none).
+func kernelTimes(newBackend func() (backend.Backend, error), gpu string) []timeRecord {
+	sh := conformance.Qwen3VL8B
+	ts, err := conformance.Time(newBackend, sh)
+	if err != nil {
+		return []timeRecord{{Name: "making the backend", Error: err.Error()}}
+	}
+	var model []conformance.Timing
+	if g, ok := modelGPU(gpu); ok {
+		model, _ = conformance.Time(func() (backend.Backend, error) { b, _ := metal.NewModel(g); return b, nil }, sh)
+	}
+	var out []timeRecord
+	for i, t := range ts {
+		r := timeRecord{Name: t.Name, Millis: engine.Millis(t.Time), GFLOPs: t.GFLOPS()}
+		if t.Err != nil {
+			r.Error = t.Err.Error()
+		}
+		if i < len(model) && model[i].Name == t.Name {
+			r.ModelMS = engine.Millis(model[i].Time)
+		}
+		out = append(out, r)
+	}
+	return out
 }

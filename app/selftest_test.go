@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 )
@@ -61,9 +62,12 @@ func TestSelftestReportsFailures(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var out bytes.Buffer
 			st := &selftest{w: &out}
+			st.section("test")
 			st.ops(c.be)
-			st.towers(towers, c.be, 1e-5)
-			if st.failed == 0 {
+			for _, tw := range towers {
+				st.record(towerCheck(tw, engine.Mapped, c.be, 1e-5))
+			}
+			if st.report.Failed == 0 {
 				t.Fatalf("no check failed:\n%s", out.String())
 			}
 			for _, w := range c.want {
@@ -71,7 +75,7 @@ func TestSelftestReportsFailures(t *testing.T) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
 				}
 			}
-			t.Logf("%d checks failed", st.failed)
+			t.Logf("%d checks failed", st.report.Failed)
 		})
 	}
 }

@@ -257,8 +257,10 @@ func TestSmokeRealWindow(t *testing.T) {
 	}
 	app.stop(t)
 
-	// Without flags the next launch reopens what was open (cat.png, not the demo's photo).
-	again := startApp(t, bin, env, "gui")
+	// Without flags the next launch reopens what was open (cat.png, not the demo's photo). It
+	// also meets a Metal that crashes its start-up probe (the tests' stand-in GPU, aborting in
+	// C): the window still comes up, on the CPU, and nothing of the crash reaches stderr.
+	again := startApp(t, bin, append(env, envTestGPU+"=cpu-standin", envTestFault+"=probe:abort"), "gui")
 	again.waitReady(t)
 	run(t, xenv, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector — cat.png")
 	again.stopWith(t, syscall.SIGHUP) // a closed terminal quits it as cleanly as SIGTERM

@@ -33,6 +33,18 @@ type DeviceInfo struct {
 	// Fallbacks are the optional kernels (shaders.Optional: the flash attentions) this GPU could
 	// not make a pipeline for, each with why; their ops run the kernel they fall back to.
 	Fallbacks []string
+	// FamilyErrors are the kernel families whose compile failed, each with Apple's error and
+	// what runs instead.
+	FamilyErrors []string
+	// PipelineInfo is each pipeline's limits as the device reports them.
+	PipelineInfo []PipelineInfo
+}
+
+// PipelineInfo is one compute pipeline's limits.
+type PipelineInfo struct {
+	Name           string
+	MaxThreads     int // maxTotalThreadsPerThreadgroup
+	ExecutionWidth int // threadExecutionWidth: the simdgroup width
 }
 
 // verify runs one small pass whose result is exact in float32 and checks it, so a backend

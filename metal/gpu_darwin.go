@@ -182,6 +182,8 @@ func (ctx *metalContext) addPipeline(lib mtl.LibraryObject, name string) error {
 		return fmt.Errorf("metal: pipeline %s allows %d threads per threadgroup; it is dispatched with %d", name, max, need)
 	}
 	ctx.pipelines[name] = pipeline{state: ps, maxThreads: int(ps.MaxTotalThreadsPerThreadgroup())}
+	ctx.info.PipelineInfo = append(ctx.info.PipelineInfo, PipelineInfo{Name: name, MaxThreads: int(ps.MaxTotalThreadsPerThreadgroup()),
+		ExecutionWidth: int(ps.ThreadExecutionWidth())})
 	return nil
 }
 

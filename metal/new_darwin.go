@@ -54,6 +54,11 @@ var checked = sync.OnceValue(func() error {
 // The answer is made once per process.
 func Check() error { return checked() }
 
+// Possible says whether this build has Metal code to touch: on macOS, yes (whether it runs
+// is Check's answer, which a crash in the bridge may never give: callers probe in a child
+// process first).
+func Possible() bool { return true }
+
 // Available says whether Check succeeded.
 func Available() bool { return Check() == nil }
 

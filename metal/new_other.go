@@ -30,6 +30,9 @@ func NewProfiled(shaders.GPU) (*Backend, *ModelLog, error) { return nil, nil, un
 // Check says why the Metal backend cannot run here.
 func Check() error { return unsupported() }
 
+// Possible says whether this build has Metal code to touch at all: not off macOS.
+func Possible() bool { return false }
+
 // Available says whether New can succeed: never off macOS.
 func Available() bool { return false }
 

@@ -63,6 +63,30 @@ type weightCache struct {
 	copies  map[copyKey]devBuffer
 	wraps   int // regions wrapped so far (tests count them)
 	copied  int // weight copies made so far
+	// regions that could not be wrapped (their weights are copied), and the last reason
+	unwrapped   int
+	lastWrapErr error
+}
+
+// Binding is how a backend's weights reached the GPU so far (selftest prints it per tower).
+type Binding struct {
+	PageSize       int    `json:"page_size"`
+	RegionsWrapped int    `json:"regions_wrapped"`   // no-copy buffers over the weights' memory
+	Unwrapped      int    `json:"regions_unwrapped"` // regions whose weights were copied instead
+	WeightsCopied  int    `json:"weights_copied"`
+	LastWrapError  string `json:"last_wrap_error,omitempty"`
+}
+
+// Binding says how the weights were bound so far.
+func (b *Backend) Binding() Binding {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := &b.weights
+	out := Binding{PageSize: b.pageSize, RegionsWrapped: c.wraps, Unwrapped: c.unwrapped, WeightsCopied: c.copied}
+	if c.lastWrapErr != nil {
+		out.LastWrapError = c.lastWrapErr.Error()
+	}
+	return out
 }
 
 func newWeightCache(be *Backend) weightCache {
@@ -85,10 +109,18 @@ func (c *weightCache) region(r *backend.Region) *regionWrap {
 		c.be.retire(w.dev)
 	}
 	w := &regionWrap{base: base, n: len(r.Bytes)}
-	if base != 0 && base%uintptr(c.be.pageSize) == 0 {
+	switch {
+	case base == 0:
+	case base%uintptr(c.be.pageSize) != 0:
+		c.unwrapped++
+		c.lastWrapErr = fmt.Errorf("region %d at %#x is not on a %d-byte page boundary", r.ID, base, c.be.pageSize)
+	default:
 		if dev, err := c.be.dev.wrap(r.Bytes, c.be.pageSize); err == nil {
 			w.dev = dev
 			c.wraps++
+		} else {
+			c.unwrapped++
+			c.lastWrapErr = fmt.Errorf("region %d (%d bytes): %w", r.ID, len(r.Bytes), err)
 		}
 	}
 	c.regions[r.ID] = w

@@ -24,6 +24,12 @@ type Backends struct {
 	Names       []string          // offered, the default first
 	Unavailable map[string]string // not offered here: name -> why
 	New         func(name string, threads int) (backend.Backend, error)
+	// Note says why the CPU runs where a user would expect Metal (a Mac whose Metal failed
+	// its start-up probe); the status line carries it. "" elsewhere.
+	Note string
+	// Retry probes again what failed (nil when nothing can be retried) and returns the
+	// backends as they are then, with the probe's error.
+	Retry func() (Backends, error)
 }
 
 // CPUOnly offers the CPU backend made by newCPU (tests, and machines without Metal).

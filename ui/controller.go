@@ -101,6 +101,7 @@ type Controller struct {
 	OnSnapshot func(*Snapshot)      // on the UI goroutine
 	OnStatus   func(Status)         // on the UI goroutine
 	OnCompare  func(*CompareResult) // on the UI goroutine
+	OnBackends func(Backends, error) // on the UI goroutine: after RetryBackends
 	// OnCompareProgress follows a Compare: each side's blocks as they finish, and a last
 	// call with Running false when it ended (done, failed or cancelled).
 	OnCompareProgress func(CompareProgress)
@@ -151,7 +152,32 @@ func (c *Controller) Snapshot() *Snapshot {
 }
 
 // Backends are the backends the controller runs on.
-func (c *Controller) Backends() Backends { return c.backends }
+func (c *Controller) Backends() Backends {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.backends
+}
+
+// RetryBackends asks the backends to probe again what failed (Backends.Retry: Metal after a
+// crashed start-up probe), on the worker, after the job in flight; OnBackends then gets the
+// new set and the probe's error.
+func (c *Controller) RetryBackends() {
+	retry := c.Backends().Retry
+	if retry == nil {
+		return
+	}
+	c.enqueue(func() {
+		nb, err := retry()
+		c.mu.Lock()
+		c.backends = nb
+		c.mu.Unlock()
+		c.do(func() {
+			if c.OnBackends != nil {
+				c.OnBackends(nb, err)
+			}
+		})
+	})
+}
 
 // Settings are the current session's (the defaults before the first open).
 func (c *Controller) Settings() engine.Settings {
@@ -426,11 +452,15 @@ func (c *Controller) openSession(dir, image string, s engine.Settings) error {
 // newBackend makes s's backend; when it fails and the CPU is offered, it falls back to the
 // CPU, changes s to say so, and returns why.
 func (c *Controller) newBackend(s *engine.Settings) (backend.Backend, string, error) {
-	be, err := c.backends.New(s.Backend, s.Threads)
-	if err == nil || s.Backend == "cpu" || !c.backends.Offers("cpu") {
+	bs := c.Backends()
+	be, err := bs.New(s.Backend, s.Threads)
+	if err == nil && s.Backend == "cpu" {
+		return be, bs.Note, nil // why the CPU runs where the user would expect Metal ("" when not)
+	}
+	if err == nil || s.Backend == "cpu" || !bs.Offers("cpu") {
 		return be, "", err
 	}
-	cpuBe, cpuErr := c.backends.New("cpu", s.Threads)
+	cpuBe, cpuErr := bs.New("cpu", s.Threads)
 	if cpuErr != nil {
 		return nil, "", err
 	}
@@ -656,7 +686,7 @@ func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settin
 	if s.MaxPixels != sess.Settings.MaxPixels {
 		return nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
-	be, err := c.backends.New(s.Backend, s.Threads)
+	be, err := c.Backends().New(s.Backend, s.Threads)
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,8 @@ const (
 		"the Timings tab shows any stall). Never changes the outputs."
 	tipBackend = "The compute backend: the CPU everywhere, Metal on Apple silicon with macOS 14 or later. " +
 		"The backend changes the arithmetic: outputs may differ in the last bits."
+	tipRetryMetal = "Metal failed its start-up check in a child process (a crash there cannot close the window), and that " +
+		"is remembered until the app or macOS changes. Retry runs the check again now."
 	tipThreads   = "CPU threads each op is spread over (0: every core). Changes the time, never the outputs."
 	tipMaxPixels = "The resized image's pixel budget (smart_resize's max_pixels); processor default is the checkpoint's " +
 		"preprocessor_config.json. Another budget is another page: more or fewer patches, and the query goes back to the centre."
@@ -54,7 +56,8 @@ type settingsForm struct {
 	maxPixels *widget.SelectEntry
 	tileBytes func(tile int) int64 // the tile buffer at a tile size (0 before a load)
 	backends  Backends
-	why       *widget.Label // what is not offered and why (empty when everything is)
+	why       *widget.Label  // what is not offered and why (empty when everything is)
+	retry     *widget.Button // Retry Metal: shown where Backends.Retry can probe again
 }
 
 func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm {
@@ -65,19 +68,36 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 	f.residency = widget.NewRadioGroup(residencyChoices, nil)
 	f.residency.Horizontal = true
 	f.backend = widget.NewSelect(backends.Names, nil)
-	f.why = widget.NewLabel(backends.unavailableNote())
+	f.why = widget.NewLabel("")
 	f.why.Wrapping = fyne.TextWrapWord
+	f.retry = widget.NewButton("Retry Metal", nil)
+	f.setBackends(backends)
 	f.threads = widget.NewEntry()
 	f.threads.SetPlaceHolder("0 = every core")
 	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
 	return f
 }
 
-func (f *settingsForm) form() *widget.Form {
-	backend := fyne.CanvasObject(withTip(f.backend, tipBackend))
-	if f.why.Text != "" {
-		backend = container.NewVBox(backend, f.why)
+// setBackends offers backends: the choices, what is not offered and why, and Retry where
+// something can be probed again.
+func (f *settingsForm) setBackends(b Backends) {
+	f.backends = b
+	selected := f.backend.Selected
+	f.backend.Options = b.Names
+	f.backend.Refresh()
+	if selected != "" && b.Offers(selected) {
+		f.backend.SetSelected(selected)
 	}
+	f.why.SetText(b.unavailableNote())
+	f.why.Hidden = f.why.Text == ""
+	f.retry.Hidden = b.Retry == nil
+	f.retry.Enable()
+	f.why.Refresh()
+	f.retry.Refresh()
+}
+
+func (f *settingsForm) form() *widget.Form {
+	backend := container.NewVBox(withTip(f.backend, tipBackend), f.why, container.NewHBox(withTip(f.retry, tipRetryMetal)))
 	return widget.NewForm(
 		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, withTip(f.tile, tipTile))),
 		widget.NewFormItem("residency", withTip(f.residency, tipResidency)),
@@ -165,6 +185,19 @@ func newSettingsPanel(in *Inspector) *settingsPanel {
 	p.state = widget.NewLabel("")
 	p.state.Wrapping = fyne.TextWrapWord
 	p.form.load(in.Ctl.Backends().DefaultSettings())
+	p.form.retry.OnTapped = func() {
+		p.form.retry.Disable()
+		in.toolbar.say("checking Metal again in a child process…", nil)
+		in.Ctl.RetryBackends()
+	}
+	in.Ctl.OnBackends = func(b Backends, err error) {
+		p.form.setBackends(b)
+		if err != nil {
+			in.toolbar.say("Metal: "+err.Error(), err)
+			return
+		}
+		in.toolbar.say("Metal passed its check: choose it under backend and Apply", nil)
+	}
 	return p
 }
 

@@ -1,0 +1,354 @@
+package main
+
+// metalprobe.go: Metal is first touched in a child process. A fault in C, Objective-C,
+// libffi or Apple's compiler (SIGSEGV, SIGABRT, an uncaught NSException, a validation-layer
+// assertion) is not a Go panic: recover cannot see it, and in this process it would close the
+// window before the CPU engine is offered. So before this process touches Metal, a child
+// running the same binary does all of it — the device, the library compile, the pipelines and
+// one dispatch whose numbers must be exact (metal.Check) — and answers on its stdout. A child
+// that crashed, was killed or hung means: the CPU, the reason said (the status line, `note:`,
+// the JSON report), and remembered until the binary or the OS changes or the user asks again
+// (Settings ▸ Retry Metal, or INSPECTOR_METAL=retry). INSPECTOR_METAL=off skips Metal
+// entirely.
+//
+// Invariant: metal.Check, New and Device run in this process only after a probe child
+// answered that they worked there. Mutation that would silently break it: calling
+// metal.Check before the probe (or after a failed one) — a crash in the bridge takes the
+// whole app down on the first Mac, CPU users included.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/turbospark/inspector/metal"
+)
+
+const (
+	// envMetal: "off" never touches Metal; "retry" forgets a remembered failure first.
+	envMetal = "INSPECTOR_METAL"
+	// envTestGPU, for tests only: "cpu-standin" makes a probe or selftest child (and the
+	// "metal" backend of this process) run the CPU engine as its GPU, so the child protocol
+	// runs on Linux.
+	envTestGPU = "INSPECTOR_TEST_GPU"
+	// envTestFault, for tests only: "WHERE:HOW" makes a child fault when it reaches WHERE
+	// ("probe", or a selftest check whose name contains it) — HOW is segv, abort, hang or exit.
+	envTestFault = "INSPECTOR_TEST_FAULT"
+	// probeTimeout bounds the probe child: a first compile of the library takes seconds.
+	probeTimeout = 30 * time.Second
+)
+
+// probeExe is the program a probe child runs: this one (tests point it at the built binary).
+var probeExe = os.Executable
+
+// childLimit is how long a child may take without a word: limit, or INSPECTOR_TEST_CHILD_SILENCE
+// (tests only).
+func childLimit(limit time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("INSPECTOR_TEST_CHILD_SILENCE")); err == nil {
+		return d
+	}
+	return limit
+}
+
+// probeOutcome is a probe's answer (the child writes it as JSON).
+type probeOutcome struct {
+	OK          bool   `json:"ok"`
+	Unsupported bool   `json:"unsupported,omitempty"` // this machine cannot run Metal at all
+	Reason      string `json:"reason,omitempty"`      // why not
+	Device      string `json:"device,omitempty"`
+	Crashed     bool   `json:"crashed,omitempty"` // the child died, was killed or hung
+	Key         string `json:"key,omitempty"`     // the binary and OS it was made on (remembered crashes)
+	When        string `json:"when,omitempty"`
+}
+
+// err is the outcome as an error (nil when Metal may be used).
+func (o probeOutcome) err() error {
+	switch {
+	case o.OK:
+		return nil
+	case o.Unsupported:
+		return fmt.Errorf("%w: %s", metal.ErrUnsupported, o.Reason)
+	}
+	return errors.New(o.Reason)
+}
+
+// standinGPU says whether tests asked for the CPU engine as a stand-in GPU.
+func standinGPU() bool { return os.Getenv(envTestGPU) == "cpu-standin" }
+
+// probeState caches the process's probe; Retry forgets it.
+var probeState struct {
+	sync.Mutex
+	done    bool
+	outcome probeOutcome
+}
+
+// metalOK says whether this process may use Metal, probing in a child first (once per
+// process); nil means New and Check may run here.
+func metalOK() error {
+	probeState.Lock()
+	defer probeState.Unlock()
+	if !probeState.done {
+		probeState.outcome, probeState.done = probeMetal(), true
+	}
+	if err := probeState.outcome.err(); err != nil {
+		return err
+	}
+	if standinGPU() {
+		return nil
+	}
+	return metal.Check()
+}
+
+// retryMetal forgets a remembered failure and probes again.
+func retryMetal() error {
+	forgetProbe()
+	probeState.Lock()
+	probeState.done = false
+	probeState.Unlock()
+	return metalOK()
+}
+
+// probeMetal decides without touching Metal here: off, remembered, or a child's answer.
+func probeMetal() probeOutcome {
+	switch os.Getenv(envMetal) {
+	case "off":
+		return probeOutcome{Reason: "Metal is off (" + envMetal + "=off)"}
+	case "retry":
+		forgetProbe()
+	}
+	if !metal.Possible() && !standinGPU() { // nothing of Metal exists in this build to crash
+		if err := metal.Check(); err != nil {
+			return probeOutcome{Unsupported: errors.Is(err, metal.ErrUnsupported), Reason: err.Error()}
+		}
+		return probeOutcome{OK: true}
+	}
+	key := probeKey()
+	if o, ok := rememberedProbe(key); ok {
+		o.Reason = fmt.Sprintf("the Metal start-up probe failed on %s: it %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.When, o.Reason, envMetal)
+		return o
+	}
+	o := runProbeChild()
+	if o.Crashed {
+		o.Key, o.When = key, time.Now().Format("2006-01-02 15:04")
+		rememberProbe(o)
+		o.Reason = fmt.Sprintf("the Metal start-up probe %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.Reason, envMetal)
+	}
+	return o
+}
+
+// runProbeChild runs `inspector metal-probe` and reads its answer; a child that does not
+// answer is a crash, described from how it ended and its stderr.
+func runProbeChild() probeOutcome {
+	self, err := probeExe()
+	if err != nil {
+		return probeOutcome{Reason: "cannot find this program to probe Metal in a child: " + err.Error()}
+	}
+	limit := childLimit(probeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, "metal-probe")
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	err = cmd.Run()
+	var o probeOutcome
+	if err == nil && json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &o) == nil {
+		return o
+	}
+	return probeOutcome{Crashed: true, Reason: childDeath(ctx, err, stderr.String(), limit)}
+}
+
+// childDeath says how a child that gave no answer ended: killed by a signal, crashed with
+// one (the Go runtime prints "SIGSEGV: segmentation violation" and exits 2), hung past
+// limit, or exited; with the last lines of its stderr.
+func childDeath(ctx context.Context, err error, stderr string, limit time.Duration) string {
+	var what string
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		what = fmt.Sprintf("did not answer within %v (hung) and was killed", limit)
+	case errors.As(err, &ee):
+		ws, _ := ee.Sys().(syscall.WaitStatus)
+		switch {
+		case ws.Signaled():
+			what = "was killed by " + unix.SignalName(ws.Signal())
+		case crashSignal.MatchString(stderr): // the Go runtime caught it, reported and exited 2
+			what = "was killed by " + crashSignal.FindStringSubmatch(stderr)[1]
+		default:
+			what = fmt.Sprintf("exited with status %d without an answer", ws.ExitStatus())
+		}
+	case err != nil:
+		what = "could not run: " + err.Error()
+	default:
+		what = "gave no answer"
+	}
+	if sum := crashSummary(stderr); sum != "" {
+		what += " (" + sum + ")"
+	}
+	return what
+}
+
+// crashSummary is what a user needs of a dead child's stderr: for a Go runtime crash report,
+// its first line, whether the signal came in C code, and the first frame outside the runtime
+// (where it died: "main._Cfunc_ffi_call0()"); else its last lines.
+func crashSummary(stderr string) string {
+	lines := strings.Split(stderr, "\n")
+	head := -1
+	for i, l := range lines {
+		if goCrash.MatchString(l) {
+			head = i
+			break
+		}
+	}
+	if head < 0 {
+		return lastLines(stderr, 3, 400)
+	}
+	first := strings.TrimSpace(lines[head])
+	if sig, desc, ok := strings.Cut(first, ": "); ok && strings.HasPrefix(sig, "SIG") {
+		first = desc // "SIGSEGV: segmentation violation": the signal is named already
+	}
+	parts := []string{first}
+	inGoroutine := false
+	for _, l := range lines[head+1:] {
+		switch {
+		case strings.Contains(l, "signal arrived during cgo execution"):
+			parts = append(parts, "in C code (cgo)")
+		case strings.HasPrefix(l, "goroutine "):
+			inGoroutine = true
+		case inGoroutine && l != "" && !strings.HasPrefix(l, "\t") && !strings.HasPrefix(l, "runtime."):
+			return strings.Join(append(parts, "at "+strings.TrimSpace(l)), "; ")
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// goCrash is the first line of a Go runtime crash report.
+var goCrash = regexp.MustCompile(`^(SIG[A-Z]+: |panic: |fatal error: )`)
+
+// crashSignal finds the signal in a Go runtime crash report ("SIGSEGV: segmentation
+// violation", "[signal SIGSEGV: ...]", "SIGABRT: abort").
+var crashSignal = regexp.MustCompile(`(?m)(?:^|\[signal )(SIG[A-Z]+)\b`)
+
+// lastLines is the last n non-empty lines of s, joined, at most max bytes (the end kept).
+func lastLines(s string, n, max int) string {
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			keep = append(keep, l)
+		}
+	}
+	s = strings.Join(keep[len(keep)-min(n, len(keep)):], " | ")
+	if len(s) > max {
+		s = "…" + s[len(s)-max:]
+	}
+	return s
+}
+
+// tailBuffer keeps the first and the last max/2 bytes written to it.
+type tailBuffer struct {
+	max        int
+	head, tail []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	if room := t.max/2 - len(t.head); room > 0 {
+		t.head = append(t.head, p[:min(room, len(p))]...)
+	}
+	t.tail = append(t.tail, p...)
+	if len(t.tail) > t.max/2 {
+		t.tail = t.tail[len(t.tail)-t.max/2:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	if len(t.tail) < t.max/2 {
+		return string(t.tail)
+	}
+	return string(t.head) + "\n…\n" + string(t.tail)
+}
+
+// probeKey names this binary and OS: a remembered failure holds until either changes.
+func probeKey() string {
+	exe, _ := os.Executable()
+	var size, mod int64
+	if st, err := os.Stat(exe); err == nil {
+		size, mod = st.Size(), st.ModTime().UnixNano()
+	}
+	var u unix.Utsname
+	unix.Uname(&u)
+	return fmt.Sprintf("%s %d %d; %s %s %s", exe, size, mod, unix.ByteSliceToString(u.Sysname[:]),
+		unix.ByteSliceToString(u.Release[:]), unix.ByteSliceToString(u.Version[:]))
+}
+
+// probeMemory is where a failed probe is remembered.
+func probeMemory() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "turbospark-inspector", "metal-probe.json")
+}
+
+// rememberedProbe is the remembered failure for key, if any.
+func rememberedProbe(key string) (probeOutcome, bool) {
+	var o probeOutcome
+	path := probeMemory()
+	if path == "" {
+		return o, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &o) != nil || o.Key != key || !o.Crashed {
+		return probeOutcome{}, false
+	}
+	return o, true
+}
+
+// rememberProbe writes the failure down (best effort: a read-only cache only means the next
+// start probes again).
+func rememberProbe(o probeOutcome) {
+	path := probeMemory()
+	if path == "" || os.MkdirAll(filepath.Dir(path), 0o755) != nil {
+		return
+	}
+	b, _ := json.MarshalIndent(o, "", "  ")
+	os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// forgetProbe removes a remembered failure.
+func forgetProbe() {
+	if path := probeMemory(); path != "" {
+		os.Remove(path)
+	}
+}
+
+// cmdMetalProbe is the child: it touches Metal and answers with a probeOutcome on stdout.
+// A crash here is what the parent is for.
+func cmdMetalProbe(args []string, stdout, stderr io.Writer) error {
+	injectFault("probe")
+	o := probeOutcome{OK: true}
+	switch {
+	case standinGPU():
+		o.Device = "stand-in GPU (the CPU engine)"
+	default:
+		if err := metal.Check(); err != nil {
+			o = probeOutcome{Unsupported: errors.Is(err, metal.ErrUnsupported), Reason: err.Error()}
+		} else if info, err := metal.Device(); err == nil {
+			o.Device = info.Name
+		}
+	}
+	return json.NewEncoder(stdout).Encode(o)
+}

@@ -1,0 +1,218 @@
+package main
+
+// metalprobe_test.go: a fault where Metal is first touched never takes the app down. The
+// tests' stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin: the CPU engine plays the GPU) lets the
+// child protocol run on Linux, and INSPECTOR_TEST_FAULT makes the child segfault in C, abort,
+// hang or exit where a crash in Objective-C, libffi or Apple's compiler would: `run` and the
+// window start on the CPU and say why, the failure is remembered until asked to retry, and
+// selftest fails the check that was running and goes on with the next.
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/shaders"
+)
+
+// probeEnv is the environment of a child run on the stand-in GPU with fault (none if "").
+func probeEnv(t *testing.T, cache, fault string, more ...string) []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != envTestFault && k != envTestGPU && k != envMetal && k != "XDG_CACHE_HOME" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, envTestGPU+"=cpu-standin", "XDG_CACHE_HOME="+cache, "INSPECTOR_TEST_CHILD_SILENCE=3s")
+	if fault != "" {
+		env = append(env, envTestFault+"="+fault)
+	}
+	return append(env, more...)
+}
+
+// runJSON runs `run` on the demo with env and returns its exit code, stderr and JSON report.
+func runJSON(t *testing.T, bin string, env []string) (int, string, map[string]any) {
+	t.Helper()
+	js := filepath.Join(t.TempDir(), "r.json")
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet", "--json", js)
+	cmd.Env = env
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	rc := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		rc = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if b, err := os.ReadFile(js); err == nil {
+		json.Unmarshal(b, &rep)
+	}
+	return rc, stderr.String(), rep
+}
+
+func reportNote(rep map[string]any) string {
+	s, _ := rep["settings"].(map[string]any)
+	note, _ := s["backend_note"].(string)
+	return note
+}
+
+func TestProbeFaultsStartOnTheCPU(t *testing.T) {
+	bin := buildInspector(t)
+	for _, c := range []struct{ fault, says string }{
+		{"probe:segv", "was killed by SIGSEGV"},
+		{"probe:abort", "was killed by SIGABRT"},
+		{"probe:hang", "did not answer within 3s (hung)"},
+		{"probe:exit", "exited with status 3"},
+	} {
+		rc, stderr, rep := runJSON(t, bin, probeEnv(t, t.TempDir(), c.fault))
+		if rc != 0 {
+			t.Errorf("%s: exit %d: %s", c.fault, rc, stderr)
+			continue
+		}
+		if !strings.Contains(stderr, "note: running on the CPU: the Metal start-up probe "+c.says) || !strings.Contains(stderr, "Retry Metal") {
+			t.Errorf("%s: stderr %q, want the note saying the probe %s", c.fault, stderr, c.says)
+		}
+		if note := reportNote(rep); !strings.Contains(note, c.says) {
+			t.Errorf("%s: the JSON's backend_note %q", c.fault, note)
+		}
+	}
+}
+
+// A crashed probe is remembered: the next start does not probe (it would pass now) and says
+// when it failed; INSPECTOR_METAL=retry probes again; INSPECTOR_METAL=off never does.
+func TestProbeRememberedUntilRetry(t *testing.T) {
+	bin := buildInspector(t)
+	cache := t.TempDir()
+	if _, stderr, _ := runJSON(t, bin, probeEnv(t, cache, "probe:abort")); !strings.Contains(stderr, "killed by SIGABRT") {
+		t.Fatalf("the first run: %q", stderr)
+	}
+	memory := filepath.Join(cache, "turbospark-inspector", "metal-probe.json")
+	if _, err := os.Stat(memory); err != nil {
+		t.Fatalf("the crash was not remembered: %v", err)
+	}
+	_, stderr, rep := runJSON(t, bin, probeEnv(t, cache, ""))
+	if !strings.Contains(stderr, "the Metal start-up probe failed on ") || !strings.Contains(stderr, "killed by SIGABRT") {
+		t.Errorf("the second run (no fault now): %q, want the remembered failure", stderr)
+	}
+	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "cpu") {
+		t.Errorf("the second run ran on %v after a remembered crash", s["backend"])
+	}
+	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "", envMetal+"=retry"))
+	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "stand-in GPU") || strings.Contains(stderr, "note:") {
+		t.Errorf("after retry: backend %v, stderr %q (want the stand-in GPU, no note)", s["backend"], stderr)
+	}
+	if _, err := os.Stat(memory); err == nil {
+		t.Error("retry did not forget the crash")
+	}
+	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "probe:segv", envMetal+"=off"))
+	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "cpu") || !strings.Contains(stderr, "Metal is off (INSPECTOR_METAL=off)") {
+		t.Errorf("INSPECTOR_METAL=off: backend %v, stderr %q", s["backend"], stderr)
+	}
+}
+
+// The window's backends: a crashed probe offers the CPU only, with the note and a Retry that
+// probes again.
+func TestWindowBackendsAfterACrash(t *testing.T) {
+	bin := buildInspector(t)
+	probeExe = func() (string, error) { return bin, nil }
+	defer func() { probeExe = os.Executable }()
+	cache := t.TempDir()
+	for _, kv := range probeEnv(t, cache, "probe:segv") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	probeState.Lock()
+	probeState.done = false
+	probeState.Unlock()
+	b := windowBackends()
+	if b.Offers("metal") || !strings.Contains(b.Note, "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable["metal"], "SIGSEGV") {
+		t.Fatalf("after a crashed probe: %+v", b)
+	}
+	os.Unsetenv(envTestFault)
+	nb, err := b.Retry()
+	if err != nil || !nb.Offers("metal") || nb.Note != "" {
+		t.Errorf("retry without the fault: %v, %+v", err, nb)
+	}
+	probeState.Lock()
+	probeState.done = false
+	probeState.Unlock()
+}
+
+// selftest's Metal section in children: a check that crashes (or hangs) is that check's FAIL,
+// with how the child died, and the checks after it still run; --report holds it all.
+func TestSelftestMetalChildFaults(t *testing.T) {
+	bin := buildInspector(t)
+	for _, c := range []struct{ fault, check, says string }{
+		{"MatMul/BF16/rows1000:abort", "MatMul/BF16/rows1000/in40/out970", "was killed by SIGABRT"},
+		{"sample photo, pread:segv", "demo (f32) on the sample photo, pread", "was killed by SIGSEGV"},
+		{"a first pass:hang", "a first pass on the GPU", "did not finish within 3s (hung)"},
+	} {
+		report := filepath.Join(t.TempDir(), "report.json")
+		cmd := exec.Command(bin, "selftest", "--backend", "metal", "--no-times", "--report", report)
+		cmd.Env = probeEnv(t, t.TempDir(), c.fault)
+		out, err := cmd.CombinedOutput()
+		text := string(out)
+		if err == nil {
+			t.Errorf("%s: selftest passed:\n%s", c.fault, text)
+		}
+		failLine := ""
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(l, c.check) && strings.Contains(l, "FAIL") {
+				failLine = l
+			}
+		}
+		if !strings.Contains(failLine, "the child "+c.says) {
+			t.Errorf("%s: no FAIL line for %q saying %q:\n%s", c.fault, c.check, c.says, text)
+		}
+		after := text[strings.Index(text, failLine)+len(failLine):]
+		if !strings.Contains(after, "tiny qwen3.5 (bf16, hd 72), image + video, pread") || !strings.Contains(text, "1 failed") {
+			t.Errorf("%s: the checks after the fault did not run, or others failed:\n%s", c.fault, text)
+		}
+		var rep selftestReport
+		b, err := os.ReadFile(report)
+		if err != nil || json.Unmarshal(b, &rep) != nil {
+			t.Fatalf("%s: the report: %v\n%s", c.fault, err, b)
+		}
+		if rep.Failed != 1 || len(rep.Sections) != 1 || rep.Sections[0].Backend != "metal" {
+			t.Errorf("%s: report %d failed, sections %+v", c.fault, rep.Failed, rep.Sections)
+		}
+	}
+}
+
+// Off macOS the report says why Metal was skipped, and maps every kernel of the library to
+// the conformance cases that dispatch it (none empty).
+func TestSelftestReportOffMac(t *testing.T) {
+	if metalOnThisMachine() {
+		t.Skip("Metal runs here")
+	}
+	report := filepath.Join(t.TempDir(), "report.json")
+	var out strings.Builder
+	if err := cmdSelftest([]string{"--backend", "metal", "--no-times", "--report", report}, &out, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var rep selftestReport
+	b, err := os.ReadFile(report)
+	if err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("the report: %v\n%s", err, b)
+	}
+	if len(rep.Sections) != 1 || !strings.Contains(rep.Sections[0].Skipped, "needs macOS") {
+		t.Errorf("the Metal section: %+v", rep.Sections)
+	}
+	if rep.Machine.OS == "" || rep.Machine.Go == "" || rep.Machine.OSVersion == "" {
+		t.Errorf("machine: %+v", rep.Machine)
+	}
+	for _, k := range shaders.Kernels() {
+		if len(rep.Coverage[k]) == 0 {
+			t.Errorf("coverage: %s has no case", k)
+		}
+	}
+}
+
+// metalOnThisMachine says whether this build has Metal to test (a Mac).
+func metalOnThisMachine() bool { return os.Getenv(envTestGPU) != "" || runtime.GOOS == "darwin" }

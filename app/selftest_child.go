@@ -1,0 +1,337 @@
+package main
+
+// selftest_child.go: selftest's Metal section, run in child processes. The child runs the
+// section's checks in a fixed order — the device, library and pipelines; a first pass; every
+// conformance case; the towers in both residency modes; the kernel times — and writes each as
+// it starts and ends, as JSON lines on its stdout. The parent prints them as they come. A
+// child that dies (a signal, a Go runtime crash, an exit without "done") or falls silent for
+// too long fails the check it had started, with how it ended and its stderr; the parent then
+// starts another child from the next check, so one fault costs one check, not the section.
+//
+// Invariant: the parent counts a check as passed only from the child's own record of it;
+// a check the child started and never finished is a failure. Mutation that would silently
+// break it: resuming from the check after the last one recorded instead of the last one
+// started — a crashing check would vanish from the report.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/conformance"
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/shaders"
+)
+
+// childEvent is one line of a selftest child's stdout.
+type childEvent struct {
+	Kind   string            `json:"kind"` // start, check, note, skip, device, time, opsdone, done
+	Index  int               `json:"index,omitempty"`
+	Name   string            `json:"name,omitempty"`
+	Check  *checkRecord      `json:"check,omitempty"`
+	Text   string            `json:"text,omitempty"`
+	Device *metal.DeviceInfo `json:"device,omitempty"`
+	Time   *timeRecord       `json:"time,omitempty"`
+}
+
+// childSilence is how long a selftest child may go without an event before it counts as
+// hung (a conformance case takes milliseconds, a tower or the kernel times seconds).
+func childSilence() time.Duration { return childLimit(2 * time.Minute) }
+
+// metal runs the Metal section in children where this build has Metal (or the tests'
+// stand-in GPU), else says why it is skipped.
+func (st *selftest) metal() {
+	fmt.Fprintln(st.w, "\nmetal:")
+	st.section("metal")
+	if os.Getenv(envMetal) == "off" {
+		st.skip("Metal is off (" + envMetal + "=off)")
+		return
+	}
+	if !metal.Possible() && !standinGPU() {
+		st.skip(metal.Check().Error())
+		return
+	}
+	for from, runs := 0, 0; from >= 0; runs++ {
+		if runs > 1000 {
+			st.check("the Metal section", false, "stopped after 1,000 child processes")
+			break
+		}
+		from = st.metalChild(from)
+	}
+}
+
+// metalChild runs a child from check from on and returns where the next child starts (-1:
+// the section is done).
+func (st *selftest) metalChild(from int) int {
+	self, err := probeExe()
+	if err != nil {
+		st.check("starting the Metal section's child", false, err.Error())
+		return -1
+	}
+	args := []string{"selftest", "--metal-child", strconv.Itoa(from)}
+	if st.noTimes {
+		args = append(args, "--no-times")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, args...)
+	stderr := &tailBuffer{max: 4096}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		st.check("starting the Metal section's child", false, err.Error())
+		return -1
+	}
+	events := make(chan childEvent)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var ev childEvent
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				events <- ev
+			}
+		}
+	}()
+	started, done, hung := childEvent{Index: -1}, false, false
+	silence := childSilence()
+	timer := time.NewTimer(silence)
+	defer timer.Stop()
+	for open := true; open; {
+		var ev childEvent
+		select {
+		case ev, open = <-events:
+			if !open {
+				break
+			}
+			timer.Reset(silence)
+			switch ev.Kind {
+			case "start":
+				started = ev
+			case "done":
+				done = true
+			default:
+				st.apply(ev)
+			}
+		case <-timer.C:
+			hung = true
+			cancel() // kills the child; its stdout then closes
+		}
+	}
+	err = cmd.Wait()
+	if done && err == nil {
+		return -1
+	}
+	why := childDeath(ctx, err, stderr.String(), silence)
+	if hung {
+		why = fmt.Sprintf("did not finish within %v (hung) and was killed", silence)
+		if tail := lastLines(stderr.String(), 3, 400); tail != "" {
+			why += ": " + tail
+		}
+	}
+	if started.Index < 0 || started.Index < from {
+		st.check("starting the Metal section's child", false, "the child "+why)
+		return -1
+	}
+	st.record(checkRecord{Name: started.Name, Error: "the child " + why, Case: strings.Contains(started.Name, "/")})
+	return started.Index + 1
+}
+
+// apply prints and records one event of a child.
+func (st *selftest) apply(ev childEvent) {
+	switch ev.Kind {
+	case "check":
+		if ev.Check != nil {
+			st.record(*ev.Check)
+		}
+	case "note":
+		st.note(ev.Text)
+	case "skip":
+		st.skip(ev.Text)
+	case "device":
+		st.device(ev.Device)
+	case "time":
+		if ev.Time != nil {
+			st.time(*ev.Time)
+		}
+	case "opsdone":
+		st.opsSummary()
+	}
+}
+
+// device prints and keeps what the GPU is and how its pipelines were made.
+func (st *selftest) device(info *metal.DeviceInfo) {
+	if info == nil {
+		return
+	}
+	st.sec.Device = info
+	fmt.Fprintf(st.w, "  %s, GPU family %s, %s; unified memory %v, max buffer %s, working set %s\n",
+		info.Name, info.Family, info.OS, info.UnifiedMemory, engine.FormatBytes(info.MaxBuffer), engine.FormatBytes(info.WorkingSet))
+	for _, p := range info.PipelineInfo {
+		fmt.Fprintf(st.w, "    pipeline %-18s %4d threads per threadgroup at most, simdgroups of %d\n", p.Name, p.MaxThreads, p.ExecutionWidth)
+	}
+}
+
+// childStep is one check of the Metal section, as a child runs it.
+type childStep struct {
+	name string
+	run  func(emit func(childEvent))
+}
+
+// runMetalChild is the child: the Metal section's checks from from on, as events on w.
+func runMetalChild(from int, noTimes bool, w io.Writer) error {
+	enc := json.NewEncoder(w)
+	emit := func(ev childEvent) { enc.Encode(ev) }
+	towers, cleanup, err := selftestTowers()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	steps, closeSteps := metalSteps(towers, noTimes)
+	defer closeSteps()
+	for i, s := range steps {
+		if i < from {
+			continue
+		}
+		emit(childEvent{Kind: "start", Index: i, Name: s.name})
+		injectFault(s.name)
+		stop := false
+		s.run(func(ev childEvent) {
+			if ev.Kind == "done" { // a step that ends the section (the device failed)
+				stop = true
+				return
+			}
+			emit(ev)
+		})
+		if stop {
+			break
+		}
+	}
+	emit(childEvent{Kind: "done"})
+	return nil
+}
+
+// newMetalBackend is the section's backend: the GPU, or the tests' stand-in.
+func newMetalBackend() (backend.Backend, error) {
+	if standinGPU() {
+		return standinBackend{cpu.New(1)}, nil
+	}
+	return metal.New()
+}
+
+// deviceInfo is the GPU's description (the stand-in's for tests).
+func deviceInfo() (metal.DeviceInfo, error) {
+	if standinGPU() {
+		return metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion()}, nil
+	}
+	return metal.Device()
+}
+
+// metalSteps are the section's checks, in order; the conformance cases share one backend,
+// closed by the returned func.
+func metalSteps(towers []selftestTower, noTimes bool) ([]childStep, func()) {
+	check := func(emit func(childEvent), c checkRecord) { emit(childEvent{Kind: "check", Check: &c}) }
+	steps := []childStep{
+		{"device, library and pipelines", func(emit func(childEvent)) {
+			info, err := deviceInfo()
+			if err != nil {
+				if isUnsupported(err) {
+					emit(childEvent{Kind: "skip", Text: err.Error()})
+				} else {
+					check(emit, checkRecord{Name: "device, library and pipelines", Error: err.Error()})
+				}
+				emit(childEvent{Kind: "done"})
+				return
+			}
+			emit(childEvent{Kind: "device", Device: &info})
+			check(emit, checkRecord{Name: "library compiled, pipelines made", OK: true,
+				Detail: fmt.Sprintf("%d pipelines in %.0f ms", info.Pipelines, engine.Millis(info.CompileTime))})
+			for _, f := range info.Fallbacks { // an optional kernel without a pipeline: its ops run another one
+				emit(childEvent{Kind: "note", Text: f + "; that head dim runs the scalar attention kernel"})
+			}
+			for _, f := range info.FamilyErrors {
+				emit(childEvent{Kind: "note", Text: f})
+			}
+		}},
+		{"a first pass on the GPU", func(emit func(childEvent)) {
+			c := checkRecord{Name: "a first pass on the GPU", OK: true, Detail: "exact"}
+			if !standinGPU() {
+				if err := metal.Check(); err != nil {
+					c = checkRecord{Name: c.Name, Error: err.Error()}
+				}
+			}
+			check(emit, c)
+		}},
+	}
+	var be backend.Backend
+	suite := conformance.NewSuite()
+	closeAll := func() {
+		if be != nil {
+			be.Close()
+			be = nil
+		}
+		suite.Close()
+	}
+	for _, c := range conformance.Cases() {
+		steps = append(steps, childStep{c.Name, func(emit func(childEvent)) {
+			if be == nil {
+				b, err := newMetalBackend()
+				if err != nil {
+					check(emit, checkRecord{Name: c.Name, Case: true, Error: "making the backend: " + err.Error()})
+					return
+				}
+				be = b
+			}
+			check(emit, caseRecord(c.Check(suite, be)))
+		}})
+	}
+	steps = append(steps, childStep{"the conformance table's summary", func(emit func(childEvent)) {
+		emit(childEvent{Kind: "opsdone"})
+	}})
+	for _, t := range towers {
+		for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
+			steps = append(steps, childStep{fmt.Sprintf("  %s, %s", t.name, mode), func(emit func(childEvent)) {
+				if be != nil { // the cases' backend is done: one backend at a time
+					be.Close()
+					be = nil
+				}
+				check(emit, towerCheck(t, mode, newMetalBackend, 1e-5))
+			}})
+		}
+	}
+	if !noTimes {
+		steps = append(steps, childStep{"time per kernel", func(emit func(childEvent)) {
+			info, _ := deviceInfo()
+			for _, t := range kernelTimes(newMetalBackend, info.Name) {
+				emit(childEvent{Kind: "time", Time: &t})
+			}
+		}})
+	}
+	return steps, closeAll
+}
+
+// isUnsupported says whether err means this machine cannot run Metal at all.
+func isUnsupported(err error) bool { return errors.Is(err, metal.ErrUnsupported) }
+
+// modelGPU is the performance model's GPU for a device name ("Apple M3 Max"), if it knows it.
+func modelGPU(device string) (shaders.GPU, bool) {
+	if device == "" {
+		return shaders.GPU{}, false
+	}
+	return shaders.GPUByName(strings.TrimPrefix(device, "Apple "))
+}
