@@ -98,9 +98,9 @@ type Controller struct {
 	// ProbeBudget bounds what a run keeps on the host for the probes (0: half the RAM).
 	ProbeBudget int64
 
-	OnSnapshot func(*Snapshot)      // on the UI goroutine
-	OnStatus   func(Status)         // on the UI goroutine
-	OnCompare  func(*CompareResult) // on the UI goroutine
+	OnSnapshot func(*Snapshot)       // on the UI goroutine
+	OnStatus   func(Status)          // on the UI goroutine
+	OnCompare  func(*CompareResult)  // on the UI goroutine
 	OnBackends func(Backends, error) // on the UI goroutine: after RetryBackends
 	// OnCompareProgress follows a Compare: each side's blocks as they finish, and a last
 	// call with Running false when it ended (done, failed or cancelled).
