@@ -23,6 +23,7 @@ var commands = []command{
 	{"run", "run the vision tower on an image, print per-block timings, dump tensors", cmdRun, false},
 	{"gen", "write a random-weight checkpoint for a preset", cmdGen, false},
 	{"verify", "check a checkpoint directory and describe it", cmdVerify, false},
+	{"compare", "one image under two settings: per-block medians over interleaved passes, B/A with its interval, the verdict", cmdCompare, false},
 	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench, false},
 	{"gpumodel", "what the Metal kernels should take per block and kernel on named Apple GPUs (on a Mac: measured beside)", cmdGPUModel, false},
 	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest, false},

@@ -1,0 +1,202 @@
+package main
+
+// compare.go: `inspector compare`, the window's Compare for scripts and CI: one page under two
+// settings, measured by engine.CompareSessions (a warm-up pass each, then the sides
+// interleaved ABBA over the repetitions), printed per block with each side's median and
+// range, the ratio B/A with its 95% interval and the verdict; --json holds every pass.
+//
+// Invariant: the verdict printed is the Comparison's, from the paired passes; the table's
+// medians are per block over the same passes. Mutation that would silently break it:
+// printing one pass per side (the last one) as "the" times — noise would read as a result.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/imageproc"
+)
+
+type compareFlags struct {
+	checkpoint, image, jsonOut string
+	a, b                       engine.Settings
+	opt                        engine.CompareOptions
+}
+
+func parseCompareFlags(args []string) (*compareFlags, error) {
+	f := &compareFlags{}
+	var aSpec, bSpec string
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
+	fs.StringVar(&f.image, "image", "", "image file")
+	fs.StringVar(&aSpec, "a", "", "side A's settings, e.g. tile=512,residency=mapped (keys: "+strings.Join(settingKeys, ", ")+"; the rest as default)")
+	fs.StringVar(&bSpec, "b", "", "side B's settings, as --a")
+	fs.IntVar(&f.opt.Reps, "reps", engine.DefaultCompareReps, "timed passes per side, after a warm-up pass each, A and B interleaved ABBA")
+	fs.IntVar(&f.opt.MaxReps, "max-reps", 0, "go on past --reps until B/A's 95% interval is within ±2%, up to this many passes")
+	fs.IntVar(&f.opt.Blocks, "blocks", 0, "time blocks 0..N-1 only, without the merger (0: every block and the merger)")
+	fs.StringVar(&f.jsonOut, "json", "", "write the comparison, every pass of both sides included, as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	var err error
+	if f.checkpoint, err = requiredCheckpoint(f.checkpoint); err != nil {
+		return nil, err
+	}
+	if f.image == "" {
+		return nil, fmt.Errorf("--image FILE is required")
+	}
+	if f.a, err = parseSettingSpec("--a", aSpec); err != nil {
+		return nil, err
+	}
+	if f.b, err = parseSettingSpec("--b", bSpec); err != nil {
+		return nil, err
+	}
+	if f.a.MaxPixels != f.b.MaxPixels {
+		return nil, fmt.Errorf("--a and --b: max-pixels %d and %d: both sides run one page (give it to both or neither)", f.a.MaxPixels, f.b.MaxPixels)
+	}
+	if f.opt.Reps < 1 || f.opt.Reps > engine.MaxCompareReps || f.opt.MaxReps < 0 || f.opt.MaxReps > engine.MaxCompareReps {
+		return nil, fmt.Errorf("--reps %d, --max-reps %d: want 1 to %d", f.opt.Reps, f.opt.MaxReps, engine.MaxCompareReps)
+	}
+	if f.opt.Blocks < 0 {
+		return nil, fmt.Errorf("--blocks %d: want 0 (all) or more", f.opt.Blocks)
+	}
+	return f, checkOutputs([]string{f.checkpoint, f.image}, output{"--json", f.jsonOut})
+}
+
+// settingKeys are what --a and --b set.
+var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels"}
+
+// parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
+func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
+	s := engine.DefaultSettings(backendAuto)
+	if strings.TrimSpace(spec) == "" {
+		return s, nil
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return s, fmt.Errorf("%s %q: want key=value pairs, comma-separated (keys: %s)", flagName, spec, strings.Join(settingKeys, ", "))
+		}
+		n, nerr := strconv.Atoi(v)
+		switch k {
+		case "backend":
+			s.Backend = v
+		case "residency":
+			r, err := engine.ParseResidency(v)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", flagName, err)
+			}
+			s.Residency = r
+		case "threads", "slots", "tile", "max-pixels":
+			if nerr != nil {
+				return s, fmt.Errorf("%s %s=%s: want a whole number", flagName, k, v)
+			}
+			*map[string]*int{"threads": &s.Threads, "slots": &s.Slots, "tile": &s.TileRows, "max-pixels": &s.MaxPixels}[k] = n
+		default:
+			return s, fmt.Errorf("%s: unknown setting %q (keys: %s)", flagName, k, strings.Join(settingKeys, ", "))
+		}
+	}
+	if s.MaxPixels != 0 && (s.MaxPixels < 1 || s.MaxPixels > imageproc.MaxPagePixels) {
+		return s, fmt.Errorf("%s max-pixels=%d: want 1 to %d", flagName, s.MaxPixels, imageproc.MaxPagePixels)
+	}
+	if err := s.Validate(); err != nil {
+		return s, fmt.Errorf("%s: %w", flagName, err)
+	}
+	return s, nil
+}
+
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	f, err := parseCompareFlags(args)
+	if err != nil {
+		return err
+	}
+	ctx := interruptible("compare")
+	defer ctx.Stop()
+	a, b := f.a, f.b
+	a.Keep.Outputs, b.Keep.Outputs = true, true // the warm-up passes' outputs are compared
+	beA, noteA, err := openBackend(&a)
+	if err != nil {
+		return fmt.Errorf("--a: %w", err)
+	}
+	sa, err := engine.OpenSession(f.checkpoint, f.image, a, beA)
+	if err != nil {
+		return err
+	}
+	defer sa.Close()
+	beB, noteB, err := openBackend(&b)
+	if err != nil {
+		return fmt.Errorf("--b: %w", err)
+	}
+	sb, err := sa.Sibling(b, beB)
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	for _, n := range []string{noteA, noteB} {
+		if n != "" {
+			fmt.Fprintln(stderr, "note:", n)
+		}
+	}
+	rep := sa.Report.Settings
+	fmt.Fprintf(stdout, "%s, %d patches: A = %s; B = %s\n", rep.ModelType, rep.Patches, sa.Settings.Describe(), sb.Settings.Describe())
+	fmt.Fprintf(stdout, "a warm-up pass each, then %d passes per side interleaved ABBA\n", f.opt.Reps)
+	c, err := engine.CompareSessions(ctx, sa, sb, f.opt, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: no output written")
+		}
+		return err
+	}
+	printComparison(stdout, c)
+	if f.jsonOut != "" {
+		ctx.Writing(f.jsonOut)
+		return writeJSONFile(f.jsonOut, map[string]any{"checkpoint": f.checkpoint, "image": f.image, "patches": rep.Patches,
+			"model_type": rep.ModelType, "comparison": c})
+	}
+	return nil
+}
+
+// printComparison prints the per-block medians and ranges, the totals and the verdict.
+func printComparison(w io.Writer, c *engine.Comparison) {
+	rng := func(s engine.SideTimes, i int) (lo, hi float64) {
+		lo, hi = 1e300, 0
+		for _, p := range s.Passes {
+			lo, hi = min(lo, p.BlockS[i]), max(hi, p.BlockS[i])
+		}
+		return lo, hi
+	}
+	fmt.Fprintf(w, "%6s %22s %22s %7s %12s\n", "block", "A ms (min-max)", "B ms (min-max)", "B/A", "max |A-B|")
+	for i := range c.Blocks {
+		alo, ahi := rng(c.A, i)
+		blo, bhi := rng(c.B, i)
+		am, bm := c.A.BlockMedianS[i], c.B.BlockMedianS[i]
+		fmt.Fprintf(w, "%6d %22s %22s %7.3f %12.3g\n", i, msRange(am, alo, ahi), msRange(bm, blo, bhi), bm/max(am, 1e-12), c.BlockDiff[i])
+	}
+	if c.Merger {
+		fmt.Fprintf(w, "%6s %22.1f %22.1f %7.3f %12.3g\n", "merger", 1e3*c.A.MergerMedianS, 1e3*c.B.MergerMedianS,
+			c.B.MergerMedianS/max(c.A.MergerMedianS, 1e-12), c.MergerDiff)
+	}
+	fmt.Fprintf(w, "%6s %22s %22s\n", "total", msRange(c.A.MedianS, c.A.MinS, c.A.MaxS), msRange(c.B.MedianS, c.B.MinS, c.B.MaxS))
+	fmt.Fprintln(w, c.Summary())
+	if c.MaxOutputDiff == 0 {
+		fmt.Fprintf(w, "outputs: identical (%s compared)\n", comparedOutputs(c))
+	} else {
+		fmt.Fprintf(w, "outputs: differ by at most %.3g (max |A-B| over %s)\n", c.MaxOutputDiff, comparedOutputs(c))
+	}
+}
+
+// comparedOutputs names what a Comparison compared.
+func comparedOutputs(c *engine.Comparison) string {
+	if c.Merger {
+		return "every block output, the merger and the deepstack mergers"
+	}
+	return fmt.Sprintf("the outputs of blocks 0-%d", c.Blocks-1)
+}
+
+// msRange is "median (min-max)" in ms.
+func msRange(med, lo, hi float64) string {
+	return fmt.Sprintf("%.1f (%.1f-%.1f)", 1e3*med, 1e3*lo, 1e3*hi)
+}
