@@ -62,11 +62,13 @@ type CompareStep struct {
 
 // PassTimes is one pass of one side.
 type PassTimes struct {
-	Rep        int       `json:"rep"`   // 0.. (timed passes only)
-	Order      int       `json:"order"` // its place in the interleaved sequence of both sides' passes
-	BlockS     []float64 `json:"block_s"`
+	Rep        int       `json:"rep"`     // 0.. (timed passes only)
+	Order      int       `json:"order"`   // its place in the interleaved sequence of both sides' passes
+	BlockS     []float64 `json:"block_s"` // each block's wall: the parts below and host work
+	WaitS      []float64 `json:"wait_s"`  // waiting for weights (pread)
 	AttentionS []float64 `json:"attention_s"`
 	MLPS       []float64 `json:"mlp_s"`
+	DeepstackS []float64 `json:"deepstack_s"`
 	MergerS    float64   `json:"merger_s,omitempty"`
 	TotalS     float64   `json:"total_s"` // blocks and merger
 }
@@ -78,10 +80,12 @@ type SideTimes struct {
 	MedianS  float64     `json:"median_s"`
 	MinS     float64     `json:"min_s"`
 	MaxS     float64     `json:"max_s"`
-	// BlockMedianS, AttentionMedianS, MLPMedianS: per block, the median over the passes.
+	// Per block, the median over the passes of each part (and of the wall).
 	BlockMedianS     []float64 `json:"block_median_s"`
+	WaitMedianS      []float64 `json:"wait_median_s"`
 	AttentionMedianS []float64 `json:"attention_median_s"`
 	MLPMedianS       []float64 `json:"mlp_median_s"`
+	DeepstackMedianS []float64 `json:"deepstack_median_s"`
 	MergerMedianS    float64   `json:"merger_median_s,omitempty"`
 }
 
@@ -210,8 +214,10 @@ func timePass(ctx context.Context, s *Session, n int, merger bool, done func(int
 		}
 		t := s.Run.Timings[i]
 		p.BlockS = append(p.BlockS, t.Wall.Seconds())
+		p.WaitS = append(p.WaitS, t.Wait.Seconds())
 		p.AttentionS = append(p.AttentionS, t.Attention.Seconds())
 		p.MLPS = append(p.MLPS, t.MLP.Seconds())
+		p.DeepstackS = append(p.DeepstackS, t.Deepstack.Seconds())
 		p.TotalS += t.Wall.Seconds()
 		done(i + 1)
 	}
@@ -314,16 +320,25 @@ func (s *SideTimes) summarize() {
 		return
 	}
 	s.MedianS, s.MinS, s.MaxS = medianOf(totals), slices.Min(totals), slices.Max(totals)
-	n := len(s.Passes[0].BlockS)
-	s.BlockMedianS, s.AttentionMedianS, s.MLPMedianS = make([]float64, n), make([]float64, n), make([]float64, n)
-	var merger []float64
-	for i := range n {
-		var w, a, m []float64
-		for _, p := range s.Passes {
-			w, a, m = append(w, p.BlockS[i]), append(a, p.AttentionS[i]), append(m, p.MLPS[i])
+	perBlock := func(part func(PassTimes) []float64) []float64 {
+		out := make([]float64, len(part(s.Passes[0])))
+		for i := range out {
+			var v []float64
+			for _, p := range s.Passes {
+				if ps := part(p); i < len(ps) {
+					v = append(v, ps[i])
+				}
+			}
+			out[i] = medianOf(v)
 		}
-		s.BlockMedianS[i], s.AttentionMedianS[i], s.MLPMedianS[i] = medianOf(w), medianOf(a), medianOf(m)
+		return out
 	}
+	s.BlockMedianS = perBlock(func(p PassTimes) []float64 { return p.BlockS })
+	s.WaitMedianS = perBlock(func(p PassTimes) []float64 { return p.WaitS })
+	s.AttentionMedianS = perBlock(func(p PassTimes) []float64 { return p.AttentionS })
+	s.MLPMedianS = perBlock(func(p PassTimes) []float64 { return p.MLPS })
+	s.DeepstackMedianS = perBlock(func(p PassTimes) []float64 { return p.DeepstackS })
+	var merger []float64
 	for _, p := range s.Passes {
 		merger = append(merger, p.MergerS)
 	}

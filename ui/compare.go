@@ -1,14 +1,20 @@
 package ui
 
-// compare.go: the same image under two settings, per-block timings side by side with
-// deltas, and the largest difference between the two runs' outputs (0 for identical
-// settings: the engine is deterministic).
+// compare.go: the same image under two settings, measured as a benchmark measures
+// (engine.CompareSessions: a warm-up pass each, then the sides interleaved over the passes):
+// per-block medians and ranges side by side, B/A with its 95% interval and the verdict
+// ("within noise" when the interval holds 1), and the largest difference between the two
+// sides' outputs (0 for settings that must not change them: the engine is deterministic),
+// with where it lies on the image.
 //
-// Invariant: row i of the table is block i of both runs; the mutation that would silently
-// break it: sorting one side by time.
+// Invariant: row i of the table is block i of both sides, and what is shown is marked as
+// the previous result while a new Compare runs or waits. Mutations that would silently break
+// it: sorting one side by time; leaving the last table unmarked under a new Compare.
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -23,6 +29,9 @@ type comparePanel struct {
 	in          *Inspector
 	a, b        *settingsForm
 	runBtn      *widget.Button
+	reps        *widget.Entry          // timed passes per side
+	blocks      *widget.Entry          // blocks 0..N-1 only ("" or "all": every block and the merger)
+	stale       *widget.Label          // "previous result" while a new Compare runs or waits
 	formScroll  *container.Scroll      // the two forms, the button and the result line
 	sides       [2]*widget.ProgressBar // each side's blocks as they finish
 	bars        *widgets.Bars
@@ -48,6 +57,13 @@ func newComparePanel(in *Inspector) *comparePanel {
 	p.result.Wrapping = fyne.TextWrapWord
 	p.runBtn = widget.NewButton("Compare", p.run)
 	p.runBtn.Importance = widget.HighImportance
+	p.reps = widget.NewEntry()
+	p.reps.SetText(strconv.Itoa(engine.DefaultCompareReps))
+	p.blocks = widget.NewEntry()
+	p.blocks.SetPlaceHolder("all")
+	p.stale = widget.NewLabel("")
+	p.stale.Importance = widget.WarningImportance
+	p.stale.Hide()
 	for k := range p.sides {
 		p.sides[k] = widget.NewProgressBar()
 		p.sides[k].TextFormatter = func() string { return "" }
@@ -59,24 +75,42 @@ func newComparePanel(in *Inspector) *comparePanel {
 }
 
 func (p *comparePanel) content() fyne.CanvasObject {
-	side := func(name string, f *settingsForm, bar *widget.ProgressBar) fyne.CanvasObject {
-		return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), f.form(), bar)
+	side := func(name string, f *settingsForm) fyne.CanvasObject {
+		return container.NewVBox(widget.NewLabelWithStyle(name, fyne.TextAlignCenter, fyne.TextStyle{Bold: true}), f.form())
 	}
-	forms := container.NewGridWithColumns(2, side("A", p.a, p.sides[0]), side("B", p.b, p.sides[1]))
-	top := container.NewVBox(container.NewBorder(nil, nil, container.NewVBox(p.runBtn), nil, p.result), forms) // the button first: in view at any height
+	forms := container.NewGridWithColumns(2, side("A", p.a), side("B", p.b))
+	// The button, the passes and blocks, and both sides' progress stay in view at any
+	// height: they are above the scrolled forms, not in them.
+	knobs := container.NewHBox(p.runBtn, widget.NewLabel("passes"), withTip(sized(p.reps, 56), tipComparePasses),
+		widget.NewLabel("blocks"), withTip(sized(p.blocks, 56), tipCompareBlocks))
+	bars := container.NewGridWithColumns(2, container.NewBorder(nil, nil, widget.NewLabel("A"), nil, p.sides[0]),
+		container.NewBorder(nil, nil, widget.NewLabel("B"), nil, p.sides[1]))
+	top := container.NewVBox(container.NewBorder(nil, nil, knobs, nil, bars), p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where they differ: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
 	results := container.NewAppTabs(
-		container.NewTabItem("timings", container.NewVSplit(p.bars, container.NewVScroll(p.table))),
-		container.NewTabItem("difference map", diff))
+		container.NewTabItem("timings", container.NewBorder(p.stale, nil, nil, nil, container.NewVSplit(p.bars, container.NewVScroll(p.table)))),
+		container.NewTabItem("difference map", container.NewBorder(nil, nil, nil, nil, diff)))
 	// A split, not a border: a border gives a scroll its minimum (one line), which hid the
-	// forms and the Compare button at 1280x720; the user can drag the divider.
-	p.formScroll = container.NewVScroll(top)
+	// forms at 1280x720; the user can drag the divider.
+	p.formScroll = container.NewVScroll(forms)
 	split := container.NewVSplit(p.formScroll, results)
-	split.Offset = 0.55
-	return split
+	split.Offset = 0.45
+	return container.NewBorder(top, nil, nil, nil, split)
 }
 
-// progress follows the Compare in flight: the button is off while it runs.
+// sized gives an entry a width of its own (an HBox would shrink it to its placeholder).
+func sized(e *widget.Entry, w float32) fyne.CanvasObject {
+	return container.NewGridWrap(fyne.NewSize(w, e.MinSize().Height), e)
+}
+
+const (
+	tipComparePasses = "Timed passes per side, after one warm-up pass each; the sides alternate A B B A … so that a drift " +
+		"of the machine's speed falls on both. More passes narrow the interval of B/A."
+	tipCompareBlocks = "Time blocks 0 to N-1 only (no merger), to iterate in seconds; empty or \"all\": every block and the merger."
+)
+
+// progress follows the Compare in flight: the button is off while it runs, each side's bar
+// follows its pass, the result line says which pass runs.
 func (p *comparePanel) progress(cp CompareProgress) {
 	if !cp.Running {
 		p.runBtn.Enable()
@@ -88,36 +122,64 @@ func (p *comparePanel) progress(cp CompareProgress) {
 	p.runBtn.Disable()
 	if cp.Depth > 0 {
 		p.sides[cp.Side].SetValue(float64(cp.Blocks) / float64(cp.Depth))
+		what := fmt.Sprintf("pass %d of %d", cp.Rep+1, cp.Reps)
+		if cp.Rep < 0 {
+			what = "warm-up pass"
+		}
+		p.result.SetText(fmt.Sprintf("measuring: %s, side %s, block %d of %d…", what, "AB"[cp.Side:cp.Side+1], cp.Blocks, cp.Depth))
 	}
+}
+
+// options reads the passes and blocks fields.
+func (p *comparePanel) options() (engine.CompareOptions, error) {
+	var opt engine.CompareOptions
+	var err error
+	if opt.Reps, err = strconv.Atoi(strings.TrimSpace(p.reps.Text)); err != nil || opt.Reps < 1 || opt.Reps > engine.MaxCompareReps {
+		return opt, fmt.Errorf("passes %q: want a whole number from 1 to %d", p.reps.Text, engine.MaxCompareReps)
+	}
+	if t := strings.TrimSpace(p.blocks.Text); t != "" && t != "all" {
+		if opt.Blocks, err = strconv.Atoi(t); err != nil || opt.Blocks < 1 {
+			return opt, fmt.Errorf("blocks %q: want a number of blocks (from block 0), or all", p.blocks.Text)
+		}
+	}
+	return opt, nil
 }
 
 func (p *comparePanel) run() {
 	a, err := p.a.Settings()
+	var b engine.Settings
+	var opt engine.CompareOptions
 	if err == nil {
-		var b engine.Settings
-		if b, err = p.b.Settings(); err == nil {
-			p.result.SetText(fmt.Sprintf("running A (%s), then B (%s)…", a.Describe(), b.Describe()))
-			for _, bar := range p.sides {
-				bar.SetValue(0)
-			}
-			p.in.Ctl.Compare(a, b)
-			return
-		}
+		b, err = p.b.Settings()
 	}
-	p.result.SetText(err.Error())
+	if err == nil {
+		opt, err = p.options()
+	}
+	if err != nil {
+		p.result.SetText(err.Error())
+		return
+	}
+	p.result.SetText(fmt.Sprintf("A (%s) and B (%s): a warm-up pass each, then %d passes each, interleaved…", a.Describe(), b.Describe(), opt.Reps))
+	for _, bar := range p.sides {
+		bar.SetValue(0)
+	}
+	if p.last != nil {
+		p.stale.SetText("previous result (a new Compare runs or waits): A = " + p.last.A.Settings.Describe() + ", B = " + p.last.B.Settings.Describe())
+		p.stale.Show()
+	}
+	p.in.Ctl.Compare(a, b, opt)
 }
 
 func (p *comparePanel) show(r *CompareResult) {
-	p.bars.SetSeries(widgets.Series{Name: "A", Rows: reportRows(r.ReportA)}, widgets.Series{Name: "B", Rows: reportRows(r.ReportB)})
+	p.stale.Hide()
+	p.bars.SetSeries(widgets.Series{Name: "A", Rows: medianRows(r.A)}, widgets.Series{Name: "B", Rows: medianRows(r.B)})
 	p.table.SetText(compareTable(r))
-	maxDiff := maxOf(r.BlockDiff, r.MergerDiff)
-	verdict := "identical outputs"
-	if maxDiff > 0 {
-		verdict = fmt.Sprintf("outputs differ by at most %.3g", maxDiff)
+	outputs := "identical outputs"
+	if r.MaxOutputDiff > 0 {
+		outputs = fmt.Sprintf("outputs differ by at most %.3g", r.MaxOutputDiff)
 	}
-	ta, tb := r.ReportA.Totals.WallMS, r.ReportB.Totals.WallMS
-	p.result.SetText(fmt.Sprintf("A: %s — %.1f ms.  B: %s — %.1f ms (%+.1f%%).  %s (max |A−B| over every block output and the merger).",
-		r.A.Describe(), ta, r.B.Describe(), tb, 100*(tb-ta)/max(ta, 1e-9), verdict))
+	p.result.SetText(fmt.Sprintf("A: %s.  B: %s.  %s.  %s (max |A−B| over %s).", r.A.Settings.Describe(), r.B.Settings.Describe(),
+		r.Summary(), outputs, comparedOutputs(r.Comparison)))
 	p.last = r
 	var blocks []string
 	for i := range r.PatchDiffs {
@@ -126,6 +188,14 @@ func (p *comparePanel) show(r *CompareResult) {
 	p.diffOf.Options = blocks
 	p.diffOf.SetSelectedIndex(len(blocks) - 1) // the last block: where differences have grown most
 	p.showDiff()
+}
+
+// comparedOutputs names what a Comparison compared.
+func comparedOutputs(c *engine.Comparison) string {
+	if c.Merger {
+		return "every block output and the mergers"
+	}
+	return fmt.Sprintf("the outputs of blocks 0-%d", c.Blocks-1)
 }
 
 // showDiff draws the selected block's per-patch max |A-B| over the page.
@@ -138,36 +208,52 @@ func (p *comparePanel) showDiff() {
 	p.diffView.SetImage(rgbImage(r.Page.Resized), widgets.PatchGrid{Rows: g.H, Cols: g.W,
 		Index: func(row, col int) int { return r.Layout.Index(0, 0, row, col) }})
 	vals := r.PatchDiffs[i]
-	lo, hi := rangeOf(vals)
-	caption := fmt.Sprintf("block %d: max over channels of |A−B| per patch (identical everywhere)", i)
-	if hi > 0 {
-		caption = fmt.Sprintf("block %d: max over channels of |A−B| per patch, up to %.3g", i, hi)
+	_, hi := rangeOf(vals)
+	if hi == 0 { // identical: the photo untinted, the key says so
+		p.diffView.SetOverlay(nil, widgets.Magma, 0, 1)
+		p.diffCaption = fmt.Sprintf("block %d: identical — A and B give the same bits in every patch", i)
+		p.diffKey.SetScale(widgets.Magma, widgets.Scale{Lo: 0, Hi: 0, Constant: true}, p.diffCaption)
+		return
 	}
-	p.diffView.SetOverlay(vals, widgets.Magma, 0, max(hi, lo, 1e-30))
-	p.diffKey.SetRange(widgets.Magma, 0, max(hi, 1e-30), caption)
-	p.diffCaption = caption
+	p.diffCaption = fmt.Sprintf("block %d: max over channels of |A−B| per patch, up to %.3g", i, hi)
+	p.diffView.SetOverlay(vals, widgets.Magma, 0, hi)
+	p.diffKey.SetRange(widgets.Magma, 0, hi, p.diffCaption)
 }
 
-// reportRows are a report's bar parts, in timingParts order.
-func reportRows(rep *engine.Report) [][]float64 {
-	rows := make([][]float64, len(rep.Blocks))
-	for i, b := range rep.Blocks {
-		rows[i] = barParts(b.WaitMS, b.AttentionMS, b.MLPMS, b.DeepstackMS, b.WallMS)
+// medianRows are a side's per-block medians as bar parts, in timingParts order.
+func medianRows(s engine.SideTimes) [][]float64 {
+	rows := make([][]float64, len(s.BlockMedianS))
+	for i := range rows {
+		rows[i] = barParts(1e3*s.WaitMedianS[i], 1e3*s.AttentionMedianS[i], 1e3*s.MLPMedianS[i], 1e3*s.DeepstackMedianS[i], 1e3*s.BlockMedianS[i])
 	}
 	return rows
 }
 
-// compareTable lists block, A and B wall times, the delta and the max output difference.
+// compareTable lists, per block, each side's median over its passes with their range, B/A of
+// the medians and the max output difference; then the merger, the totals and the ratio's
+// interval over the paired passes.
 func compareTable(r *CompareResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%5s %10s %10s %10s %8s %12s\n", "block", "A ms", "B ms", "B-A ms", "B/A", "max |A-B|")
-	for i := range r.ReportA.Blocks {
-		a, bb := r.ReportA.Blocks[i].WallMS, r.ReportB.Blocks[i].WallMS
-		fmt.Fprintf(&b, "%5d %10.1f %10.1f %+10.1f %8.2f %12.3g\n", i, a, bb, bb-a, bb/max(a, 1e-9), r.BlockDiff[i])
+	rng := func(s engine.SideTimes, i int) string {
+		lo, hi := math.Inf(1), 0.0
+		for _, p := range s.Passes {
+			lo, hi = min(lo, p.BlockS[i]), max(hi, p.BlockS[i])
+		}
+		return fmt.Sprintf("%.1f (%.1f-%.1f)", 1e3*s.BlockMedianS[i], 1e3*lo, 1e3*hi)
 	}
-	fmt.Fprintf(&b, "%5s %10.1f %10.1f %+10.1f %8s %12.3g\n", "merger", r.ReportA.MergerMS, r.ReportB.MergerMS,
-		r.ReportB.MergerMS-r.ReportA.MergerMS, "", r.MergerDiff)
-	fmt.Fprintf(&b, "%5s %10.1f %10.1f %+10.1f\n", "total", r.ReportA.Totals.WallMS, r.ReportB.Totals.WallMS,
-		r.ReportB.Totals.WallMS-r.ReportA.Totals.WallMS)
+	fmt.Fprintf(&b, "%6s %22s %22s %7s %12s\n", "block", "A ms (min-max)", "B ms (min-max)", "B/A", "max |A-B|")
+	for i := range r.Blocks {
+		a, bb := r.A.BlockMedianS[i], r.B.BlockMedianS[i]
+		fmt.Fprintf(&b, "%6d %22s %22s %7.3f %12.3g\n", i, rng(r.A, i), rng(r.B, i), bb/max(a, 1e-12), r.BlockDiff[i])
+	}
+	if r.Merger {
+		fmt.Fprintf(&b, "%6s %22.1f %22.1f %7.3f %12.3g\n", "merger", 1e3*r.A.MergerMedianS, 1e3*r.B.MergerMedianS,
+			r.B.MergerMedianS/max(r.A.MergerMedianS, 1e-12), r.MergerDiff)
+	}
+	total := func(s engine.SideTimes) string {
+		return fmt.Sprintf("%.1f (%.1f-%.1f)", 1e3*s.MedianS, 1e3*s.MinS, 1e3*s.MaxS)
+	}
+	fmt.Fprintf(&b, "%6s %22s %22s %7.3f   95%% interval %.3f-%.3f over %d pairs: %s\n", "total", total(r.A), total(r.B),
+		r.Ratio, r.RatioLow, r.RatioHigh, r.Reps, r.Verdict)
 	return b.String()
 }

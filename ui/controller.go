@@ -58,17 +58,12 @@ type Status struct {
 	Err      error
 }
 
-// CompareResult is two runs of the same image under two settings.
+// CompareResult is the same image measured under two settings (engine.CompareSessions: a
+// warm-up pass each, then the sides interleaved over the repetitions), on the page it ran.
 type CompareResult struct {
-	A, B           engine.Settings
-	ReportA        *engine.Report
-	ReportB        *engine.Report
-	BlockDiff      []float64 // max |out_A - out_B| per block
-	MergerDiff     float64
-	DeepstackDiffs []float64
-	PatchDiffs     [][]float32 // per block, per patch (sequence order): max over channels of |out_A - out_B|
-	Layout         *geom.Layout
-	Page           *imageproc.Page
+	*engine.Comparison
+	Layout *geom.Layout
+	Page   *imageproc.Page
 }
 
 // Controller owns the engine session and runs its work on a worker goroutine.
@@ -577,19 +572,22 @@ func (c *Controller) runAll(ctx context.Context) {
 	}
 }
 
-// CompareProgress is where a Compare stands: Side 0 (A) or 1 (B), Blocks of Depth done;
-// Running is false in the last report (done, failed or cancelled: Err says which).
+// CompareProgress is where a Compare stands: pass Rep of Reps (-1: the warm-up) of Side 0
+// (A) or 1 (B), Blocks of Depth done; Running is false in the last report (done, failed or
+// cancelled: Err says which).
 type CompareProgress struct {
+	Rep, Reps           int
 	Side, Blocks, Depth int
 	Running             bool
 	Err                 error
 }
 
-// Compare runs the current image under settings a and b, one after the other, and reports
-// per-block timings, the largest output differences and where they lie. It never stops the
-// main run: it is queued behind the job in flight and has a context of its own (Cancel
-// stops both). The main session is untouched.
-func (c *Controller) Compare(a, b engine.Settings) {
+// Compare measures the current image under settings a and b as engine.CompareSessions does
+// (opt: repetitions, blocks) and reports each side's per-block medians and ranges, B/A with
+// its interval and the verdict, the largest output differences and where they lie. It
+// never stops the main run: it is queued behind the job in flight and has a context of its
+// own (Cancel stops both). The main session is untouched.
+func (c *Controller) Compare(a, b engine.Settings, opt engine.CompareOptions) {
 	ctx, stop := context.WithCancel(context.Background())
 	c.mu.Lock()
 	if c.compareStop != nil {
@@ -601,7 +599,7 @@ func (c *Controller) Compare(a, b engine.Settings) {
 	if busy {
 		c.status(Status{Text: "compare queued: it starts when the job in progress ends", Busy: true})
 	}
-	c.compareProgress(CompareProgress{Running: true})
+	c.compareProgress(CompareProgress{Running: true, Rep: -1})
 	c.enqueue(func() {
 		defer stop()
 		sess := c.current()
@@ -611,7 +609,7 @@ func (c *Controller) Compare(a, b engine.Settings) {
 			c.compareProgress(CompareProgress{Err: err})
 			return
 		}
-		res, err := c.compare(ctx, sess, a, b)
+		res, err := c.compare(ctx, sess, a, b, opt)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
 				c.status(Status{Text: "compare cancelled"})
@@ -621,8 +619,8 @@ func (c *Controller) Compare(a, b engine.Settings) {
 			c.compareProgress(CompareProgress{Err: err})
 			return
 		}
-		c.status(Status{Text: fmt.Sprintf("compared %s vs %s: max output difference %.3g", a.Describe(), b.Describe(), maxOf(res.BlockDiff, res.MergerDiff)), Progress: 1})
-		c.compareProgress(CompareProgress{Side: 1, Blocks: len(res.BlockDiff), Depth: len(res.BlockDiff)})
+		c.status(Status{Text: "compared " + a.Describe() + " vs " + b.Describe() + ": " + res.Verdict, Progress: 1})
+		c.compareProgress(CompareProgress{Side: 1, Blocks: res.Blocks, Depth: res.Blocks, Rep: res.Reps - 1, Reps: res.Reps})
 		if c.OnCompare != nil {
 			c.do(func() { c.OnCompare(res) })
 		}
@@ -643,46 +641,35 @@ func maxOf(xs []float64, more ...float64) float64 {
 	return m
 }
 
-// compare runs the two settings on siblings of sess (its checkpoint and page). Worker
-// goroutine only.
-func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Settings) (*CompareResult, error) {
-	res := &CompareResult{A: a, B: b, Layout: sess.Run.Layout, Page: sess.Input.Image}
-	var runs [2]*engine.Run
-	depth := sess.Checkpoint.Config.Depth
+// compare opens both sides as siblings of sess (its checkpoint and page) and measures them.
+// Worker goroutine only.
+func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Settings, opt engine.CompareOptions) (*CompareResult, error) {
+	var sides [2]*engine.Session
 	for k, s := range []engine.Settings{a, b} {
-		c.status(Status{Text: fmt.Sprintf("compare: side %s (%s)", "AB"[k:k+1], s.Describe()), Progress: float64(k) / 2, Busy: true})
-		c.compareProgress(CompareProgress{Side: k, Depth: depth, Running: true})
-		progress := func(r engine.BlockResult) {
-			c.compareProgress(CompareProgress{Side: k, Blocks: r.Timing.Block + 1, Depth: depth, Running: true})
-		}
-		side, err := c.sibling(ctx, sess, s, progress)
+		side, err := c.sibling(sess, s)
 		if err != nil {
 			return nil, fmt.Errorf("settings %s: %w", "AB"[k:k+1], err)
 		}
 		defer side.Close()
-		runs[k] = side.Run
-		if k == 0 {
-			res.ReportA = side.Report
-		} else {
-			res.ReportB = side.Report
-		}
+		sides[k] = side
 	}
-	var err error
-	if res.BlockDiff, res.MergerDiff, err = engine.CompareRuns(runs[0], runs[1]); err != nil {
+	cmp, err := engine.CompareSessions(ctx, sides[0], sides[1], opt, func(st engine.CompareStep) {
+		what := fmt.Sprintf("pass %d of %d", st.Rep+1, st.Reps)
+		if st.Rep < 0 {
+			what = "warm-up pass"
+		}
+		c.status(Status{Text: fmt.Sprintf("compare: %s, side %s, block %d of %d", what, "AB"[st.Side:st.Side+1], st.Blocks, st.Of),
+			Progress: float64(st.Blocks) / float64(max(st.Of, 1)), Busy: true})
+		c.compareProgress(CompareProgress{Rep: st.Rep, Reps: st.Reps, Side: st.Side, Blocks: st.Blocks, Depth: st.Of, Running: true})
+	})
+	if err != nil {
 		return nil, err
 	}
-	oa, ob := runs[0].Probes.Outputs(), runs[1].Probes.Outputs()
-	for i := range oa {
-		res.PatchDiffs = append(res.PatchDiffs, probe.PatchDiff(oa[i], ob[i], sess.Checkpoint.Config.Hidden))
-	}
-	for k := range runs[0].Deepstack {
-		res.DeepstackDiffs = append(res.DeepstackDiffs, probe.MaxAbsDiff(runs[0].Deepstack[k], runs[1].Deepstack[k]))
-	}
-	return res, nil
+	return &CompareResult{Comparison: cmp, Layout: sess.Run.Layout, Page: sess.Input.Image}, nil
 }
 
-// sibling runs sess's page under s to the end (outputs kept, attention not).
-func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settings, observe func(engine.BlockResult)) (*engine.Session, error) {
+// sibling opens sess's page under s (outputs kept, attention not), ready at block 0.
+func (c *Controller) sibling(sess *session, s engine.Settings) (*engine.Session, error) {
 	if s.MaxPixels != sess.Settings.MaxPixels {
 		return nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
@@ -691,16 +678,7 @@ func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settin
 		return nil, err
 	}
 	s.Keep = engine.Keep{Outputs: true, Budget: c.ProbeBudget}
-	side, err := sess.Sibling(s, be)
-	if err != nil {
-		return nil, err
-	}
-	side.Observers = append(side.Observers, observe)
-	if err := side.RunAll(ctx); err != nil {
-		side.Close()
-		return nil, err
-	}
-	return side, nil
+	return sess.Sibling(s, be)
 }
 
 // Close stops the worker after the job in flight.

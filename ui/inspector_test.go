@@ -233,7 +233,7 @@ func TestCompareIdenticalIsZero(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	p := h.in.compare
-	for _, b := range []engine.Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
+	for i, b := range []engine.Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
 		h.in.compareRes = nil
 		p.b.load(b)
 		p.run()
@@ -244,6 +244,12 @@ func TestCompareIdenticalIsZero(t *testing.T) {
 		}
 		if !strings.Contains(p.result.Text, "identical outputs") || !strings.Contains(p.table.Text, "block") {
 			t.Errorf("result %q", p.result.Text)
+		}
+		if i == 0 && !strings.Contains(p.result.Text, "no difference (identical settings") {
+			t.Errorf("identical settings: %q", p.result.Text)
+		}
+		if img := p.diffView.OverlayImage(); img == nil || !sameRGBA(img, rgbImage(r.Page.Resized)) || !strings.Contains(p.diffCaption, "identical") {
+			t.Errorf("the difference map of identical outputs is tinted, or not the photo (caption %q)", p.diffCaption)
 		}
 	}
 }
@@ -538,5 +544,49 @@ func TestWindowFitsALaptop(t *testing.T) {
 		if m := h.win.Content().MinSize(); m.Width > 1440 || m.Height > 900 {
 			t.Errorf("%s tab: the window needs at least %v", tab.Text, m)
 		}
+	}
+}
+
+// A new Compare marks the table on show as the previous result until its own arrives; the
+// progress says which pass runs; the passes and blocks fields are read and checked.
+func TestComparePreviousAndProgress(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	p := h.in.compare
+	var progress []CompareProgress
+	show := h.in.Ctl.OnCompareProgress
+	h.in.Ctl.OnCompareProgress = func(cp CompareProgress) { progress = append(progress, cp); show(cp) }
+	p.reps.SetText("2")
+	p.blocks.SetText("2")
+	p.run()
+	h.pump("compare", func() bool { return h.in.compareRes != nil && !p.runBtn.Disabled() })
+	r := h.in.compareRes
+	if r.Reps != 2 || r.Blocks != 2 || r.Merger || len(r.A.Passes) != 2 || !strings.Contains(p.table.Text, "over 2 pairs") {
+		t.Fatalf("passes 2, blocks 2: reps %d, blocks %d, merger %v\n%s", r.Reps, r.Blocks, r.Merger, p.table.Text)
+	}
+	sawWarmup, sawPass2 := false, false
+	for _, cp := range progress {
+		sawWarmup = sawWarmup || (cp.Running && cp.Rep == -1 && cp.Blocks > 0)
+		sawPass2 = sawPass2 || (cp.Running && cp.Rep == 1 && cp.Reps == 2)
+	}
+	if !sawWarmup || !sawPass2 {
+		t.Errorf("progress %+v: want the warm-up and pass 2 of 2", progress)
+	}
+	if !p.stale.Hidden {
+		t.Error("a fresh result is marked previous")
+	}
+	h.in.compareRes = nil
+	p.run()
+	if p.stale.Hidden || !strings.Contains(p.stale.Text, "previous result") {
+		t.Errorf("while a new Compare runs the old table is not marked: %q", p.stale.Text)
+	}
+	h.pump("compare", func() bool { return h.in.compareRes != nil && !p.runBtn.Disabled() })
+	if !p.stale.Hidden {
+		t.Error("the new result is still marked previous")
+	}
+	p.reps.SetText("0")
+	p.run()
+	if !strings.Contains(p.result.Text, "passes \"0\"") {
+		t.Errorf("passes 0: %q", p.result.Text)
 	}
 }
