@@ -53,7 +53,8 @@ func newComparePanel(in *Inspector) *comparePanel {
 	p.bars = widgets.NewBars(timingParts, timingColors, "ms", in.SelectBlock)
 	p.table = widget.NewLabel("")
 	p.table.TextStyle = fyne.TextStyle{Monospace: true}
-	p.result = widget.NewLabel("Pick two settings and press Compare: both run the current image from block 0.")
+	p.result = widget.NewLabel("Pick two settings and press Compare: each side runs the current image from block 0, a warm-up pass " +
+		"first, then the passes alternate A B B A…; the verdict comes from B/A's interval over the pairs.")
 	p.result.Wrapping = fyne.TextWrapWord
 	p.runBtn = widget.NewButton("Compare", p.run)
 	p.runBtn.Importance = widget.HighImportance
@@ -63,6 +64,7 @@ func newComparePanel(in *Inspector) *comparePanel {
 	p.blocks.SetPlaceHolder("all")
 	p.stale = widget.NewLabel("")
 	p.stale.Importance = widget.WarningImportance
+	p.stale.Wrapping = fyne.TextWrapWord
 	p.stale.Hide()
 	for k := range p.sides {
 		p.sides[k] = widget.NewProgressBar()
@@ -88,7 +90,7 @@ func (p *comparePanel) content() fyne.CanvasObject {
 	top := container.NewVBox(container.NewBorder(nil, nil, knobs, nil, bars), p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where they differ: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
 	results := container.NewAppTabs(
-		container.NewTabItem("timings", container.NewBorder(p.stale, nil, nil, nil, container.NewVSplit(p.bars, container.NewVScroll(p.table)))),
+		container.NewTabItem("timings", container.NewBorder(p.stale, nil, nil, nil, container.NewVSplit(p.bars, container.NewScroll(p.table)))),
 		container.NewTabItem("difference map", container.NewBorder(nil, nil, nil, nil, diff)))
 	// A split, not a border: a border gives a scroll its minimum (one line), which hid the
 	// forms at 1280x720; the user can drag the divider.
@@ -253,7 +255,7 @@ func compareTable(r *CompareResult) string {
 	total := func(s engine.SideTimes) string {
 		return fmt.Sprintf("%.1f (%.1f-%.1f)", 1e3*s.MedianS, 1e3*s.MinS, 1e3*s.MaxS)
 	}
-	fmt.Fprintf(&b, "%6s %22s %22s %7.3f   95%% interval %.3f-%.3f over %d pairs: %s\n", "total", total(r.A), total(r.B),
-		r.Ratio, r.RatioLow, r.RatioHigh, r.Reps, r.Verdict)
+	fmt.Fprintf(&b, "%6s %22s %22s %7.3f\n", "total", total(r.A), total(r.B), r.Ratio)
+	fmt.Fprintf(&b, "B/A %.3f, 95%% interval %.3f-%.3f over %d pairs of passes: %s\n", r.Ratio, r.RatioLow, r.RatioHigh, r.Reps, r.Verdict)
 	return b.String()
 }
