@@ -218,6 +218,21 @@ func (in *Inspector) ExportTimingsJSON(path string) error {
 	})
 }
 
+// ExportCompareJSON writes the last Compare: both sides' settings, every pass's per-block
+// times, the medians and ranges, B/A with its interval, the verdict and the output
+// differences (as `inspector compare --json` writes them).
+func (in *Inspector) ExportCompareJSON(path string) error {
+	r := in.compareRes
+	if r == nil {
+		return errors.New("no Compare has finished yet: run one in the Compare tab")
+	}
+	return in.writeOutput(path, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(map[string]any{"checkpoint": in.Snap.CheckpointDir, "image": in.Snap.ImagePath, "comparison": r.Comparison})
+	})
+}
+
 // ExportTimingsCSV writes one row per block.
 func (in *Inspector) ExportTimingsCSV(path string) error {
 	rep, err := in.finishedReport()

@@ -590,3 +590,35 @@ func TestComparePreviousAndProgress(t *testing.T) {
 		t.Errorf("passes 0: %q", p.result.Text)
 	}
 }
+
+// The last Compare exports as JSON with every pass of both sides.
+func TestExportCompareJSON(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	path := filepath.Join(t.TempDir(), "compare.json")
+	if err := h.in.ExportCompareJSON(path); err == nil {
+		t.Error("an export before any Compare succeeded")
+	}
+	h.in.compare.reps.SetText("2")
+	h.in.compare.run()
+	h.pump("compare", func() bool { return h.in.compareRes != nil && !h.in.compare.runBtn.Disabled() })
+	if err := h.in.ExportCompareJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Comparison struct {
+			A struct {
+				Passes []struct {
+					BlockS []float64 `json:"block_s"`
+				} `json:"passes"`
+			}
+			Verdict  string   `json:"verdict"`
+			RatioLow *float64 `json:"ratio_low"`
+		} `json:"comparison"`
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Comparison.A.Passes) != 2 || len(got.Comparison.A.Passes[0].BlockS) != h.in.Snap.Config.Depth ||
+		got.Comparison.Verdict == "" || got.Comparison.RatioLow == nil {
+		t.Errorf("%v: %.400s", err, b)
+	}
+}

@@ -93,6 +93,7 @@ func (in *Inspector) exportItems() []*fyne.MenuItem {
 		fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }),
 		fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }),
 		fyne.NewMenuItem("Run as safetensors dump…", func() { in.saveDialog("dump.safetensors", in.ExportDump) }),
+		fyne.NewMenuItem("Compare as JSON (every pass)…", func() { in.saveDialog("compare.json", in.ExportCompareJSON) }),
 	}
 }
 
