@@ -36,10 +36,13 @@ func Call[T any](o Handle, selector Selector, params ...any) T {
 	var ret T
 	var retPtr unsafe.Pointer
 	rt := reflect.TypeOf(ret)
-	if directPointer(rt) {
+	// Patched (third_party/darwinkit/README.md): libffi stores an integer result narrower
+	// than ffi_arg as a whole ffi_arg (aarch64 sysv.S: "uxtb w0, w0; str x0, [x3]"), so a
+	// smaller result (a BOOL) gets an ffi_arg slot, read from its first bytes (little-endian).
+	if directPointer(rt) && rt.Size() >= unsafe.Sizeof(ffi.Arg(0)) {
 		retPtr = unsafe.Pointer(&ret)
 	} else {
-		var i uintptr
+		var i ffi.Arg
 		retPtr = unsafe.Pointer(&i)
 	}
 	retType := toFFIType(rt)

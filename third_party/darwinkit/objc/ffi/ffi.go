@@ -63,19 +63,45 @@ func MakeStructType(types []*Type) *Type {
 	}
 }
 
+// Patched (third_party/darwinkit/README.md): libffi keeps atypes in the cif and reads the
+// array, and the types in it, again in every ffi_call, so the cif holds on to them. Kept in
+// a heap object, the array escapes: Go 1.25+ would otherwise put a small make of it on the
+// caller's stack, where the cif's pointer keeps nothing alive (a struct type made for the
+// call could be collected before ffi_call reads it) and a moved stack leaves it behind.
+type cifWithTypes struct {
+	cif      CIF // first: a *CIF points at the whole object, which keeps argtypes
+	argtypes []*Type
+}
+
 func PrepCIF(rtype *Type, argtypes []*Type) (*CIF, Status) {
-	var cif CIF
-	s := C.ffi_prep_cif0(toUintptrT(&cif), DEFAULT_ABI, C.uint(len(argtypes)), toUintptrT(rtype), toUintptrT(&argtypes[0]))
+	c := &cifWithTypes{argtypes: argtypes}
+	s := C.ffi_prep_cif0(toUintptrT(&c.cif), DEFAULT_ABI, C.uint(len(argtypes)), toUintptrT(rtype), toUintptrT(&argtypes[0]))
 	runtime.KeepAlive(rtype)
 	runtime.KeepAlive(argtypes)
-	return &cif, s
+	return &c.cif, s
 }
 
 func Call(cif *CIF, fn unsafe.Pointer, rvalue unsafe.Pointer, avalues []unsafe.Pointer) {
+	// Patched (third_party/darwinkit/README.md): C gets rvalue and avalues as uintptrs, taken
+	// before _cgoCheckPointer and the _Cfunc_ prologue, where the stack may still move (grow,
+	// or shrink for the GC): they must not be on it. Go 1.25+ puts a small make of avalues
+	// on the caller's stack unless it escapes.
+	escapeToHeap(rvalue)
+	escapeToHeap(avalues)
 	C.ffi_call0(toUintptrT(cif), fn, C.uintptr_t(uintptr(rvalue)), toUintptrT(&avalues[0]))
 	runtime.KeepAlive(cif)
 	runtime.KeepAlive(avalues)
 	runtime.KeepAlive(rvalue)
+}
+
+var heapSink any
+var heapSinkOn bool // never set
+
+// escapeToHeap makes the compiler keep x (what it points to) off the stack; it does nothing.
+func escapeToHeap[T any](x T) {
+	if heapSinkOn {
+		heapSink = x
+	}
 }
 
 func toUintptrT[T any](p *T) C.uintptr_t {
