@@ -103,8 +103,12 @@ func (a *attentionPanel) refresh() {
 	if a.head.Selected != headName(in.Sel.Head) {
 		a.head.SetSelected(headName(in.Sel.Head))
 	}
-	if in.Sel.Block >= s.Next {
-		a.topk.SetText(fmt.Sprintf("block %d has not run yet", in.Sel.Block))
+	if in.Sel.Block >= s.Next { // nothing of another run stays on show: the panels say why they are empty
+		why := fmt.Sprintf("block %d has not run yet", in.Sel.Block)
+		a.topk.SetText(why)
+		a.grid.SetMaps(nil, patchGrid(s), widgets.Viridis)
+		a.refreshStats() // this run's blocks only
+		a.mtx.clear(why)
 		return
 	}
 	a.drawHeads()
@@ -209,7 +213,7 @@ func (a *attentionPanel) drawMatrix() {
 	if a.metric.Selected == "entropy" {
 		data, unit, format = a.entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
 	}
-	if !s.Loaded() || data == nil {
+	if !s.Loaded() {
 		return
 	}
 	rows, cols := s.Config.Depth, s.Config.Heads
@@ -224,6 +228,10 @@ func (a *attentionPanel) drawMatrix() {
 	}
 	a.matrix.SetData(rows, cols, vals, widgets.Viridis, "block", "head", format)
 	a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
+	if len(data) == 0 { // a new run: no block of it measured yet (nothing of the last one shown)
+		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
+		return
+	}
 	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block; low distance = local heads, high entropy = diffuse heads. Click a cell to show that block and head.",
 		a.metric.Selected, unit, headStatQueries))
 }

@@ -66,6 +66,19 @@ func (p *matrixPane) content() fyne.CanvasObject {
 	return container.NewBorder(nil, bottom, nil, nil, p.view)
 }
 
+// clear empties the view (a run that has not reached the selected block), saying why; a
+// matrix in the making is dropped.
+func (p *matrixPane) clear(why string) {
+	if p.stop != nil {
+		p.stop()
+	}
+	p.gen++
+	p.m, p.key = nil, ""
+	p.view.SetData(0, 0, nil, widgets.Viridis, widgets.Scale{})
+	p.legend.SetScale(widgets.Viridis, widgets.Scale{Constant: true}, "")
+	p.caption.SetText(why)
+}
+
 // refresh shows the matrix for the selection, computing it when shown and not yet there.
 func (p *matrixPane) refresh(shown bool) {
 	in, s := p.in, p.in.Snap
@@ -73,7 +86,7 @@ func (p *matrixPane) refresh(shown bool) {
 		return
 	}
 	if in.Sel.Block >= s.Next {
-		p.caption.SetText(fmt.Sprintf("block %d has not run yet", in.Sel.Block))
+		p.clear(fmt.Sprintf("block %d has not run yet", in.Sel.Block))
 		return
 	}
 	p.seg = s.Layout.SegmentOf(in.Sel.Query)

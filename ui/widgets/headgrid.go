@@ -93,6 +93,13 @@ func (g *HeadGrid) setMaps(maps [][]float32, grid PatchGrid, cm Colormap, scales
 	})
 }
 
+// Len is how many maps the grid shows (0 when cleared).
+func (g *HeadGrid) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.maps)
+}
+
 // SetBackground sets an optional faint photo under each map; nil removes it.
 func (g *HeadGrid) SetBackground(img image.Image) {
 	ivLocked(&g.mu, g, func() {
