@@ -78,6 +78,7 @@ type Controller struct {
 	gen         int
 	sess        *session
 	cancel      context.CancelFunc // the main run's job in flight
+	stepCtx     context.Context    // the Steps' shared context while only Steps are queued
 	probeCtx    context.Context    // the current run's probes (head stats, rollout): cancelled with the run
 	probeEnd    context.CancelFunc
 	compareStop context.CancelFunc // the Compare in flight or queued
@@ -218,6 +219,7 @@ func (c *Controller) newContext() context.Context {
 	if c.cancel != nil {
 		c.cancel()
 	}
+	c.stepCtx = nil
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	return ctx
@@ -294,10 +296,13 @@ func (c *Controller) Apply(s engine.Settings) {
 			return
 		}
 		c.mu.Lock()
-		c.note = msg // stays on the status line while this run goes on
+		c.note = msg // on the status line while this run goes on, and on its last status
 		c.mu.Unlock()
 		c.status(Status{Text: "applied", Busy: true})
 		c.runAll(ctx)
+		c.mu.Lock()
+		c.note = "" // later statuses (a Step, an export, a Compare) are not about this change
+		c.mu.Unlock()
 	})
 }
 
@@ -355,8 +360,25 @@ func (c *Controller) Restart() {
 
 // Step runs the next block (or the merger after the last).
 func (c *Controller) Step() {
+	ctx := c.stepContext()
+	c.enqueue(func() { c.stepOnce(ctx, false) })
+}
+
+// stepContext is the context of the Steps queued or in flight, so that several Step clicks
+// in a row each step one more block (a new context would cancel the Step before it); any
+// other job's context is cancelled as newContext does.
+func (c *Controller) stepContext() context.Context {
+	c.mu.Lock()
+	if c.stepCtx != nil && c.stepCtx.Err() == nil {
+		defer c.mu.Unlock()
+		return c.stepCtx
+	}
+	c.mu.Unlock()
 	ctx := c.newContext()
-	c.enqueue(func() { c.stepOnce(ctx) })
+	c.mu.Lock()
+	c.stepCtx = ctx
+	c.mu.Unlock()
+	return ctx
 }
 
 // RunAll runs the remaining blocks and the merger.
@@ -401,7 +423,7 @@ func (c *Controller) playStep(ctx context.Context) {
 	if !playing || ctx.Err() != nil {
 		return
 	}
-	if !c.stepOnce(ctx) {
+	if !c.stepOnce(ctx, true) {
 		c.Pause()
 		return
 	}
@@ -500,7 +522,9 @@ func (c *Controller) post(sess *session) {
 
 // stepOnce runs one block, or the merger when the blocks are done; false when nothing is left
 // or the step failed.
-func (c *Controller) stepOnce(ctx context.Context) bool {
+// stepOnce runs the next block (or the merger) and says so; more says a next step follows
+// (Run all, Play): the status then stays busy between blocks instead of going idle.
+func (c *Controller) stepOnce(ctx context.Context, more bool) bool {
 	sess := c.current()
 	if sess == nil || sess.Run.Finished() {
 		return false
@@ -517,7 +541,11 @@ func (c *Controller) stepOnce(ctx context.Context) bool {
 		return false
 	}
 	c.post(sess)
-	c.status(c.doneStatus(sess))
+	st := c.doneStatus(sess)
+	if more && !sess.Run.Finished() && ctx.Err() == nil && st.Err == nil {
+		st.Busy = true // Run all or Play goes on: Cancel stays live between blocks
+	}
+	c.status(st)
 	return true
 }
 
@@ -565,8 +593,12 @@ func noteSuffix(note string) string {
 
 // runAll steps until the merger has run or the context is cancelled.
 func (c *Controller) runAll(ctx context.Context) {
-	for c.stepOnce(ctx) {
-		if ctx.Err() != nil {
+	for c.stepOnce(ctx, true) {
+		if ctx.Err() != nil { // cancelled after a block had finished its own checks: say so
+			if sess := c.current(); sess != nil && !sess.Run.Finished() {
+				depth := sess.Checkpoint.Config.Depth
+				c.status(Status{Text: sess.Run.CancelNote(), Progress: float64(sess.Run.Next()) / float64(depth)})
+			}
 			return
 		}
 	}
