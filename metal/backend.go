@@ -32,15 +32,16 @@ type devBuffer any
 type gpu interface {
 	name() string
 	// newBuffer returns a zeroed buffer of n bytes in memory the host and the GPU share,
-	// and the host's view of it.
+	// and the host's view of it. Zeroed is the device's promise (Metal's newBufferWithLength
+	// clears the buffer it returns): Alloc does not clear it again.
 	newBuffer(n int) (devBuffer, []byte, error)
 	// wrap returns a buffer over mem without copying: mem starts on a page boundary, the
 	// buffer covers it rounded up to whole pages of page bytes (the mapping covers those
 	// too), and the memory stays mapped until the buffer is released.
 	wrap(mem []byte, page int) (devBuffer, error)
 	release(b devBuffer)
-	// supports says whether the device has a pipeline for kernel (every kernel but an optional
-	// one it failed to make: shaders.Optional).
+	// supports says whether the device has a pipeline for kernel (every kernel but those of a
+	// unit that did not compile and optional ones it failed to make: metal/units.go).
 	supports(kernel string) bool
 	// encode appends a dispatch to the open pass.
 	encode(d shaders.Dispatch)
@@ -67,12 +68,16 @@ type Backend struct {
 	passTemp     []devBuffer // released once the open pass has completed
 	live         map[*Buffer]struct{}
 	closed       bool
+	// without are the units this backend runs without (WithoutFamily), counted: their ops run
+	// the fallback kernels as on a GPU where they did not compile
+	without map[string]int
 }
 
 var _ backend.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
-	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget, opBudget: dispatchBudget}
+	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget, opBudget: dispatchBudget,
+		without: map[string]int{}}
 	b.weights = newWeightCache(b)
 	return b
 }
@@ -96,7 +101,8 @@ func (b *Backend) Caps() backend.Caps { return backend.Caps{} }
 // Name identifies the backend in timings and reports.
 func (b *Backend) Name() string { return "metal(" + b.dev.name() + ")" }
 
-// Alloc returns a zeroed buffer of n float32.
+// Alloc returns a zeroed buffer of n float32: zeroed by the device (gpu.newBuffer), not
+// cleared again here — at 65,536 patches the activations are GBs of memset for nothing.
 func (b *Backend) Alloc(n int) (backend.Buffer, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -110,7 +116,6 @@ func (b *Backend) Alloc(n int) (backend.Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metal: Alloc(%d floats): %v", n, err)
 	}
-	clear(host)
 	mb := &Buffer{dev: dev, f: floatsOf(host)[:n]}
 	b.live[mb] = struct{}{}
 	return mb, nil
@@ -191,6 +196,37 @@ func (b *Backend) cut() {
 		}
 	}
 	b.openEstimate = 0
+}
+
+// has says whether this backend runs kernel: the device has its pipeline and the kernel's unit
+// is not one the backend runs without.
+func (b *Backend) has(kernel string) bool {
+	return b.without[shaders.UnitOf(kernel)] == 0 && b.dev.supports(kernel)
+}
+
+// WithoutFamily makes this backend run its ops as on a GPU where the unit family (shaders.Units:
+// "matmul", "flash") did not compile — on the fallback kernels — until restore is called: the
+// conformance table's fallback cases check those kernels on any GPU (conformance.Degrader). A
+// family without a fallback, or whose fallback kernels this GPU has no pipeline for, is an
+// error.
+func (b *Backend) WithoutFamily(family string) (restore func(), err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	u, ok := shaders.UnitNamed(family)
+	if !ok || u.Fallback == "" {
+		return nil, fmt.Errorf("metal: %q is no kernel family with a fallback", family)
+	}
+	for _, k := range u.Kernels() {
+		if fb := shaders.FallbackKernel(k); !b.dev.supports(fb) {
+			return nil, fmt.Errorf("metal: cannot run without %s: its fallback %s has no pipeline on this GPU", u.What, fb)
+		}
+	}
+	b.without[family]++
+	return sync.OnceFunc(func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.without[family]--
+	}), nil
 }
 
 // encode appends a dispatch to the open pass (skipping empty ones), and commits the pass once

@@ -13,7 +13,10 @@ package metal
 // objc's message-sending functions. The messages we send ourselves with objc.Call on raw
 // selectors are held to darwinkit's generated bindings: the selector must exist there, with
 // the same number of arguments and the same C kinds (pointer, NSUInteger, struct, ...) for
-// every argument and the result.
+// every argument and the result. A few messages Apple declares are missing from darwinkit
+// v0.5.0's bindings (appleOnlySelectors: the macOS 15 math options); those are held to Apple's
+// declaration instead, and may be sent only inside an `if x.RespondsToSelector(objc.Sel(s))`
+// for the same selector (an older macOS would otherwise raise "unrecognized selector").
 //
 // Invariant: any reachable WrapAsProtocol, Go-func-to-block conversion or raw send that
 // matches no binding fails TestDarwinkitAudit. Mutation that would silently break it:
@@ -25,6 +28,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/constant"
+	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
@@ -78,6 +82,58 @@ type darwinkitAudit struct {
 	rawSends  int            // objc.Call sites of this package checked against the bindings
 	dynamic   map[string]int // interface methods called inside darwinkit (not followed; see the test)
 	rootFiles []*ast.File
+	guarded   map[*ast.CallExpr]map[string]bool // calls inside if x.RespondsToSelector(objc.Sel(s)) { ... }: s
+}
+
+// appleOnlySelectors are messages Apple's headers declare that darwinkit v0.5.0's bindings
+// lack, with the C shape of Apple's declaration.
+var appleOnlySelectors = map[string]callShape{
+	// MTLCompileOptions (macOS 15): @property MTLMathMode mathMode; NS_ENUM(NSInteger, MTLMathMode)
+	"setMathMode:": {ret: "void", args: []string{"s64"}, at: "Metal/MTLLibrary.h (macOS 15)"},
+	// @property MTLMathFloatingPointFunctions mathFloatingPointFunctions; NS_ENUM(NSInteger, ...)
+	"setMathFloatingPointFunctions:": {ret: "void", args: []string{"s64"}, at: "Metal/MTLLibrary.h (macOS 15)"},
+}
+
+// indexGuards records, for every call of files inside the body of an if whose condition asks
+// RespondsToSelector(objc.Sel(s)), that it is guarded for s.
+func (a *darwinkitAudit) indexGuards(files []*ast.File, info *types.Info) {
+	a.guarded = map[*ast.CallExpr]map[string]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ifs, ok := n.(*ast.IfStmt)
+			if !ok {
+				return true
+			}
+			var sels []string
+			ast.Inspect(ifs.Cond, func(n ast.Node) bool {
+				if u, ok := n.(*ast.UnaryExpr); ok && u.Op == token.NOT {
+					return false // "if !x.RespondsToSelector(...)" guards nothing
+				}
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) != 1 {
+					return true
+				}
+				if fn, _ := calleeOf(info, call); fn != nil && fn.Name() == "RespondsToSelector" && inDarwinkit(fn) {
+					if sel, ok := selectorOf(info, call.Args[0]); ok {
+						sels = append(sels, sel)
+					}
+				}
+				return true
+			})
+			ast.Inspect(ifs.Body, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok {
+					for _, sel := range sels {
+						if a.guarded[call] == nil {
+							a.guarded[call] = map[string]bool{}
+						}
+						a.guarded[call][sel] = true
+					}
+				}
+				return true
+			})
+			return true
+		})
+	}
 }
 
 // newDarwinkitAudit indexes every non-standard function of the build and darwinkit's own
@@ -293,6 +349,7 @@ func (a *darwinkitAudit) kind(t types.Type) string {
 // reached.
 func (a *darwinkitAudit) run(files []*ast.File, info *types.Info) {
 	a.rootFiles = files
+	a.indexGuards(files, info)
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -446,6 +503,15 @@ func (a *darwinkitAudit) checkRawSend(info *types.Info, call *ast.CallExpr, repo
 		return
 	}
 	known := a.shapes[sel]
+	if apple, ok := appleOnlySelectors[sel]; ok && len(known) == 0 {
+		if !a.guarded[call][sel] {
+			report("%q (not in darwinkit's bindings) sent without a respondsToSelector: guard for it", sel)
+		}
+		if shape.ret != apple.ret || !fits(shape.args, apple.args) {
+			report("%q sent as %v; Apple declares it as %v (%s)", sel, shape, apple, apple.at)
+		}
+		return
+	}
 	if len(known) == 0 {
 		report("%q is not sent anywhere in darwinkit's bindings (misspelt?)", sel)
 		return
@@ -546,6 +612,25 @@ func TestDarwinkitAuditCatches(t *testing.T) {
 		{"a Go func for the nil deallocator in a raw send",
 			`mtl.ResourceStorageModeShared, unsafe.Pointer(nil))`, `mtl.ResourceStorageModeShared, func(unsafe.Pointer, uint) {})`,
 			"passed to objc.Call becomes an Objective-C block"},
+		{"setMathFloatingPointFunctions: guarded by another selector",
+			`if opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
+			`if opts.RespondsToSelector(objc.Sel("setMathMode:")) {`,
+			`"setMathFloatingPointFunctions:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
+		{"setMathMode: sent unguarded",
+			`	if opts.RespondsToSelector(objc.Sel("setMathMode:")) {
+		objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), int(mathModeSafe))
+	} else {
+		opts.SetFastMathEnabled(false)
+	}`,
+			`	objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), int(mathModeSafe))`,
+			`"setMathMode:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
+		{"setMathFloatingPointFunctions: under a negated guard",
+			`if opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
+			`if !opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
+			`"setMathFloatingPointFunctions:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
+		{"mathMode as a 32-bit value",
+			`objc.Sel("setMathMode:"), int(mathModeSafe))`, `objc.Sel("setMathMode:"), uint32(mathModeSafe))`,
+			`"setMathMode:" sent as (u32) -> void; Apple declares it as (s64) -> void`},
 		{"an argument too few",
 			`mtl.ResourceStorageModeShared, unsafe.Pointer(nil))`, `mtl.ResourceStorageModeShared)`,
 			`takes 4 arguments, objc.Call passes 3`},

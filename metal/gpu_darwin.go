@@ -3,10 +3,14 @@
 package metal
 
 // gpu_darwin.go: the gpu of Backend on Metal, through darwinkit. The process's Metal — the
-// default device, the kernel library compiled once (fast math off, MSL 3.1 for bfloat:
-// macOS 14+), one pipeline per kernel — is made once and kept for the life of the process
-// (metalContext); each Backend has its own command queue, one command buffer and one
-// compute encoder per pass, and reads the pass's GPU start and end times at commit.
+// default device, the kernel library compiled unit by unit (shaders.Units, decided in
+// units.go: a unit that does not compile costs its family, which runs its fallback kernels;
+// safe math: mathMode Safe and precise FP32 functions where the compile options know them,
+// macOS 15+, else fastMathEnabled NO; MSL 3.1 for bfloat: macOS 14+), one pipeline per
+// kernel — is made once it can be (a failed build is tried again by the next New) and kept
+// for the life of the process (metalContext); each Backend has its own command queue, one
+// command buffer and one compute encoder per pass, and reads the pass's GPU start and end
+// times at commit.
 //
 // Messages whose darwinkit wrapper would fail at run time are sent with objc.Call on the
 // raw selector: the wrappers of newComputePipelineStateWithFunction:error:,
@@ -14,14 +18,17 @@ package metal
 // argument through objc.WrapAsProtocol, which panics for darwinkit's struct wrappers, and
 // the wrapper of newBufferWithBytesNoCopy:length:options:deallocator: turns its Go func into
 // a heap block (freed, then read, on Metal's thread). objc.Call passes a struct wrapper as
-// its object pointer, and unsafe.Pointer(nil) as a real nil block. darwinkit_audit_test.go
-// follows every darwinkit call of this file into darwinkit's source and holds each raw send
-// to the selector's generated binding (argument count and C kinds).
+// its object pointer, and unsafe.Pointer(nil) as a real nil block. setMathMode: and
+// setMathFloatingPointFunctions: (macOS 15) are not in darwinkit v0.5.0's bindings: they are
+// sent raw, each only after respondsToSelector: said yes. darwinkit_audit_test.go follows
+// every darwinkit call of this file into darwinkit's source and holds each raw send to the
+// selector's generated binding (argument count and C kinds), or, for those two, to Apple's
+// declaration and the respondsToSelector: guard around it.
 //
 // Invariant: every object this file creates with new* (queue, buffers) is released exactly
 // once, the context's (device, library functions, pipelines) never; the autoreleased ones
 // (command buffer, encoder) are retained for the life of the pass and released at commit;
-// all calls run inside an autorelease pool. Mutation that would silently break it: binding
+// all calls, releases included, run inside an autorelease pool. Mutation that would silently break it: binding
 // buffers with setBufferOffset:atIndex: (darwinkit's SetBufferOffsetAtIndex, no
 // underscore), which moves the previous binding instead of binding this buffer; the right
 // selector is setBuffer:offset:atIndex:, and the audit checks the selector we send.
@@ -31,7 +38,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
@@ -53,6 +59,12 @@ const minMacOS = 14
 // simdWidth is what the kernels assume (layer_norm and attention use one simdgroup of 32).
 const simdWidth = 32
 
+// Apple's MTLMathMode and MTLMathFloatingPointFunctions values (NSInteger enums, macOS 15).
+const (
+	mathModeSafe                      = 0
+	mathFloatingPointFunctionsPrecise = 1
+)
+
 // minFamily is the first GPU family with the SIMD-scoped reductions (simd_sum, simd_max)
 // the kernels use: Apple7, every Apple-silicon Mac (M1 and later). Intel Macs' GPUs and
 // the paravirtual GPU of macOS virtual machines (Apple5) do not have it.
@@ -61,6 +73,7 @@ const minFamily = mtl.GPUFamilyApple7
 type pipeline struct {
 	state      mtl.ComputePipelineStateObject
 	maxThreads int
+	width      int // threadExecutionWidth
 }
 
 // metalContext is the process's Metal: made once, never released.
@@ -71,11 +84,15 @@ type metalContext struct {
 	info      DeviceInfo
 }
 
-var sharedContext = sync.OnceValues(func() (ctx *metalContext, err error) {
+// theContext is made by the first New that succeeds (a failed build is not kept: units.go's
+// onceOK).
+var theContext = onceOK[*metalContext]{make: func() (ctx *metalContext, err error) {
 	defer recoverAsError(&err)
 	objc.WithAutoreleasePool(func() { ctx, err = newMetalContext() })
 	return ctx, err
-})
+}}
+
+func sharedContext() (*metalContext, error) { return theContext.get() }
 
 // recoverAsError turns a panic inside darwinkit into an error: the first Mac that meets an
 // unforeseen failure gets a message, not a crash.
@@ -95,16 +112,6 @@ func macOSVersion() (string, int) {
 	return v, major
 }
 
-// highestAppleFamily names the newest AppleN family the device supports ("Apple9"), or "".
-func highestAppleFamily(dev mtl.DeviceObject) string {
-	for f := mtl.GPUFamily(1012); f >= mtl.GPUFamilyApple1; f-- {
-		if dev.SupportsFamily(f) {
-			return fmt.Sprintf("Apple%d", f-1000)
-		}
-	}
-	return ""
-}
-
 func newMetalContext() (*metalContext, error) {
 	osVersion, major := macOSVersion()
 	if major != 0 && major < minMacOS {
@@ -115,11 +122,11 @@ func newMetalContext() (*metalContext, error) {
 		return nil, fmt.Errorf("%w: no Metal device (MTLCreateSystemDefaultDevice returned nil)", ErrUnsupported)
 	}
 	ctx := &metalContext{device: dev, pipelines: map[string]pipeline{}}
-	ctx.info = DeviceInfo{Name: dev.Name(), Family: highestAppleFamily(dev), OS: "macOS " + osVersion,
+	family := highestAppleFamily(func(f int) bool { return dev.SupportsFamily(mtl.GPUFamily(f)) })
+	ctx.info = DeviceInfo{Name: dev.Name(), Family: family, OS: "macOS " + osVersion,
 		UnifiedMemory: dev.HasUnifiedMemory(), MaxBuffer: int64(dev.MaxBufferLength()),
 		WorkingSet: int64(dev.RecommendedMaxWorkingSetSize())}
 	if !dev.SupportsFamily(minFamily) {
-		family := ctx.info.Family
 		if family == "" {
 			family = "no Apple family"
 		}
@@ -138,62 +145,87 @@ func newMetalContext() (*metalContext, error) {
 	return ctx, nil
 }
 
-// build compiles the library and makes one pipeline per kernel.
-func (ctx *metalContext) build() error {
+// compileOptions: MSL 3.1, and math that keeps the CPU engine's numbers (IEEE exp, tanh,
+// division): mathMode Safe and the precise FP32 functions where the object knows them (macOS
+// 15, where fastMathEnabled is deprecated), fastMathEnabled NO where it does not (macOS 14).
+func compileOptions() mtl.CompileOptions {
 	opts := mtl.NewCompileOptions() // autoreleased by darwinkit: not released here
-	opts.SetFastMathEnabled(false)  // parity with the CPU engine: IEEE exp, tanh, division
 	opts.SetLanguageVersion(languageVersion3_1)
-	var nsErr foundation.Error
-	lib := ctx.device.NewLibraryWithSourceOptionsError(shaders.Library(), opts, unsafe.Pointer(&nsErr))
-	if lib.IsNil() {
-		return fmt.Errorf("metal: compiling the kernels (MSL 3.1) on %s: %v", ctx.info.OS, foundation.ToGoError(nsErr))
+	if opts.RespondsToSelector(objc.Sel("setMathMode:")) {
+		objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), int(mathModeSafe))
+	} else {
+		opts.SetFastMathEnabled(false)
 	}
-	defer lib.Release()
-	for _, name := range shaders.Kernels() {
-		if err := ctx.addPipeline(lib, name); err != nil {
-			if !shaders.Optional(name) {
-				return err
+	if opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {
+		objc.Call[objc.Void](opts, objc.Sel("setMathFloatingPointFunctions:"), int(mathFloatingPointFunctionsPrecise))
+	}
+	return opts
+}
+
+// build compiles the library unit by unit (newLibraryWithSource of each unit's text) and makes
+// one pipeline per kernel; units.go decides what a failure costs, and releases the pipelines of
+// a build that fails.
+func (ctx *metalContext) build() error {
+	opts := compileOptions()
+	built, err := buildUnits(unitBuilder[mtl.LibraryObject, pipeline]{
+		os: ctx.info.OS,
+		compile: func(u shaders.Unit) (mtl.LibraryObject, error) {
+			var nsErr foundation.Error
+			lib := ctx.device.NewLibraryWithSourceOptionsError(u.Source(), opts, unsafe.Pointer(&nsErr))
+			if lib.IsNil() {
+				if err := foundation.ToGoError(nsErr); err != nil {
+					return lib, err
+				}
+				return lib, errors.New("newLibraryWithSource returned nil without an error")
 			}
-			// A flash attention this GPU cannot run (too few threads for its registers, say): its
-			// ops take the scalar kernel (ops.go asks supports); selftest prints why.
-			ctx.info.Fallbacks = append(ctx.info.Fallbacks, err.Error())
+			return lib, nil
+		},
+		pipeline: ctx.newPipeline,
+		free:     func(lib mtl.LibraryObject) { lib.Release() },
+		release:  func(p pipeline) { p.state.Release() },
+	})
+	if err != nil {
+		return err
+	}
+	ctx.pipelines = built.pipelines
+	ctx.info.Fallbacks, ctx.info.FamilyErrors = built.fallbacks, built.familyErrors
+	for _, name := range shaders.Kernels() { // in the library's order, whatever the map's
+		if p, ok := ctx.pipelines[name]; ok {
+			ctx.info.PipelineInfo = append(ctx.info.PipelineInfo, PipelineInfo{Name: name, MaxThreads: p.maxThreads,
+				ExecutionWidth: p.width})
 		}
 	}
 	return nil
 }
 
-func (ctx *metalContext) addPipeline(lib mtl.LibraryObject, name string) error {
+// newPipeline makes kernel name's pipeline from lib, checked for 32-wide simdgroups and the
+// threads it is dispatched with.
+func (ctx *metalContext) newPipeline(lib mtl.LibraryObject, name string) (pipeline, error) {
 	fn := lib.NewFunctionWithName(name)
 	if fn.IsNil() {
-		return fmt.Errorf("metal: the library has no function %s", name)
+		return pipeline{}, fmt.Errorf("metal: the library has no function %s", name)
 	}
 	defer fn.Release()
 	var nsErr foundation.Error
 	ps := newPipelineState(ctx.device, fn, &nsErr)
 	if ps.IsNil() {
-		return fmt.Errorf("metal: pipeline %s: %v", name, foundation.ToGoError(nsErr))
+		return pipeline{}, fmt.Errorf("metal: pipeline %s: %v", name, foundation.ToGoError(nsErr))
 	}
 	if w := ps.ThreadExecutionWidth(); w != simdWidth {
 		ps.Release()
-		return fmt.Errorf("metal: pipeline %s runs %d-wide simdgroups; the kernels need %d", name, w, simdWidth)
+		return pipeline{}, fmt.Errorf("metal: pipeline %s runs %d-wide simdgroups; the kernels need %d", name, w, simdWidth)
 	}
 	if max, need := int(ps.MaxTotalThreadsPerThreadgroup()), shaders.ThreadgroupSize(name); max < need {
 		ps.Release()
-		return fmt.Errorf("metal: pipeline %s allows %d threads per threadgroup; it is dispatched with %d", name, max, need)
+		return pipeline{}, fmt.Errorf("metal: pipeline %s allows %d threads per threadgroup; it is dispatched with %d", name, max, need)
 	}
-	ctx.pipelines[name] = pipeline{state: ps, maxThreads: int(ps.MaxTotalThreadsPerThreadgroup())}
-	ctx.info.PipelineInfo = append(ctx.info.PipelineInfo, PipelineInfo{Name: name, MaxThreads: int(ps.MaxTotalThreadsPerThreadgroup()),
-		ExecutionWidth: int(ps.ThreadExecutionWidth())})
-	return nil
+	return pipeline{state: ps, maxThreads: int(ps.MaxTotalThreadsPerThreadgroup()), width: simdWidth}, nil
 }
 
-// release is for a context that failed to build (a built one lives as long as the process).
+// release is for a context that failed to build (a built one lives as long as the process;
+// buildUnits released the pipelines of a build that failed, and no pipeline is made before).
 func (ctx *metalContext) release() {
-	for name, p := range ctx.pipelines {
-		p.state.Release()
-		delete(ctx.pipelines, name)
-	}
-	ctx.device.Release()
+	objc.WithAutoreleasePool(func() { ctx.device.Release() })
 }
 
 // The raw sends (see the file comment for why not darwinkit's wrappers).
@@ -263,7 +295,7 @@ func (g *metalGPU) wrap(mem []byte, page int) (devBuffer, error) {
 
 func (g *metalGPU) release(b devBuffer) {
 	if buf, ok := b.(mtl.BufferObject); ok && !buf.IsNil() {
-		buf.Release()
+		objc.WithAutoreleasePool(func() { buf.Release() })
 	}
 }
 
@@ -332,7 +364,7 @@ func (g *metalGPU) close() {
 		g.commit()
 	}
 	if !g.queue.IsNil() {
-		g.queue.Release()
+		objc.WithAutoreleasePool(func() { g.queue.Release() })
 		g.queue = mtl.CommandQueueObject{}
 	}
 }

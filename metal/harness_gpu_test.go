@@ -7,6 +7,10 @@ package metal
 // with the real kernels. Buffers are host memory; a wrapped region is the region's own
 // memory (no copy), sent to the driver read-only at every commit, as a GPU would read it.
 //
+// Its pipelines come from buildUnits (units.go), as the Mac's do, with a compile and a
+// pipeline that fail on demand (standIn): a stand-in whose matmul unit "did not compile" runs
+// the tower on the scalar matmul, as a Mac whose compiler rejects the simdgroup code would.
+//
 // It also keeps Metal's rules for no-copy buffers that Linux would not enforce: a wrapped
 // region starts on a page boundary of the backend's page size (16 KiB on Apple silicon),
 // every page the buffer covers is mapped, and the memory stays mapped until the buffer is
@@ -19,6 +23,8 @@ package metal
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -39,8 +45,8 @@ type hostBuf struct {
 
 type harnessGPU struct {
 	drv     *harness.Driver
-	missing map[string]bool // kernels this stand-in has no pipeline for (a GPU that refused them)
-	ran     map[string]int  // dispatches run, per kernel
+	built   builtUnits[string] // its pipelines (each named by its kernel), as buildUnits made them
+	ran     map[string]int     // dispatches run, per kernel
 	pending []shaders.Dispatch
 	passes  int
 	live    map[*hostBuf]bool
@@ -98,10 +104,10 @@ func (g *harnessGPU) release(d devBuffer) {
 	b.released = true
 }
 
-func (g *harnessGPU) supports(kernel string) bool { return !g.missing[kernel] }
+func (g *harnessGPU) supports(kernel string) bool { _, ok := g.built.pipelines[kernel]; return ok }
 
 func (g *harnessGPU) encode(d shaders.Dispatch) {
-	if g.missing[d.Kernel] {
+	if !g.supports(d.Kernel) {
 		g.faults = append(g.faults, "encoded "+d.Kernel+", which this GPU has no pipeline for")
 	}
 	if g.ran == nil {
@@ -147,10 +153,45 @@ func (g *harnessGPU) close() {
 	}
 }
 
+// standIn is how the stand-in's build goes wrong: units whose compile fails, kernels that get
+// no pipeline.
+type standIn struct {
+	failUnits, noPipeline []string
+}
+
+// build runs buildUnits as gpu_darwin.go does, with a compile and pipelines that fail where c
+// says.
+func (c standIn) build() (builtUnits[string], error) {
+	return buildUnits(unitBuilder[string, string]{
+		os: "the stand-in",
+		compile: func(u shaders.Unit) (string, error) {
+			if slices.Contains(c.failUnits, u.Name) {
+				return "", fmt.Errorf("program_source:7:5: error: stand-in refuses %s", u.Name)
+			}
+			return u.Source(), nil
+		},
+		pipeline: func(lib, kernel string) (string, error) {
+			if slices.Contains(c.noPipeline, kernel) || !strings.Contains(lib, "kernel void "+kernel+"(") {
+				return "", fmt.Errorf("metal: pipeline %s: stand-in refuses it", kernel)
+			}
+			return kernel, nil
+		},
+		free:    func(string) {},
+		release: func(string) {},
+	})
+}
+
 // newTestBackend returns a Backend over the harness; faults fail the test at cleanup.
-func newTestBackend(t testing.TB) *Backend {
+func newTestBackend(t testing.TB) *Backend { return newStandInBackend(t, standIn{}) }
+
+// newStandInBackend is newTestBackend on a stand-in whose build went wrong as c says.
+func newStandInBackend(t testing.TB, c standIn) *Backend {
 	holdTestMemory(t) // unmapped after the Close below
-	g := &harnessGPU{drv: harness.Shared(t, false)}
+	built, err := c.build()
+	if err != nil {
+		t.Fatalf("the stand-in's build: %v", err)
+	}
+	g := &harnessGPU{drv: harness.Shared(t, false), built: built}
 	b := newBackend(g, pageSize())
 	t.Cleanup(func() {
 		b.Close()
@@ -166,16 +207,42 @@ func newTestBackend(t testing.TB) *Backend {
 // it runs the flash kernel.
 func TestMissingFlashKernelFallsBack(t *testing.T) {
 	for _, missing := range []bool{false, true} {
-		b := newTestBackend(t)
-		g := b.dev.(*harnessGPU)
+		var c standIn
 		if missing {
-			g.missing = map[string]bool{"attention_hd16": true}
+			c.noPipeline = []string{"attention_hd16"}
 		}
+		b := newStandInBackend(t, c)
+		g := b.dev.(*harnessGPU)
 		checkTower(t, b, engine.Mapped)
 		flash, scalar := g.ran["attention_hd16"], g.ran["attention"]
 		t.Logf("missing %v: %d flash and %d scalar attention dispatches", missing, flash, scalar)
 		if missing != (flash == 0) || missing != (scalar > 0) {
 			t.Errorf("flash kernel missing %v: %d flash and %d scalar attention dispatches", missing, flash, scalar)
 		}
+	}
+}
+
+// A GPU whose compiler rejected the simdgroup-matrix matmul (and the flash attention) still runs
+// the tower, on the scalar kernels, within the CPU engine's tolerance; nothing but the scalar
+// kernels is dispatched, and the build says what failed and what runs instead.
+func TestTowerWithoutSimdgroupFamilies(t *testing.T) {
+	for _, fail := range [][]string{{"matmul"}, {"matmul", "flash"}} {
+		t.Run(strings.Join(fail, "+"), func(t *testing.T) {
+			b := newStandInBackend(t, standIn{failUnits: fail})
+			g := b.dev.(*harnessGPU)
+			if len(g.built.familyErrors) != len(fail) {
+				t.Errorf("family errors %q, want one per failed unit %v", g.built.familyErrors, fail)
+			}
+			worst := checkTower(t, b, engine.Mapped)
+			t.Logf("worst relative error against the CPU engine %.3g; dispatches %v", worst, g.ran)
+			for k, n := range g.ran {
+				if u := shaders.UnitOf(k); slices.Contains(fail, u) {
+					t.Errorf("%d dispatches of %s, whose unit %s did not compile", n, k, u)
+				}
+			}
+			if g.ran["matmul_scalar_f32"] == 0 {
+				t.Errorf("no scalar matmul ran: %v", g.ran)
+			}
+		})
 	}
 }

@@ -58,6 +58,11 @@ func TestAvailable(t *testing.T) {
 		t.Errorf("Device() = %+v, %v", info, err)
 	}
 	t.Logf("%+v", info)
+	// Metal runs with a family down (its ops on the fallback kernels), but on a Mac under test
+	// that is a finding: each family's compile error is one.
+	for _, e := range info.FamilyErrors {
+		t.Errorf("a kernel family did not build: %s", e)
+	}
 }
 
 // A pass's time is the GPU's: positive, and not more than the wall time around Commit.

@@ -50,13 +50,29 @@ func TestSplitsFitTheWatchdog(t *testing.T) {
 			}
 		}
 	}
+	// Both matmul kernels: the simdgroup one, and the scalar fallback, each split by its own
+	// modelled time (the scalar one is slower: at a budget where the rounding shows, it gets
+	// more pieces).
 	for _, s := range [][3]int{{S, 1152, 3456}, {S, 4304, 1152}, {7, 1152, 4304}} {
-		pieces := splitRows(s[0], s[1], s[2], shaders.BF16, dispatchBudget)
-		covers(t, "matmul", pieces, 0, s[0])
-		for _, p := range pieces {
-			d := shaders.MatMul(o, o, o, o, shaders.BF16, shaders.BF16, p.End-p.Start, s[1], s[2], shaders.Epilogue{})
-			if e := slowestGPU.Estimate(d.Cost).Time; e > dispatchBudget {
-				t.Errorf("matmul %v: rows %+v modelled at %v, budget %v", s, p, e, dispatchBudget)
+		simd := func(rows int) string { return shaders.MatMulKernel(shaders.BF16, rows, s[2]) }
+		scalar := func(int) string { return shaders.MatMulScalarKernel(shaders.BF16) }
+		for _, budget := range []time.Duration{dispatchBudget, 10 * time.Millisecond} {
+			var n [2]int
+			for i, kernel := range []func(int) string{simd, scalar} {
+				pieces := splitRows(kernel, s[0], s[1], s[2], shaders.BF16, budget)
+				covers(t, "matmul", pieces, 0, s[0])
+				n[i] = len(pieces)
+				for _, p := range pieces {
+					rows := p.End - p.Start
+					d := shaders.MatMulOn(kernel(rows), o, o, o, o, shaders.BF16, shaders.BF16, rows, s[1], s[2], shaders.Epilogue{})
+					if e := slowestGPU.Estimate(d.Cost).Time; e > budget {
+						t.Errorf("%s %v: rows %+v modelled at %v, budget %v", d.Kernel, s, p, e, budget)
+					}
+				}
+			}
+			t.Logf("matmul %v, budget %v: %d pieces on the simdgroup kernel, %d on the scalar one", s, budget, n[0], n[1])
+			if s[0] == S && budget < dispatchBudget && n[1] <= n[0] {
+				t.Errorf("matmul %v: the scalar kernel, slower by the model, got %d pieces, the simdgroup one %d", s, n[1], n[0])
 			}
 		}
 	}

@@ -63,8 +63,15 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 	if !ok {
 		return
 	}
-	// Row pieces short of the watchdog (one piece below ~65k rows for the towers we know).
-	for _, p := range splitRows(rows, in, out, wt, b.opBudget) {
+	// Row pieces short of the watchdog (one piece below ~65k rows for the towers we know), each
+	// on its simdgroup-matrix kernel or, where this GPU has no pipeline for that, the scalar one.
+	kernel := func(rows int) string {
+		if kn := shaders.MatMulKernel(wt, rows, out); b.has(kn) {
+			return kn
+		}
+		return shaders.MatMulScalarKernel(wt)
+	}
+	for _, p := range splitRows(kernel, rows, in, out, wt, b.opBudget) {
 		pe := sep
 		if pe.Residual.Handle != nil {
 			pe.Residual.Offset += 4 * p.Start * out
@@ -72,7 +79,8 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 		yp, xp := yo, xo
 		yp.Offset += 4 * p.Start * out
 		xp.Offset += 4 * p.Start * in
-		b.encode(shaders.MatMul(yp, xp, wo, bo, wt, bt, p.End-p.Start, in, out, pe))
+		n := p.End - p.Start
+		b.encode(shaders.MatMulOn(kernel(n), yp, xp, wo, bo, wt, bt, n, in, out, pe))
 	}
 }
 
@@ -109,7 +117,7 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	oo := operand(o, seq*D, "Attention o")
 	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
 	kn := shaders.AttentionKernel(headDim)
-	if !b.dev.supports(kn) { // no pipeline for the flash kernel on this GPU
+	if !b.has(kn) { // no pipeline for the flash kernel on this GPU
 		kn = "attention"
 	}
 	for _, sg := range segs {

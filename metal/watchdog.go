@@ -76,13 +76,15 @@ func splitQueries(kn string, seg backend.Segment, heads, headDim int, budget tim
 	return evenSplit(seg.Start, n, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }
 
-// splitRows cuts a matmul's rows into pieces that each fit the dispatch budget.
-func splitRows(rows, in, out int, wt shaders.DType, budget time.Duration) []backend.Segment {
+// splitRows cuts a matmul's rows into pieces that each fit the dispatch budget on the kernel
+// kernel(rows) names for them (the simdgroup one, or the slower scalar fallback: smaller pieces).
+func splitRows(kernel func(rows int) string, rows, in, out int, wt shaders.DType, budget time.Duration) []backend.Segment {
 	if rows <= 0 {
 		return nil
 	}
-	const tile = 64
+	const tile = 64 // the row tile of every matmul kernel, or a multiple of it
 	o := shaders.Operand{Handle: 0}
-	probe := shaders.MatMul(o, o, o, shaders.Operand{}, wt, shaders.F32, min(tile, rows), in, out, shaders.Epilogue{})
+	n := min(tile, rows)
+	probe := shaders.MatMulOn(kernel(n), o, o, o, shaders.Operand{}, wt, shaders.F32, n, in, out, shaders.Epilogue{})
 	return evenSplit(0, rows, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }

@@ -80,6 +80,43 @@ func matmulCost(bm, rows, in, out int, wt, bt DType, hasBias bool, ep Epilogue) 
 		Threadgroups:     tiles, ThreadsPerGroup: matmulThreads,
 		ThreadgroupMemBytes: (bm + matmulTile) * (matmulK + 4) * 4,
 	}
+	c.addEpilogue(mn, out, bt, hasBias, ep)
+	return c
+}
+
+// matmulScalarCost follows matmul_scalar.metal: 64 x 64 tiles of 16 x 16 threads (4 x 4
+// outputs each), k steps of MMS_K = 16; per k step all 256 threads stage x and W, then each
+// thread, per k, loads 4 x and 4 W values from threadgroup memory and issues 16 FMAs. A
+// threadgroup-memory read is counted once per distinct address a simdgroup reads (its lanes
+// read 2 x rows and 16 W rows: the other lanes' reads are broadcasts); that is an assumption,
+// as the model's threadgroup bandwidth is.
+func matmulScalarCost(rows, in, out int, wt, bt DType, hasBias bool, ep Epilogue) Cost {
+	const tile, k, threads = matmulScalarTile, matmulScalarK, matmulScalarThread
+	const side = 16
+	tiles := ceilDiv(rows, tile) * ceilDiv(out, tile)
+	steps := f(tiles) * f(ceilDiv(in, k))
+	tileElems := f(tile * tile)
+	mn := f(rows) * f(out)
+	staged := f(2 * tile * k) // x and W elements per k step
+	sgs := f(threads / 32)
+	c := Cost{
+		Op:    fmt.Sprintf("matmul %dx%dx%d %s (scalar)", rows, in, out, wt),
+		FLOPs: 2 * mn * f(in),
+		// staging; per k: 8 threadgroup loads and 16 FMAs a thread; per output: the epilogue
+		ScalarSlots:      steps*(staged*slotsStage+f(threads)*k*(8+16)) + f(tiles)*tileElems*6,
+		ThreadgroupBytes: steps * (staged*4 + sgs*k*(2+side)*4*4),
+		CacheBytes:       steps*f(k)*(f(tile)*4+f(tile)*f(wt.Size())) + 4*mn,
+		DRAMBytes:        f(rows)*f(in)*4 + f(out)*f(in)*f(wt.Size()) + 4*mn,
+		Threadgroups:     tiles, ThreadsPerGroup: threads,
+		ThreadgroupMemBytes: 2 * tile * (k + 1) * 4,
+	}
+	c.addEpilogue(mn, out, bt, hasBias, ep)
+	return c
+}
+
+// addEpilogue counts what the epilogue adds to a matmul of mn outputs: the bias read, the
+// GELU, the residual read and written.
+func (c *Cost) addEpilogue(mn float64, out int, bt DType, hasBias bool, ep Epilogue) {
 	if hasBias {
 		c.CacheBytes += mn * f(bt.Size())
 		c.DRAMBytes += f(out) * f(bt.Size())
@@ -96,7 +133,6 @@ func matmulCost(bm, rows, in, out int, wt, bt DType, hasBias bool, ep Epilogue) 
 		c.CacheBytes += 8 * mn
 		c.DRAMBytes += 8 * mn
 	}
-	return c
 }
 
 func ropeCost(seq, heads, headDim int) Cost {

@@ -92,6 +92,9 @@ const (
 	matmulTile         = 64 // 64x64 outputs per threadgroup of 4 simdgroups
 	matmulThreads      = 128
 	matmulK            = 32  // k step (MM_K)
+	matmulScalarTile   = 64  // matmul_scalar_*: 64x64 outputs per threadgroup (MMS_TILE)
+	matmulScalarK      = 16  // its k step (MMS_K)
+	matmulScalarThread = 256 // 16 x 16 threads, 4 x 4 outputs each (MMS_THREADS)
 	elementwiseThreads = 256 // also rope2d
 	attentionQueries   = 4   // one simdgroup per query
 	attentionMaxDim    = 128 // 32 lanes x 4 output dims
@@ -107,6 +110,9 @@ func ThreadgroupSize(kernel string) int {
 		return layerNormThreads
 	case "attention":
 		return 32 * attentionQueries
+	}
+	if strings.HasPrefix(kernel, "matmul_scalar_") {
+		return matmulScalarThread
 	}
 	if strings.HasPrefix(kernel, "matmul_") {
 		return matmulThreads
@@ -223,10 +229,34 @@ func (e Epilogue) geluCode() uint32 {
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", e.Form))
 }
 
+// MatMulKernel names the simdgroup-matrix kernel MatMul runs for a weight dtype and shape.
+func MatMulKernel(wt DType, rows, out int) string { return matMulKernel(wt, MatMulRowTile(rows, out)) }
+
+// MatMulScalarKernel names the scalar matmul kernel of a weight dtype (the simdgroup kernels'
+// fallback: FallbackKernel).
+func MatMulScalarKernel(wt DType) string { return "matmul_scalar_" + wt.String() }
+
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o], then the epilogue. Without a bias
 // (bias.Handle nil) or a residual, y is bound in its place and never read.
 func MatMul(y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
 	return MatMulTiled(MatMulRowTile(rows, out), y, x, w, bias, wt, bt, rows, in, out, ep)
+}
+
+// MatMulOn is MatMul on a kernel of the caller's choice: MatMulKernel(wt, rows, out), or the
+// dtype's scalar kernel (MatMulScalarKernel) where a GPU has no pipeline for that one. Both
+// take the same buffers and params.
+func MatMulOn(kn string, y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
+	switch kn {
+	case MatMulKernel(wt, rows, out):
+		return MatMul(y, x, w, bias, wt, bt, rows, in, out, ep)
+	case MatMulScalarKernel(wt):
+		d := matMulDispatch(kn, y, x, w, bias, wt, bt, rows, in, out, ep)
+		d.Groups = [3]int{ceilDiv(out, matmulScalarTile), ceilDiv(rows, matmulScalarTile), 1}
+		d.Threads = [3]int{matmulScalarThread, 1, 1}
+		d.Cost = matmulScalarCost(rows, in, out, wt, bt, bias.Handle != nil, ep)
+		return d
+	}
+	panic(fmt.Sprintf("shaders: matmul: kernel %s does not run %s weights at %d rows x %d outputs", kn, wt, rows, out))
 }
 
 // MatMulTiled is MatMul with its row tile (64 or 32) chosen by the caller (the tests run both).
@@ -234,7 +264,16 @@ func MatMulTiled(rowTile int, y, x, w, bias Operand, wt, bt DType, rows, in, out
 	if rowTile != 64 && rowTile != 32 {
 		panic(fmt.Sprintf("shaders: matmul row tile %d: the kernels have 64 and 32", rowTile))
 	}
-	k := matMulKernel(wt, rowTile)
+	d := matMulDispatch(matMulKernel(wt, rowTile), y, x, w, bias, wt, bt, rows, in, out, ep)
+	d.Groups = [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, rowTile), 1}
+	d.Threads = [3]int{matmulThreads, 1, 1}
+	d.Cost = matmulCost(rowTile, rows, in, out, wt, bt, bias.Handle != nil, ep)
+	return d
+}
+
+// matMulDispatch is the buffers and params every matmul kernel takes (the grid and cost are
+// the kernel's).
+func matMulDispatch(k string, y, x, w, bias Operand, wt, bt DType, rows, in, out int, ep Epilogue) Dispatch {
 	hasBias := uint32(1)
 	if bias.Handle == nil {
 		bias, bt, hasBias = y, F32, 0
@@ -247,9 +286,6 @@ func MatMulTiled(rowTile int, y, x, w, bias Operand, wt, bt DType, rows, in, out
 		Kernel:  k,
 		Buffers: append(floats(k, y, x), bind(k, w, wt.Size()), bind(k, bias, bt.Size()), bind(k, res, 4)),
 		Params:  pack(u32(rows), u32(in), u32(out), hasBias, uint32(bt), ep.geluCode(), hasRes),
-		Groups:  [3]int{ceilDiv(out, matmulTile), ceilDiv(rows, rowTile), 1},
-		Threads: [3]int{matmulThreads, 1, 1},
-		Cost:    matmulCost(rowTile, rows, in, out, wt, bt, hasBias == 1, ep),
 	}
 }
 
@@ -293,10 +329,6 @@ func AttentionKernel(headDim int) string {
 	}
 	return "attention"
 }
-
-// Optional says whether a kernel has a fallback, so a GPU without a pipeline for it still runs
-// every op: a flash attention kernel falls back to `attention` (AttentionOn).
-func Optional(kernel string) bool { return strings.HasPrefix(kernel, "attention_hd") }
 
 // AttentionQueryTile is the queries one threadgroup of a kernel runs: a split of a segment's
 // queries at a multiple of it leaves no partial tile but the last.

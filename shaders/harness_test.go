@@ -30,12 +30,13 @@ import (
 
 // Tolerances: max|got-want| / max|want| against float64 references, per kernel.
 var tolerance = map[string]float64{
-	"layer_norm": 1e-5,
-	"matmul":     1e-5,
-	"rope2d":     1e-6,
-	"attention":  1e-5,
-	"gelu":       1e-6,
-	"add":        0, // float32 addition is exact rounding of the float64 sum
+	"layer_norm":    1e-5,
+	"matmul":        1e-5,
+	"matmul_scalar": 1e-5,
+	"rope2d":        1e-6,
+	"attention":     1e-5,
+	"gelu":          1e-6,
+	"add":           0, // float32 addition is exact rounding of the float64 sum
 }
 
 // check runs one kernel family's cases with a driver (and mutant) and returns the largest
@@ -43,12 +44,13 @@ var tolerance = map[string]float64{
 type check func(d *harness.Driver, mutant string) (float64, error)
 
 var checks = map[string]check{
-	"layer_norm": checkLayerNorm,
-	"matmul":     checkMatMul,
-	"rope2d":     checkRope,
-	"attention":  checkAttention,
-	"gelu":       checkGELU,
-	"add":        checkAdd,
+	"layer_norm":    checkLayerNorm,
+	"matmul":        checkMatMul,
+	"matmul_scalar": checkMatMulScalar,
+	"rope2d":        checkRope,
+	"attention":     checkAttention,
+	"gelu":          checkGELU,
+	"add":           checkAdd,
 }
 
 // mutants: each deliberately broken variant and the check that must catch it.
@@ -56,6 +58,9 @@ var mutants = []struct{ name, check string }{
 	{"UNBIASED_VARIANCE", "layer_norm"},
 	{"DROP_K_TAIL", "matmul"},
 	{"EPILOGUE_Y_BEFORE_GELU", "matmul"},
+	{"DROP_K_TAIL", "matmul_scalar"},
+	{"EPILOGUE_Y_BEFORE_GELU", "matmul_scalar"}, // the epilogue both matmul families share
+	{"MMS_NO_STAGE_BARRIER", "matmul_scalar"},
 	{"ROPE_INTERLEAVED", "rope2d"},
 	{"NO_SEGMENT_BOUND", "attention"},
 	{"NO_MAX_SUBTRACTION", "attention"},
@@ -151,6 +156,7 @@ func TestEveryKernelIsChecked(t *testing.T) {
 	}
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
 		"matmul_f32_m32": "matmul", "matmul_bf16_m32": "matmul", "matmul_f16_m32": "matmul",
+		"matmul_scalar_f32": "matmul_scalar", "matmul_scalar_bf16": "matmul_scalar", "matmul_scalar_f16": "matmul_scalar",
 		"gelu_tanh": "gelu", "gelu_erf": "gelu", "add_into": "add"}
 	for _, c := range attentionCases() {
 		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
@@ -290,10 +296,27 @@ func checkLayerNorm(d *harness.Driver, mutant string) (float64, error) {
 	return worst, nil
 }
 
+// checkMatMul runs the simdgroup-matrix kernels at both row tiles (MatMul picks one by the
+// grid's size).
 func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
+	return checkMatMulOn(d, mutant, []int{64, 32}, func(bm int, dt shaders.DType, yo, xo, wo, bo shaders.Operand, rows, in, out int, ep shaders.Epilogue) shaders.Dispatch {
+		return shaders.MatMulTiled(bm, yo, xo, wo, bo, dt, dt, rows, in, out, ep)
+	})
+}
+
+// checkMatMulScalar runs their fallback, the scalar kernels, on the same cases.
+func checkMatMulScalar(d *harness.Driver, mutant string) (float64, error) {
+	return checkMatMulOn(d, mutant, []int{64}, func(_ int, dt shaders.DType, yo, xo, wo, bo shaders.Operand, rows, in, out int, ep shaders.Epilogue) shaders.Dispatch {
+		return shaders.MatMulOn(shaders.MatMulScalarKernel(dt), yo, xo, wo, bo, dt, dt, rows, in, out, ep)
+	})
+}
+
+type matMulPlanner func(bm int, dt shaders.DType, yo, xo, wo, bo shaders.Operand, rows, in, out int, ep shaders.Epilogue) shaders.Dispatch
+
+func checkMatMulOn(d *harness.Driver, mutant string, tiles []int, plan matMulPlanner) (float64, error) {
 	r := rand.New(rand.NewPCG(3, 4))
 	worst := 0.0
-	// Shapes off the 64x64 tile and the 32-deep k step, one of several tiles each way.
+	// Shapes off the 64x64 tile and the 32- and 16-deep k steps, one of several tiles each way.
 	shapes := [][3]int{{37, 45, 50}, {70, 16, 130}, {1, 1, 1}, {65, 33, 64}, {130, 100, 70}}
 	// The epilogue per case: none, GELU (tanh, erf), residual, both.
 	epilogues := []struct {
@@ -301,7 +324,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 		form backend.GELUForm
 		res  bool
 	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}}
-	for _, bm := range []int{64, 32} { // both row tiles: MatMul picks one by the grid's size
+	for _, bm := range tiles {
 		for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 			for si, s := range shapes {
 				rows, in, out := s[0], s[1], s[2]
@@ -324,7 +347,7 @@ func checkMatMul(d *harness.Driver, mutant string) (float64, error) {
 					resVals = randn(r, rows*out, 1, 0)
 					ep.Residual = j.floats(resVals, 2)
 				}
-				disp := shaders.MatMulTiled(bm, yo, xo, wo, bo, dtypeCode(dt), dtypeCode(dt), rows, in, out, ep)
+				disp := plan(bm, dtypeCode(dt), yo, xo, wo, bo, rows, in, out, ep)
 				if err := j.run(d, mutant, disp); err != nil {
 					return 0, err
 				}

@@ -1,30 +1,13 @@
 // matmul.metal: y[r,o] = sum_i x[r,i] * W[o,i] + bias[o], W PyTorch [out,in] in F32, BF16 or
-// F16 read in place (widened to float exactly as it is staged), then the epilogue: the GELU
-// (tanh or erf form) on y, and residual[r,o] += y[r,o]. Accumulation in float on simdgroup
-// matrices.
+// F16 read in place (widened to float exactly as it is staged), then the epilogue
+// (matmul_epilogue.metal: bias, the GELU, store y, residual += y). Accumulation in float on
+// simdgroup matrices. A GPU whose compiler rejects this file, or that cannot make a pipeline
+// of one of its kernels, runs matmul_scalar.metal's kernels instead (the same buffers, params
+// and epilogue).
 //
 // Invariant: every k-tile is visited, the last partial one included, with out-of-range
-// elements staged as 0; the epilogue is the element functions of elementwise.metal applied
-// to the value y holds, in the graph's order (bias, GELU, store y, add into the residual), so
-// fused and unfused runs give the same bits for the same product. Mutations that would
-// silently break it: stopping at the last whole tile (DROP_K_TAIL) — every model dimension is
-// a multiple of 32, so only odd shapes notice; storing y before its GELU
-// (EPILOGUE_Y_BEFORE_GELU) — the residual stream stays right, a tap on fc1 sees the wrong
-// activations.
-
-struct MatMulParams {
-    uint rows;
-    uint in_dim;   // x columns, W columns
-    uint out_dim;  // y columns, W rows
-    uint has_bias;
-    uint bias_dtype;
-    uint gelu;          // MM_GELU_*
-    uint has_residual;  // residual[r,o] += y[r,o] after y is stored
-};
-
-constant constexpr uint MM_GELU_NONE = 0;
-constant constexpr uint MM_GELU_TANH = 1;
-constant constexpr uint MM_GELU_ERF = 2;
+// elements staged as 0. Mutation that would silently break it: stopping at the last whole
+// tile (DROP_K_TAIL) — every model dimension is a multiple of 32, so only odd shapes notice.
 
 // A threadgroup of 4 simdgroups computes a BM x 64 tile of y (BM = 64, or 32 for grids too
 // small to fill a big GPU: the `_m32` kernels); simdgroup s owns rows (BM/2)*(s/2).. and
@@ -99,22 +82,8 @@ inline void matmul_simd(device float* y, device const float* x, device const W* 
     for (uint e = tid; e < BM * MM_TILE; e += MM_THREADS) {
         const uint r = row0 + e / MM_TILE;
         const uint o = col0 + e % MM_TILE;
-        if (r >= p.rows || o >= p.out_dim) {
-            continue;
-        }
-        float v = tile[e];
-        if (p.has_bias != 0) {
-            v = v + load_weight(bias, p.bias_dtype, o);
-        }
-        const float pre = v;
-        if (p.gelu == MM_GELU_TANH) {
-            v = gelu_tanh_of(v);
-        } else if (p.gelu == MM_GELU_ERF) {
-            v = gelu_erf_of(v);
-        }
-        y[r * p.out_dim + o] = MUTANT(EPILOGUE_Y_BEFORE_GELU) ? pre : v;
-        if (p.has_residual != 0) {
-            residual[r * p.out_dim + o] = residual[r * p.out_dim + o] + v;
+        if (r < p.rows && o < p.out_dim) {
+            mm_epilogue(y, residual, bias, p, r, o, tile[e]);
         }
     }
 }

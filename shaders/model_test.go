@@ -16,7 +16,8 @@ import (
 func TestCostFollowsTheKernels(t *testing.T) {
 	lib := Library()
 	for name, want := range map[string]int{"MM_TILE": matmulTile, "MM_K": matmulK, "MM_THREADS": matmulThreads,
-		"FLASH_QUERIES": flashQueries, "FLASH_THREADS": flashThreads} {
+		"FLASH_QUERIES": flashQueries, "FLASH_THREADS": flashThreads, "MMS_TILE": matmulScalarTile, "MMS_K": matmulScalarK,
+		"MMS_SIDE": 16} {
 		m := regexp.MustCompile(`constant constexpr uint ` + name + ` = (\d+);`).FindStringSubmatch(lib)
 		if m == nil {
 			t.Errorf("%s is not in the library", name)
@@ -25,6 +26,9 @@ func TestCostFollowsTheKernels(t *testing.T) {
 		if got, _ := strconv.Atoi(m[1]); got != want {
 			t.Errorf("%s = %d in the kernels, %d in dispatch.go", name, got, want)
 		}
+	}
+	if matmulScalarThread != 16*16 {
+		t.Errorf("matmul_scalar runs MMS_SIDE x MMS_SIDE = 256 threads; dispatch.go says %d", matmulScalarThread)
 	}
 	inst := regexp.MustCompile(`flash_attention<(\d+), (\d+)>\(o, q`).FindAllStringSubmatch(lib, -1)
 	if len(inst) != len(FlashHeadDims) {

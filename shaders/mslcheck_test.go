@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,7 +185,7 @@ var mslAddressSpaceMutants = []mslMutant{
 	{"constant reference passed as device",
 		"device float* residual, constant MatMulParams& p, uint2 group",
 		"device float* residual, device const MatMulParams& p, uint2 group",
-		"reference in address space '__constant' to object in address space '__global'"},
+		"reference in address space '__global' to object in address space '__constant'"}, // p passed on to mm_epilogue
 	{"TG_PARAM defined empty",
 		"#define TG_PARAM threadgroup",
 		"#define TG_PARAM",
@@ -232,6 +233,35 @@ func TestMSLAddressSpacesClang(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		t.Logf("%s: %d clang runs in %v", clang, 1+len(mslAddressSpaceMutants), time.Since(start).Round(time.Millisecond))
+	})
+}
+
+// Each unit the Metal backend compiles on its own compiles alone: a unit that leaves out a
+// file it uses fails here, not on the first Mac that needs it (Library() holds every file, so
+// the check above cannot see it).
+func TestMSLUnitsCompileAlone(t *testing.T) {
+	clang, err := findMSLClang()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range shaders.Units {
+		t.Run(u.Name, func(t *testing.T) {
+			t.Parallel()
+			if diags, ok := compileMSL(t, clang, u.Source()); !ok || diags != "" {
+				t.Fatalf("clang rejects unit %s alone (ok=%v):\n%s", u.Name, ok, diags)
+			}
+		})
+	}
+	// The mutant: the scalar matmul without the epilogue file both matmul families share.
+	t.Run("mutant: matmul_scalar without matmul_epilogue.metal", func(t *testing.T) {
+		t.Parallel()
+		u, _ := shaders.UnitNamed("matmul_scalar")
+		u.Files = slices.DeleteFunc(slices.Clone(u.Files), func(f string) bool { return f == "matmul_epilogue.metal" })
+		diags, ok := compileMSL(t, clang, u.Source())
+		if ok || !strings.Contains(mslFirstError(diags), "MatMulParams") {
+			t.Fatalf("the unit without the file declaring MatMulParams compiles (ok=%v):\n%s", ok, diags)
+		}
+		t.Logf("first error: %s", mslFirstError(diags))
 	})
 }
 

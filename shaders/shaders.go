@@ -4,10 +4,11 @@
 // Metal backend (metal/) encodes these dispatches on the GPU; the harness (harness/) runs the
 // very same dispatches on Linux with the kernels compiled as C++.
 //
-// Invariant: Library() is the exact text Metal compiles, and the text the harness compiles:
-// the prelude first, then every family in a fixed order. Mutation that would silently break
-// it: leaving a family out of Library() while its kernel stays in Kernels() — the harness
-// would still test the file, but the GPU would fail to find the function only at start-up.
+// Invariant: Library() holds every file once, the prelude first, then every family in a
+// fixed order; it is the text the harness and clang compile, and each unit Metal compiles
+// (units.go) is the prelude and a subsequence of it. Mutation that would silently break it:
+// leaving a family out of Library() while its kernel stays in a unit — the harness would
+// never run the kernel, and the GPU would meet it untested.
 package shaders
 
 import (
@@ -24,9 +25,13 @@ var files embed.FS
 // Prelude is the file every family builds on; it comes first in Library().
 const Prelude = "prelude.metal"
 
-// Families are the kernel family files after the prelude, in library order.
-// elementwise.metal comes before matmul.metal: the matmul epilogue calls its GELU functions.
-var Families = []string{"layernorm.metal", "elementwise.metal", "matmul.metal", "rope.metal", "attention.metal"}
+// Families are the kernel family files after the prelude, in library order (every file once).
+// A file comes after those it uses: elementwise.metal before matmul_epilogue.metal (whose
+// epilogue calls its GELU functions), matmul_epilogue.metal before both matmul families,
+// attention.metal (AttentionParams) before flash.metal. The Metal backend compiles them in
+// units (units.go), each a subsequence of this order.
+var Families = []string{"layernorm.metal", "elementwise.metal", "matmul_epilogue.metal", "matmul.metal",
+	"matmul_scalar.metal", "rope.metal", "attention.metal", "flash.metal"}
 
 // Source returns one embedded .metal file.
 func Source(name string) (string, error) {
@@ -39,8 +44,14 @@ func Source(name string) (string, error) {
 
 // Library returns the whole kernel library: the prelude, then every family.
 func Library() string {
+	return concat(append([]string{Prelude}, Families...))
+}
+
+// concat is the files' text, each after a "// ---- name ----" line (which maps a line of a
+// compile error back to its file).
+func concat(names []string) string {
 	var sb strings.Builder
-	for _, name := range append([]string{Prelude}, Families...) {
+	for _, name := range names {
 		src, err := Source(name)
 		if err != nil {
 			panic(err) // embedded at build time: cannot happen unless Families is wrong
@@ -53,9 +64,12 @@ func Library() string {
 var kernelDecl = regexp.MustCompile(`(?m)^kernel\s+void\s+(\w+)\s*\(`)
 
 // Kernels lists the kernel functions of the library, sorted.
-func Kernels() []string {
+func Kernels() []string { return kernelsOf(Library()) }
+
+// kernelsOf lists, sorted, the kernel functions declared in src.
+func kernelsOf(src string) []string {
 	var names []string
-	for _, m := range kernelDecl.FindAllStringSubmatch(Library(), -1) {
+	for _, m := range kernelDecl.FindAllStringSubmatch(src, -1) {
 		names = append(names, m[1])
 	}
 	sort.Strings(names)

@@ -118,7 +118,38 @@ func Cases() []Case {
 	// buffers, Splitter): every dispatch as small as it can be, every command buffer cut.
 	cases = append(cases, Split(Attention(2, 72, Cuts(0, 3, 70, 71), 1)), Split(MatMul(dtype.BF16, 200, 72, 130, true, 0)),
 		Split(MatMulEpilogue(dtype.F16, 300, 9, 970, true, backend.GELUTanh, true)))
+	// The fallback kernels (a backend that degrades, Degrader): the scalar matmul for each weight
+	// dtype, plain and with the epilogue, split too; the scalar attention at a flash head dim.
+	for _, d := range weightDTypes {
+		cases = append(cases, Fallback("matmul", MatMul(d, 130, 100, 70, true, 0)),
+			Fallback("matmul", MatMulEpilogue(d, 70, 33, 130, true, backend.GELUErf, true)))
+	}
+	cases = append(cases, Split(Fallback("matmul", MatMulEpilogue(dtype.BF16, 200, 45, 65, true, backend.GELUTanh, true))),
+		Fallback("flash", Attention(2, 72, Cuts(0, 3, 70, 71), 1)))
 	return cases
+}
+
+// Degrader is a backend with kernel families it can run without, on their fallback kernels
+// (Metal: the scalar matmul where the simdgroup-matrix one did not compile): WithoutFamily
+// makes it run as if the family had not compiled, until restore is called.
+type Degrader interface {
+	WithoutFamily(family string) (restore func(), err error)
+}
+
+// Fallback is c run without the kernel family (the fallback kernels instead) on a backend that
+// degrades (Degrader): a GPU checks the kernels it would fall back to before it needs them. On
+// any other backend it is c. The name keeps c's first (the op's) and adds "/without-family".
+func Fallback(family string, c Case) Case {
+	return Case{c.Name + "/without-" + family, c.Tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		if dg, ok := be.(Degrader); ok {
+			restore, err := dg.WithoutFamily(family)
+			if err != nil {
+				panic(err) // Check makes it this case's failure
+			}
+			defer restore()
+		}
+		return c.run(s, be)
+	}}
 }
 
 // Splitter is a backend that splits long ops into dispatches and command buffers (Metal's

@@ -85,6 +85,21 @@ const Kernel kKernels[] = {
        matmul_f16_m32((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3], (float*)b[4],
                       *(const MatMulParams*)p, xy(i.group), i.index, i.sg);
      }},
+    {"matmul_scalar_f32", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_scalar_f32((float*)b[0], (const float*)b[1], (const float*)b[2], (const uchar*)b[3], (float*)b[4],
+                         *(const MatMulParams*)p, xy(i.group), i.index);
+     }},
+    {"matmul_scalar_bf16", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_scalar_bf16((float*)b[0], (const float*)b[1], (const bfloat*)b[2], (const uchar*)b[3], (float*)b[4],
+                          *(const MatMulParams*)p, xy(i.group), i.index);
+     }},
+    {"matmul_scalar_f16", sizeof(MatMulParams), 5,
+     [](void* const* b, const void* p, const Ids& i) {
+       matmul_scalar_f16((float*)b[0], (const float*)b[1], (const half*)b[2], (const uchar*)b[3], (float*)b[4],
+                         *(const MatMulParams*)p, xy(i.group), i.index);
+     }},
     {"rope2d", sizeof(RopeParams), 3,
      [](void* const* b, const void* p, const Ids& i) {
        rope2d((float*)b[0], (const float*)b[1], (const float*)b[2], *(const RopeParams*)p, i.grid.x);
