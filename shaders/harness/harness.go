@@ -4,8 +4,9 @@
 // and simd operations really synchronize) and a driver that executes shaders.Dispatch values
 // over host buffers. It is a test tool: slow, exact about grids and thread ids.
 //
-// Invariant: the driver compiles shaders.Library() byte for byte — the text Metal compiles —
-// and runs the same Dispatch values the Metal backend encodes. Mutation that would silently
+// Invariant: the driver compiles shaders.Library() byte for byte — every file Metal compiles,
+// once (Metal compiles it in units, each a subsequence: shaders/units.go) — and runs the same
+// Dispatch values the Metal backend encodes. Mutation that would silently
 // break it: compiling the .metal files from disk instead of Library() (a family missing from
 // the library would still be tested here and fail only on a Mac).
 package harness
