@@ -11,6 +11,7 @@ package ui
 // grid for the block that just ran instead of the selected one.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -32,11 +33,10 @@ type attentionPanel struct {
 	matrix  *widgets.Matrix
 	metric  *widget.RadioGroup
 	note    *widget.Label
-	statGen int
+	stats   latest // the statistics of the blocks not yet measured
 	statKey string
 	dist    [][]float64 // [block][head], for the blocks computed so far
 	entropy [][]float64
-	pending bool  // a computation is in flight
 	failed  error // the last computation's error: not retried until the next run
 	lower   *container.AppTabs
 	mtx     matrixPane
@@ -121,9 +121,9 @@ func (a *attentionPanel) refresh() {
 // is left out of it).
 func (a *attentionPanel) drawHeads() {
 	in, s := a.in, a.in.Snap
-	e, err := in.image.rows.get(s, in.Sel.Block, in.Sel.Query)
+	e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
 	if err != nil {
-		return
+		return // computing: the grid keeps the last maps until these land
 	}
 	cm, scales := in.image.headScales(e.rows)
 	maps := make([][]float32, len(e.rows))
@@ -138,7 +138,14 @@ func (a *attentionPanel) drawHeads() {
 // query when it is left out of the scale.
 func (a *attentionPanel) drawTopK() {
 	in, s := a.in, a.in.Snap
-	row, err := in.image.rows.row(s, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
+	if err == errComputing {
+		return // the list stays until the rows land
+	}
+	var row []float32
+	if err == nil {
+		row, err = e.pick(in.Sel.Head)
+	}
 	if err != nil {
 		a.topk.SetText(err.Error())
 		return
@@ -164,43 +171,36 @@ func (a *attentionPanel) refreshStats() {
 	s := a.in.Snap
 	if a.statKey != fmt.Sprint(s.Gen) {
 		a.statKey, a.dist, a.entropy = fmt.Sprint(s.Gen), nil, nil
-		a.statGen++
-		a.pending, a.failed = false, nil
+		a.stats.cancel()
+		a.failed = nil
 	}
 	a.drawMatrix()
 	from := len(a.dist)
-	if a.pending || a.failed != nil || from >= s.Next {
+	if a.stats.busy() || a.failed != nil || from >= s.Next {
 		return
 	}
-	a.pending = true
-	gen, probes, to := a.statGen, s.Probes, s.Next
-	ctx := a.in.Ctl.ProbeContext() // cancelled with the run these statistics are of
+	probes, to := s.Probes, s.Next
 	a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
-	go func() {
+	a.stats.start(a.in.Ctl, func(ctx context.Context) (any, error) {
 		var dist, ent [][]float64
-		var err error
-		for b := from; b < to && err == nil; b++ {
-			var d, e []float64
-			d, e, err = probes.HeadStats(ctx, b, headStatQueries)
+		for b := from; b < to; b++ {
+			d, e, err := probes.HeadStats(ctx, b, headStatQueries)
+			if err != nil {
+				return nil, err
+			}
 			dist, ent = append(dist, d), append(ent, e)
 		}
-		if ctx.Err() != nil {
-			return // the run is gone: nothing to draw
+		return [2][][]float64{dist, ent}, nil
+	}, func(v any, err error) {
+		if err != nil {
+			a.failed = err
+			a.note.SetText(err.Error())
+			return
 		}
-		a.in.Ctl.do(func() {
-			if gen != a.statGen {
-				return
-			}
-			a.pending = false
-			if err != nil {
-				a.failed = err
-				a.note.SetText(err.Error())
-				return
-			}
-			a.dist, a.entropy = append(a.dist, dist...), append(a.entropy, ent...)
-			a.refreshStats() // more blocks may have arrived meanwhile
-		})
-	}()
+		got := v.([2][][]float64)
+		a.dist, a.entropy = append(a.dist, got[0]...), append(a.entropy, got[1]...)
+		a.refreshStats() // more blocks may have arrived meanwhile
+	})
 }
 
 func (a *attentionPanel) drawMatrix() {

@@ -63,7 +63,7 @@ func benchFollow(b *testing.B, head int, window bool) {
 	defer ctl.Close()
 	in := NewInspector(win, ctl, nil)
 	in.setSnapshot(snapshot8B(b))
-	for in.attention.pending { // the head statistics of the block, once per run: not timed
+	for in.attention.stats.busy() || in.image.rows.job.busy() { // the head statistics, once per run: not timed
 		(<-ui)()
 	}
 	in.Sel.Head = head
@@ -78,6 +78,9 @@ func benchFollow(b *testing.B, head int, window bool) {
 		} else {
 			in.Sel.Query = q
 			in.image.refresh()
+		}
+		for in.image.rows.job.busy() { // the rows are computed off the UI goroutine: until they land and are drawn
+			(<-ui)()
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/hover")

@@ -224,8 +224,11 @@ func (p *imagePanel) sharedMaps(vals []float32) ([][]float32, string) {
 	in, s := p.in, p.in.Snap
 	key := fmt.Sprintf("%p/%d/%s/%s/%d/%d/%d", s.Probes, s.Next, in.Sel.Overlay, in.Sel.Tap, in.Sel.Channel, in.Sel.Head, in.Sel.Query)
 	if key != p.sharedMemo.key {
-		p.sharedMemo.maps, p.sharedMemo.note = p.gatherShared(vals)
-		p.sharedMemo.key = key
+		maps, note, done := p.gatherShared(vals)
+		if !done { // the other blocks' rows are computed off the UI goroutine: own scale meanwhile
+			return maps, note
+		}
+		p.sharedMemo.maps, p.sharedMemo.note, p.sharedMemo.key = maps, note, key
 	}
 	return p.sharedMemo.maps, p.sharedMemo.note
 }
@@ -238,38 +241,50 @@ type sharedMemo struct {
 	note string
 }
 
-// gatherShared computes sharedMaps.
-func (p *imagePanel) gatherShared(vals []float32) ([][]float32, string) {
+// gatherShared computes sharedMaps; done is false while rows it needs are computed.
+func (p *imagePanel) gatherShared(vals []float32) (maps [][]float32, note string, done bool) {
 	in, s := p.in, p.in.Snap
 	switch in.Sel.Overlay {
 	case OverlayRollout, OverlayAttentionTo:
-		return [][]float32{vals}, "own scale (a shared one is not computed for " + in.Sel.Overlay + ")"
+		return [][]float32{vals}, "own scale (a shared one is not computed for " + in.Sel.Overlay + ")", true
 	case OverlayAttention:
 		maps, err := p.allHeads(s.Next, in.Sel.Query)
-		if err != nil {
-			return [][]float32{vals}, "own scale: " + err.Error()
+		if err == errComputing {
+			return [][]float32{vals}, "own scale while the other blocks' rows are computed", false
 		}
-		return maps, fmt.Sprintf("shared by %d blocks × %d heads", s.Next, s.Config.Heads)
+		if err != nil {
+			return [][]float32{vals}, "own scale: " + err.Error(), true
+		}
+		return maps, fmt.Sprintf("shared by %d blocks × %d heads", s.Next, s.Config.Heads), true
 	}
-	var maps [][]float32
 	for b := range s.Next {
 		m, err := p.mapOfBlock(b)
 		if err != nil {
-			return [][]float32{vals}, "own scale: " + err.Error()
+			return [][]float32{vals}, "own scale: " + err.Error(), true
 		}
 		maps = append(maps, m)
 	}
-	return maps, fmt.Sprintf("shared by %d blocks", s.Next)
+	return maps, fmt.Sprintf("shared by %d blocks", s.Next), true
 }
 
-// allHeads is every head's attention row of query in blocks 0..blocks-1.
+// allHeads is every head's attention row of query in blocks 0..blocks-1 (errComputing while
+// some are computed off the UI goroutine).
 func (p *imagePanel) allHeads(blocks, query int) ([][]float32, error) {
+	s := p.in.Snap
+	keys := make([]rowKey, blocks)
+	for b := range keys {
+		keys[b] = rowKey{s.Probes, b, query}
+	}
+	ok, err := p.rows.ensure(p.in.Ctl, keys...)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errComputing
+	}
 	var maps [][]float32
-	for b := range blocks {
-		e, err := p.rows.get(p.in.Snap, b, query)
-		if err != nil {
-			return nil, err
-		}
+	for _, k := range keys {
+		e, _ := p.rows.lookup(k)
 		maps = append(maps, e.rows...)
 	}
 	return maps, nil

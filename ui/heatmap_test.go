@@ -162,6 +162,7 @@ func TestHeatmapSharedScale(t *testing.T) {
 	p, in := h.in.image, h.in
 	s, q := in.Snap, in.Sel.Query
 	p.shared.SetChecked(true)
+	h.settle()
 	var want float32
 	for b := range s.Next {
 		for hd := range s.Config.Heads {
@@ -184,6 +185,7 @@ func TestHeatmapSharedScale(t *testing.T) {
 		}
 	}
 	in.SelectBlock(0)
+	h.settle()
 	if p.scale.Hi != want {
 		t.Errorf("block 0: shared scale hi %v, want %v", p.scale.Hi, want)
 	}
@@ -191,6 +193,7 @@ func TestHeatmapSharedScale(t *testing.T) {
 		t.Errorf("legend caption %q", caption)
 	}
 	p.shared.SetChecked(false)
+	h.settle()
 	e, _ := p.rows.get(s, 0, q)
 	for hd, row := range e.rows {
 		if got := in.attention.grid.Scale(hd); got.Hi != hmMaxExcept(row, q) {
@@ -302,7 +305,7 @@ func TestAttentionToOverlay(t *testing.T) {
 	for _, head := range []int{-1, 2} {
 		in.SelectHead(head)
 		h.pump("the column", func() bool {
-			return p.toVals != nil && strings.HasSuffix(p.toKey, fmt.Sprintf("/%d/%d", head, in.Sel.Query))
+			return p.attTo.vals != nil && strings.HasSuffix(p.attTo.key, fmt.Sprintf("/%d/%d", head, in.Sel.Query))
 		})
 		want, err := s.Probes.AttentionColumn(context.Background(), in.Sel.Block, head, in.Sel.Query)
 		if err != nil {
@@ -330,14 +333,14 @@ func TestRolloutOptionsInThePanel(t *testing.T) {
 	}
 	in.SelectBlock(2)
 	in.SetOverlay(OverlayRollout)
-	h.pump("the plain rollout", func() bool { return p.rollout != nil })
+	h.pump("the plain rollout", func() bool { return p.rollout.vals != nil })
 	if !p.rollOpts.Visible() {
 		t.Error("rollout options hidden with the rollout overlay")
 	}
 	plain := slices.Clone(p.values)
 	p.fusion.SetSelected("max")
 	p.discard.SetSelected("0.9")
-	h.pump("the max / 0.9 rollout", func() bool { return p.rollout != nil && strings.HasSuffix(p.rollKey, "/max/0.9") })
+	h.pump("the max / 0.9 rollout", func() bool { return p.rollout.vals != nil && strings.HasSuffix(p.rollout.key, "/max/0.9") })
 	want, err := in.Snap.Probes.Rollout(context.Background(), in.Sel.Query, 2, probe.RolloutOptions{Fusion: probe.FuseMax, Discard: 0.9})
 	if err != nil {
 		t.Fatal(err)

@@ -55,14 +55,10 @@ type imagePanel struct {
 	unit   string        // the legend's caption
 	stats  tapStats      // per-patch statistics of the tap shown
 
-	rollGen  int // drops stale rollout results
-	rollKey  string
-	rollout  []float32
-	rollStop context.CancelFunc // cancels the rollout in flight when another one is asked for
-	toGen    int                // the same for the attention-to column
-	toKey    string
-	toVals   []float32
-	toStop   context.CancelFunc
+	// lastAttention is drawn, marked busy, while the rows of a new query are computed
+	lastAttention lastMap
+	rollout       mapJob // the rollout map of the selection, computed off the UI goroutine
+	attTo         mapJob // the attention-to column, the same way
 
 	followTo      int  // the patch the pointer is over, while following
 	followPending bool // a follow redraw is posted and has not run
@@ -228,8 +224,8 @@ func (p *imagePanel) syncControls() {
 
 func (p *imagePanel) setPage(s *Snapshot) {
 	p.view.SetImage(rgbImage(s.Page.Resized), patchGrid(s))
-	p.rollKey, p.rollout = "", nil
-	p.toKey, p.toVals = "", nil
+	p.rollout.reset()
+	p.attTo.reset()
 }
 
 // hovered follows the pointer: while following (or while Shift is held) the hovered patch
@@ -395,11 +391,30 @@ func tapCaption(tap string) string {
 
 func (p *imagePanel) attentionValues() ([]float32, string) {
 	in := p.in
-	row, err := p.rows.row(in.Snap, in.Sel.Block, in.Sel.Head, in.Sel.Query)
+	caption := fmt.Sprintf("block %d, %s: attention of the query patch (outlined) over the image", in.Sel.Block, headName(in.Sel.Head))
+	e, err := p.rows.rowsOf(in.Ctl, in.Snap, in.Sel.Block, in.Sel.Query)
+	if err == errComputing { // the last map drawn stays, marked, until the new one lands
+		if p.lastAttention.store == in.Snap.Probes && p.lastAttention.vals != nil {
+			return p.lastAttention.vals, p.lastAttention.caption + " · computing the new map…"
+		}
+		return nil, caption + " · computing…"
+	}
 	if err != nil {
 		return nil, err.Error()
 	}
-	return row, fmt.Sprintf("block %d, %s: attention of the query patch (outlined) over the image", in.Sel.Block, headName(in.Sel.Head))
+	row, err := e.pick(in.Sel.Head)
+	if err != nil {
+		return nil, err.Error()
+	}
+	p.lastAttention = lastMap{in.Snap.Probes, row, caption}
+	return row, caption
+}
+
+// lastMap is the last attention map drawn, of one run's Store.
+type lastMap struct {
+	store   *probe.Store
+	vals    []float32
+	caption string
 }
 
 // notKept explains a missing full output: the page was over the probe budget.
@@ -430,15 +445,23 @@ func (p *imagePanel) rolloutValues() ([]float32, string) {
 	key := fmt.Sprintf("%d/%d/%d/%v/%v", in.Snap.Gen, in.Sel.Block, in.Sel.Query, o.Fusion, o.Discard)
 	caption := fmt.Sprintf("attention rollout (heads fused by %s, discard %s) from block 0 to block %d for the query patch",
 		o.Fusion, discardName(o.Discard), in.Sel.Block)
-	if key == p.rollKey && p.rollout != nil {
-		return p.rollout, caption
-	}
 	probes, q, upTo := in.Snap.Probes, in.Sel.Query, in.Sel.Block
-	p.rollGen++
-	p.background(&p.rollStop, p.rollGen, func() int { return p.rollGen }, "rollout", func(ctx context.Context) ([]float32, error) {
+	vals, err := p.rollout.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
 		return probes.Rollout(ctx, q, upTo, o)
-	}, func(vals []float32) { p.rollKey, p.rollout = key, vals })
-	return nil, caption + " (computing…)"
+	}, p.refresh)
+	return p.mapOrBusy(vals, err, "rollout", caption)
+}
+
+// mapOrBusy is a background map's values and caption: the map when it is here, the error
+// when it failed, else nothing and a busy mark.
+func (p *imagePanel) mapOrBusy(vals []float32, err error, what, caption string) ([]float32, string) {
+	switch {
+	case err != nil:
+		return nil, what + ": " + err.Error()
+	case vals == nil:
+		return nil, caption + " (computing…)"
+	}
+	return vals, caption
 }
 
 // attentionToValues shows the cached attention-to column or starts computing it.
@@ -447,41 +470,46 @@ func (p *imagePanel) attentionToValues() ([]float32, string) {
 	key := fmt.Sprintf("%d/%d/%d/%d", in.Snap.Gen, in.Sel.Block, in.Sel.Head, in.Sel.Query)
 	caption := fmt.Sprintf("block %d, %s: how much every patch attends TO the query patch (outlined): column %d of the attention matrix",
 		in.Sel.Block, headName(in.Sel.Head), in.Sel.Query)
-	if key == p.toKey && p.toVals != nil {
-		return p.toVals, caption
-	}
 	probes, b, h, q := in.Snap.Probes, in.Sel.Block, in.Sel.Head, in.Sel.Query
-	p.toGen++
-	p.background(&p.toStop, p.toGen, func() int { return p.toGen }, "attention to", func(ctx context.Context) ([]float32, error) {
+	vals, err := p.attTo.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
 		return probes.AttentionColumn(ctx, b, h, q)
-	}, func(vals []float32) { p.toKey, p.toVals = key, vals })
-	return nil, caption + " (computing…)"
+	}, p.refresh)
+	return p.mapOrBusy(vals, err, "attention to", caption)
 }
 
-// background computes a map off the UI goroutine, cancelling the one in flight (*stop); when
-// it is still the latest asked for (gen == latest()), keep stores it and the panels redraw.
-func (p *imagePanel) background(stop *context.CancelFunc, gen int, latest func() int, what string,
-	compute func(context.Context) ([]float32, error), keep func([]float32)) {
-	if *stop != nil {
-		(*stop)()
+// mapJob is one overlay map computed off the UI goroutine (latest): the map of the last key
+// asked for, once it has landed.
+type mapJob struct {
+	job        latest
+	key, asked string // of the map kept, of the one in flight
+	vals       []float32
+	err        error
+}
+
+// get is key's map if it has landed (or its error); else it starts computing it (once per
+// key: asking again while it is computed changes nothing), and landed redraws when it is in.
+func (m *mapJob) get(ctl *Controller, key string, compute func(context.Context) ([]float32, error), landed func()) ([]float32, error) {
+	if key == m.key {
+		return m.vals, m.err
 	}
-	ctx, cancel := context.WithCancel(p.in.Ctl.ProbeContext()) // ends with the run it is of, or when a newer one is asked for
-	*stop = cancel
-	in := p.in
-	go func() {
-		vals, err := compute(ctx)
-		in.Ctl.do(func() {
-			if gen != latest() {
-				return // superseded (and cancelled)
-			}
-			if err != nil {
-				p.caption.SetText(what + ": " + err.Error())
-				return
-			}
-			keep(vals)
-			p.refresh()
-		})
-	}()
+	if key == m.asked && m.job.busy() {
+		return nil, nil
+	}
+	m.asked = key
+	m.job.start(ctl, func(ctx context.Context) (any, error) { return compute(ctx) }, func(v any, err error) {
+		m.key, m.err, m.vals = key, err, nil
+		if err == nil {
+			m.vals = v.([]float32)
+		}
+		landed()
+	})
+	return nil, nil
+}
+
+// reset forgets the map (a new page) and drops one in flight.
+func (m *mapJob) reset() {
+	m.job.cancel()
+	m.key, m.asked, m.vals, m.err = "", "", nil, nil
 }
 
 // digitEntry is an Entry wide enough for five digits: channels of D up to 1152 and of the

@@ -111,6 +111,14 @@ func (h *harness) pump(what string, cond func() bool) {
 func (h *harness) openDemo() {
 	h.in.OpenFiles(demoDir, demoPhoto)
 	h.pump("the demo run to finish", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	h.settle()
+}
+
+// settle pumps until no probe computation is in flight (attention rows are computed off the
+// UI goroutine, and land with a redraw).
+func (h *harness) settle() {
+	h.t.Helper()
+	h.pump("the probes in flight", func() bool { return !h.in.image.rows.job.busy() })
 }
 
 // tapPatch taps the image view where patch p is drawn.
@@ -122,6 +130,7 @@ func (h *harness) tapPatch(p int) {
 		for x := float32(1); x < sz.Width; x += 2 {
 			if v.PatchAt(fyne.NewPos(x, y)) == p {
 				test.TapAt(v, fyne.NewPos(x, y))
+				h.settle()
 				return
 			}
 		}
@@ -388,10 +397,12 @@ func TestDemoHeatmapsMeanSomething(t *testing.T) {
 	}
 	h.in.SelectBlock(1)
 	h.in.attention.head.SetSelected("head 1")
+	h.settle()
 	if d := dist(argmax(h.in.image.values), click); d > 1.5 {
 		t.Errorf("near head: brightest patch %.1f patches from the click", d)
 	}
 	h.in.attention.head.SetSelected("head 2")
+	h.settle()
 	if d := dist(argmax(h.in.image.values), click); d < 15 {
 		t.Errorf("far head: brightest patch only %.1f patches from the click", d)
 	}
@@ -404,7 +415,7 @@ func TestHeadStatsChart(t *testing.T) {
 	h.openDemo()
 	a := h.in.attention
 	depth := h.in.Snap.Config.Depth
-	h.pump("head statistics", func() bool { return len(a.dist) == depth && !a.pending })
+	h.pump("head statistics", func() bool { return len(a.dist) == depth && !a.stats.busy() })
 	for b := 0; b < depth; b++ {
 		dist, ent, err := h.in.Snap.Probes.HeadStats(context.Background(), b, headStatQueries)
 		if err != nil {
@@ -461,7 +472,7 @@ func TestRolloutOverlay(t *testing.T) {
 	if !strings.Contains(h.in.image.caption.Text, "computing") {
 		t.Errorf("caption while computing: %q", h.in.image.caption.Text)
 	}
-	h.pump("the rollout", func() bool { return h.in.image.rollout != nil })
+	h.pump("the rollout", func() bool { return h.in.image.rollout.vals != nil })
 	want, err := h.in.Snap.Probes.Rollout(context.Background(), h.in.Sel.Query, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -490,6 +501,7 @@ func TestProbeBudget(t *testing.T) {
 		t.Errorf("activations summary %q", h.in.activation.summary.Text)
 	}
 	h.in.SetOverlay(OverlayAttention)
+	h.settle()
 	if h.in.image.values != nil || !strings.Contains(h.in.image.caption.Text, "not kept") {
 		t.Errorf("attention overlay without kept attention: caption %q", h.in.image.caption.Text)
 	}

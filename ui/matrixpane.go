@@ -41,8 +41,7 @@ type matrixPane struct {
 	within string             // the run and segment region belongs to
 	key    string             // what m is
 	m      *probe.PooledMatrix
-	gen    int
-	stop   context.CancelFunc
+	job    latest // the matrix in the making
 }
 
 func (p *matrixPane) init(in *Inspector) {
@@ -69,10 +68,7 @@ func (p *matrixPane) content() fyne.CanvasObject {
 // clear empties the view (a run that has not reached the selected block), saying why; a
 // matrix in the making is dropped.
 func (p *matrixPane) clear(why string) {
-	if p.stop != nil {
-		p.stop()
-	}
-	p.gen++
+	p.job.cancel()
 	p.m, p.key = nil, ""
 	p.view.SetData(0, 0, nil, widgets.Viridis, widgets.Scale{})
 	p.legend.SetScale(widgets.Viridis, widgets.Scale{Constant: true}, "")
@@ -99,28 +95,18 @@ func (p *matrixPane) refresh(shown bool) {
 		p.draw()
 		return
 	}
-	if p.stop != nil {
-		p.stop()
-	}
-	ctx, cancel := context.WithCancel(in.Ctl.ProbeContext()) // ends with the run it is of, or when a newer one is asked for
-	p.stop = cancel
-	p.gen++
-	gen, probes, b, h, seg, region := p.gen, s.Probes, in.Sel.Block, in.Sel.Head, p.seg, p.region
+	probes, b, h, seg, region := s.Probes, in.Sel.Block, in.Sel.Head, p.seg, p.region
 	p.caption.SetText(fmt.Sprintf("computing the %d x %d attention matrix of block %d, %s…", L, L, b, headName(h)))
-	go func() {
-		m, err := probes.AttentionMatrix(ctx, b, h, seg, region, matrixSide)
-		in.Ctl.do(func() {
-			if gen != p.gen {
-				return
-			}
-			if err != nil {
-				p.caption.SetText("attention matrix: " + err.Error())
-				return
-			}
-			p.m, p.key = m, key
-			p.draw()
-		})
-	}()
+	p.job.start(in.Ctl, func(ctx context.Context) (any, error) {
+		return probes.AttentionMatrix(ctx, b, h, seg, region, matrixSide)
+	}, func(v any, err error) {
+		if err != nil {
+			p.caption.SetText("attention matrix: " + err.Error())
+			return
+		}
+		p.m, p.key = v.(*probe.PooledMatrix), key
+		p.draw()
+	})
 }
 
 // draw paints the matrix on the image panel's colormap and scale options (from 0; the query

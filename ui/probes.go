@@ -10,6 +10,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 
@@ -33,14 +34,121 @@ type headRows struct {
 	mean []float32
 }
 
-// rowCache keeps the last rowCacheSize QueryRows results: a click, a hover, the head grid, the
-// top-k list and a shared scale all ask for the same rows. UI goroutine only.
+// rowCache keeps the last rowCacheSize QueryRows results — a click, a hover, the head grid,
+// the top-k list and a shared scale all ask for the same rows — and computes missing ones in
+// the background, never on the UI goroutine: ensure starts one job for what the view asks
+// for now (a job for other rows is cancelled: the latest request wins) and, when it lands,
+// calls ready (the panels redraw). UI goroutine only.
 type rowCache struct {
 	entries map[rowKey]headRows
 	order   []rowKey // oldest first
+	job     latest   // the rows in the making
+	asked   map[rowKey]bool
+	failed  map[rowKey]error // rows that could not be computed (said by ensure)
+	ready   func()           // redraws the panels that show rows
 }
 
-// get is every head's row of query in block, and the mean, from one pass over the keys.
+// lookup is a finished entry.
+func (c *rowCache) lookup(k rowKey) (headRows, bool) {
+	e, ok := c.entries[k]
+	return e, ok
+}
+
+// ensure says whether every key's rows are here; the missing ones are computed off the UI
+// goroutine (one job: it replaces a job for other keys) and ready is called when they land.
+// A key whose computation failed gives its error.
+func (c *rowCache) ensure(ctl *Controller, keys ...rowKey) (bool, error) {
+	var missing []rowKey
+	for _, k := range keys {
+		if err := c.failed[k]; err != nil {
+			return false, err
+		}
+		if _, ok := c.entries[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) == 0 {
+		return true, nil
+	}
+	inFlight := c.job.busy()
+	for _, k := range missing {
+		inFlight = inFlight && c.asked[k]
+	}
+	if inFlight {
+		return false, nil
+	}
+	c.asked = map[rowKey]bool{}
+	for _, k := range missing {
+		c.asked[k] = true
+	}
+	c.job.start(ctl, func(ctx context.Context) (any, error) {
+		out := make([]headRows, len(missing))
+		for i, k := range missing {
+			rows, mean, err := k.store.QueryRows(ctx, k.block, k.query)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = headRows{rows, mean}
+		}
+		return out, nil
+	}, func(v any, err error) {
+		c.asked = nil
+		if err != nil {
+			if c.failed == nil || len(c.failed) > rowCacheSize {
+				c.failed = map[rowKey]error{}
+			}
+			for _, k := range missing {
+				c.failed[k] = err
+			}
+			if c.ready != nil {
+				c.ready()
+			}
+			return
+		}
+		for i, e := range v.([]headRows) {
+			c.put(missing[i], e)
+		}
+		if c.ready != nil {
+			c.ready()
+		}
+	})
+	return false, nil
+}
+
+// errComputing says rows are being computed: the panel draws what it had, marked busy.
+var errComputing = errors.New("computing…")
+
+// rowsOf is every head's rows of query in block when they are here (errComputing while they
+// are computed off the UI goroutine).
+func (c *rowCache) rowsOf(ctl *Controller, s *Snapshot, block, query int) (headRows, error) {
+	k := rowKey{s.Probes, block, query}
+	ok, err := c.ensure(ctl, k)
+	if err != nil {
+		return headRows{}, err
+	}
+	if !ok {
+		return headRows{}, errComputing
+	}
+	return c.entries[k], nil
+}
+
+// put adds an entry, dropping the oldest past the bound.
+func (c *rowCache) put(k rowKey, e headRows) {
+	if c.entries == nil {
+		c.entries = map[rowKey]headRows{}
+	}
+	if _, ok := c.entries[k]; ok {
+		return
+	}
+	if len(c.order) >= rowCacheSize {
+		delete(c.entries, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.entries[k], c.order = e, append(c.order, k)
+}
+
+// get is every head's row of query in block, and the mean, computed here if it is not kept:
+// for exports (a user's explicit action that waits for its file), never for drawing.
 func (c *rowCache) get(s *Snapshot, block, query int) (headRows, error) {
 	k := rowKey{s.Probes, block, query}
 	if e, ok := c.entries[k]; ok {
@@ -50,24 +158,22 @@ func (c *rowCache) get(s *Snapshot, block, query int) (headRows, error) {
 	if err != nil {
 		return headRows{}, err
 	}
-	if c.entries == nil {
-		c.entries = map[rowKey]headRows{}
-	}
-	if len(c.order) >= rowCacheSize {
-		delete(c.entries, c.order[0])
-		c.order = c.order[1:]
-	}
 	e := headRows{rows, mean}
-	c.entries[k], c.order = e, append(c.order, k)
+	c.put(k, e)
 	return e, nil
 }
 
-// row is one head's row, or the mean of heads when head < 0.
+// row is one head's row, or the mean of heads when head < 0 (get: exports).
 func (c *rowCache) row(s *Snapshot, block, head, query int) ([]float32, error) {
 	e, err := c.get(s, block, query)
 	if err != nil {
 		return nil, err
 	}
+	return e.pick(head)
+}
+
+// pick is one head's row, or the mean when head < 0.
+func (e headRows) pick(head int) ([]float32, error) {
 	if head < 0 {
 		return e.mean, nil
 	}

@@ -105,6 +105,12 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	in.timings = newTimingsPanel(in)
 	in.settings = newSettingsPanel(in)
 	in.compare = newComparePanel(in)
+	in.image.rows.ready = func() { // rows computed off the UI goroutine have landed
+		if in.Snap.Loaded() {
+			in.image.refresh()
+			in.attention.refresh()
+		}
+	}
 	in.tabs = container.NewAppTabs(
 		container.NewTabItemWithIcon("Attention", theme.VisibilityIcon(), in.attention.content()),
 		container.NewTabItemWithIcon("Activations", theme.ListIcon(), in.activation.content()),
