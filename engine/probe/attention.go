@@ -500,12 +500,7 @@ func (s *Store) rolloutBlock(ctx context.Context, block int, seg backend.Segment
 			for _, q := range qs {
 				i := q - seg.Start
 				m := row(sc.m, 0, L)
-				for j, x := range f[i*L : (i+1)*L] {
-					m[j] = float64(x)
-					if i != j && d.drop(i*L+j) {
-						m[j] = 0
-					}
-				}
+				d.row(i, L, m)
 				addHatRow(m, i, v[i], part)
 			}
 		}, nil

@@ -166,10 +166,20 @@ func (s *Store) fusedMatrix(ctx context.Context, block int, seg backend.Segment,
 	}
 	L := seg.End - seg.Start
 	out := make([]float32, L*L)
+	if err := ab.fusedMatrixInto(ctx, seg, head, f, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// fusedMatrixInto fills out (L*L) with fusedMatrix's values on all cores, qTile rows a task;
+// done (if not nil) is told how many rows each finished task filled.
+func (ab *attnBlock) fusedMatrixInto(ctx context.Context, seg backend.Segment, head int, f Fusion, out []float32, done func(rows int)) error {
+	L := seg.End - seg.Start
 	tasks := (L + qTile - 1) / qTile
 	workers := par.Workers(tasks)
 	scr := make([]*scratch, workers)
-	err = par.For(ctx, tasks, workers, func(w, t int) {
+	return par.For(ctx, tasks, workers, func(w, t int) {
 		if scr[w] == nil {
 			scr[w] = newScratch(L)
 		}
@@ -184,11 +194,10 @@ func (s *Store) fusedMatrix(ctx context.Context, block int, seg backend.Segment,
 				dst[j] = float32(x) + 0 // + 0: a -0 becomes +0, so bits order values
 			}
 		}
+		if done != nil {
+			done(len(qs))
+		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // dropped is the threshold of a discard: entry i of the fused matrix is among the k lowest
@@ -208,6 +217,17 @@ func (d *dropped) drop(i int) bool {
 	}
 	b := math.Float32bits(d.f[i])
 	return b < d.bits || (b == d.bits && i < d.idx)
+}
+
+// row fills m (L) with row i of the fused matrix (L x L), the dropped entries 0: the diagonal
+// entry is always kept.
+func (d *dropped) row(i, L int, m []float64) {
+	for j, x := range d.f[i*L : (i+1)*L] {
+		m[j] = float64(x)
+		if i != j && d.drop(i*L+j) {
+			m[j] = 0
+		}
+	}
 }
 
 // newDropped finds the k-th lowest (0-based) entry of f by (bits, flat index): two
