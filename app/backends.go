@@ -50,11 +50,11 @@ func resolveBackend(want string) (name, note string, err error) {
 		if err := metalOK(); err != nil {
 			return "", "", err
 		}
-		return "metal", "", nil
+		return "metal", metalFallbacksNote(), nil
 	case backendAuto, "":
 		err := metalOK()
 		if err == nil {
-			return "metal", "", nil
+			return "metal", metalFallbacksNote(), nil
 		}
 		if metalExpected() {
 			return "cpu", "running on the CPU: " + err.Error(), nil
@@ -93,11 +93,14 @@ func windowBackends() ui.Backends {
 	err := metalOK()
 	if err == nil {
 		b.Names = []string{"metal", "cpu"}
+		if n := metalFallbacksNote(); n != "" {
+			b.Notes = map[string]string{"metal": n}
+		}
 		return b
 	}
 	b.Unavailable["metal"] = err.Error()
 	if metalExpected() {
-		b.Note = "running on the CPU: " + err.Error()
+		b.Notes = map[string]string{"cpu": "running on the CPU: " + err.Error()}
 		b.Retry = func() (ui.Backends, error) {
 			err := retryMetal()
 			return windowBackends(), err

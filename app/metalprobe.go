@@ -69,6 +69,9 @@ type probeOutcome struct {
 	Unsupported bool   `json:"unsupported,omitempty"` // this machine cannot run Metal at all
 	Reason      string `json:"reason,omitempty"`      // why not
 	Device      string `json:"device,omitempty"`
+	// Fallbacks are the kernel families (or kernels) that did not build on this GPU and run
+	// their fallbacks (DeviceInfo.FamilyErrors and Fallbacks).
+	Fallbacks []string `json:"fallbacks,omitempty"`
 	Crashed     bool   `json:"crashed,omitempty"` // the child died, was killed or hung
 	Key         string `json:"key,omitempty"`     // the binary and OS it was made on (remembered crashes)
 	When        string `json:"when,omitempty"`
@@ -110,6 +113,17 @@ func metalOK() error {
 		return nil
 	}
 	return metal.Check()
+}
+
+// metalFallbacksNote says which kernel families run their fallbacks on this GPU ("" when
+// none do, or before a probe).
+func metalFallbacksNote() string {
+	probeState.Lock()
+	defer probeState.Unlock()
+	if !probeState.outcome.OK || len(probeState.outcome.Fallbacks) == 0 {
+		return ""
+	}
+	return "Metal runs fallback kernels: " + strings.Join(probeState.outcome.Fallbacks, "; ")
 }
 
 // retryMetal forgets a remembered failure and probes again.
@@ -343,11 +357,15 @@ func cmdMetalProbe(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case standinGPU():
 		o.Device = "stand-in GPU (the CPU engine)"
+		if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" { // tests: a GPU whose families did not all build
+			o.Fallbacks = strings.Split(f, "|")
+		}
 	default:
 		if err := metal.Check(); err != nil {
 			o = probeOutcome{Unsupported: errors.Is(err, metal.ErrUnsupported), Reason: err.Error()}
 		} else if info, err := metal.Device(); err == nil {
 			o.Device = info.Name
+			o.Fallbacks = append(append([]string(nil), info.FamilyErrors...), info.Fallbacks...)
 		}
 	}
 	return json.NewEncoder(stdout).Encode(o)

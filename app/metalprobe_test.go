@@ -131,12 +131,12 @@ func TestWindowBackendsAfterACrash(t *testing.T) {
 	probeState.done = false
 	probeState.Unlock()
 	b := windowBackends()
-	if b.Offers("metal") || !strings.Contains(b.Note, "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable["metal"], "SIGSEGV") {
+	if b.Offers("metal") || !strings.Contains(b.Notes["cpu"], "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable["metal"], "SIGSEGV") {
 		t.Fatalf("after a crashed probe: %+v", b)
 	}
 	os.Unsetenv(envTestFault)
 	nb, err := b.Retry()
-	if err != nil || !nb.Offers("metal") || nb.Note != "" {
+	if err != nil || !nb.Offers("metal") || nb.Notes["cpu"] != "" {
 		t.Errorf("retry without the fault: %v, %+v", err, nb)
 	}
 	probeState.Lock()
@@ -216,3 +216,16 @@ func TestSelftestReportOffMac(t *testing.T) {
 
 // metalOnThisMachine says whether this build has Metal to test (a Mac).
 func metalOnThisMachine() bool { return os.Getenv(envTestGPU) != "" || runtime.GOOS == "darwin" }
+
+// A GPU on which a kernel family did not build runs Metal on its fallback kernels, and says
+// which (note:, backend_note).
+func TestProbeFallbacksSaid(t *testing.T) {
+	bin := buildInspector(t)
+	const family = "matmul (simdgroup matrices) did not compile: error X; the scalar matmul runs instead"
+	_, stderr, rep := runJSON(t, bin, probeEnv(t, t.TempDir(), "", "INSPECTOR_TEST_FALLBACKS="+family))
+	s, _ := rep["settings"].(map[string]any)
+	if !strings.HasPrefix(s["backend"].(string), "stand-in GPU") || !strings.Contains(stderr, "note: Metal runs fallback kernels: "+family) ||
+		!strings.Contains(reportNote(rep), family) {
+		t.Errorf("backend %v, stderr %q, backend_note %q", s["backend"], stderr, reportNote(rep))
+	}
+}

@@ -33,8 +33,8 @@ type DeviceInfo struct {
 	// Fallbacks are the optional kernels (shaders.Optional: the flash attentions) this GPU could
 	// not make a pipeline for, each with why; their ops run the kernel they fall back to.
 	Fallbacks []string
-	// FamilyErrors are the kernel families whose compile failed, each with Apple's error and
-	// what runs instead.
+	// FamilyErrors are the kernel families (or single kernels with a fallback) that did not
+	// build, each with Apple's error and what runs instead.
 	FamilyErrors []string
 	// PipelineInfo is each pipeline's limits as the device reports them.
 	PipelineInfo []PipelineInfo

@@ -12,7 +12,6 @@ package metal
 
 import (
 	"os"
-	"sync"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/shaders"
@@ -40,19 +39,24 @@ func NewProfiled(g shaders.GPU) (*Backend, *ModelLog, error) {
 	return b, b.profile(g), nil
 }
 
-var checked = sync.OnceValue(func() error {
+// checked is a first pass that gave the right numbers: kept once made, retried while not
+// (a transient failure is not the answer for the life of the process).
+var checked = onceOK[struct{}]{make: func() (struct{}, error) {
 	b, err := New()
 	if err != nil {
-		return err
+		return struct{}{}, err
 	}
 	defer b.Close()
-	return verify(b)
-})
+	return struct{}{}, verify(b)
+}}
 
 // Check says why the Metal backend cannot run here (errors.Is(err, ErrUnsupported) when
-// this machine cannot run it at all), or nil once a first pass gave the right numbers.
-// The answer is made once per process.
-func Check() error { return checked() }
+// this machine cannot run it at all), or nil once a first pass gave the right numbers. A
+// success is kept for the process; a failure is tried again by the next Check.
+func Check() error {
+	_, err := checked.get()
+	return err
+}
 
 // Possible says whether this build has Metal code to touch: on macOS, yes (whether it runs
 // is Check's answer, which a crash in the bridge may never give: callers probe in a child

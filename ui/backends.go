@@ -24,9 +24,10 @@ type Backends struct {
 	Names       []string          // offered, the default first
 	Unavailable map[string]string // not offered here: name -> why
 	New         func(name string, threads int) (backend.Backend, error)
-	// Note says why the CPU runs where a user would expect Metal (a Mac whose Metal failed
-	// its start-up probe); the status line carries it. "" elsewhere.
-	Note string
+	// Notes are said on the status line while a backend runs: for the CPU, why it runs where
+	// a user would expect Metal (a Mac whose Metal failed its start-up probe); for Metal, the
+	// kernel families that run their fallbacks. Empty elsewhere.
+	Notes map[string]string
 	// Retry probes again what failed (nil when nothing can be retried) and returns the
 	// backends as they are then, with the probe's error.
 	Retry func() (Backends, error)

@@ -471,8 +471,8 @@ func (c *Controller) openSession(dir, image string, s engine.Settings) error {
 func (c *Controller) newBackend(s *engine.Settings) (backend.Backend, string, error) {
 	bs := c.Backends()
 	be, err := bs.New(s.Backend, s.Threads)
-	if err == nil && s.Backend == "cpu" {
-		return be, bs.Note, nil // why the CPU runs where the user would expect Metal ("" when not)
+	if err == nil && bs.Offers(s.Backend) {
+		return be, bs.Notes[s.Backend], nil // why the CPU runs where Metal was expected; Metal's fallbacks ("" when none)
 	}
 	if err == nil || s.Backend == "cpu" || !bs.Offers("cpu") {
 		return be, "", err

@@ -23,7 +23,7 @@ func TestMetalProbeFailureSaidAndRetried(t *testing.T) {
 	retries := 0
 	failed := CPUOnly(newCPU)
 	failed.Unavailable = map[string]string{"metal": "the Metal start-up probe was killed by SIGABRT"}
-	failed.Note = "running on the CPU: the Metal start-up probe was killed by SIGABRT"
+	failed.Notes = map[string]string{"cpu": "running on the CPU: the Metal start-up probe was killed by SIGABRT"}
 	failed.Retry = func() (Backends, error) {
 		retries++
 		if retries == 1 {
