@@ -72,9 +72,9 @@ type probeOutcome struct {
 	// Fallbacks are the kernel families (or kernels) that did not build on this GPU and run
 	// their fallbacks (DeviceInfo.FamilyErrors and Fallbacks).
 	Fallbacks []string `json:"fallbacks,omitempty"`
-	Crashed     bool   `json:"crashed,omitempty"` // the child died, was killed or hung
-	Key         string `json:"key,omitempty"`     // the binary and OS it was made on (remembered crashes)
-	When        string `json:"when,omitempty"`
+	Crashed   bool     `json:"crashed,omitempty"` // the child died, was killed or hung
+	Key       string   `json:"key,omitempty"`     // the binary and OS it was made on (remembered crashes)
+	When      string   `json:"when,omitempty"`
 }
 
 // err is the outcome as an error (nil when Metal may be used).
