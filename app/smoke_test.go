@@ -255,6 +255,31 @@ func TestSmokeRealWindow(t *testing.T) {
 	if n := changedPixels(right, shot("tooltip"), below); n < 300 {
 		t.Errorf("hovering Run all changed only %d pixels below it: no tooltip drawn", n)
 	}
+	// Holding Shift makes the map follow the pointer (GLFW's hover events carry no modifiers:
+	// the key's own events count). Without it, moving over the image changes nothing but the
+	// hover tip by the pointer; with it, the whole map follows (a strip far from the pointer).
+	gx, gy, gw, gh := geom[0], geom[1], geom[2], geom[3]
+	far := image.Rect(gx, gy, gx+gw/4, gy+gh)
+	at := func(fx, fy float64) []string {
+		return []string{"mousemove", "--window", win, strconv.Itoa(gx + int(fx*float64(gw))), strconv.Itoa(gy + int(fy*float64(gh)))}
+	}
+	run(t, xenv, "xdotool", at(0.8, 0.75)...)
+	time.Sleep(1200 * time.Millisecond)
+	s1 := shot("hover1")
+	run(t, xenv, "xdotool", at(0.8, 0.5)...)
+	time.Sleep(1200 * time.Millisecond)
+	s2 := shot("hover2")
+	if n := changedPixels(s1, s2, far); n > 50 {
+		t.Errorf("moving over the image without Shift changed %d pixels far from the pointer: the map followed", n)
+	}
+	run(t, xenv, "xdotool", "keydown", "shift")
+	run(t, xenv, "xdotool", at(0.8, 0.25)...)
+	time.Sleep(1500 * time.Millisecond)
+	s3 := shot("shift")
+	run(t, xenv, "xdotool", "keyup", "shift")
+	if n := changedPixels(s2, s3, far); n < 500 {
+		t.Errorf("moving with Shift held changed only %d pixels far from the pointer: the map did not follow", n)
+	}
 	app.stop(t)
 
 	// Without flags the next launch reopens what was open (cat.png, not the demo's photo). It

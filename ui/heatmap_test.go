@@ -257,6 +257,7 @@ func TestFollowMouse(t *testing.T) {
 	move := func(patch int, mods fyne.KeyModifier) {
 		p.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: hmPointAt(t, h, patch)}, Modifier: mods})
 		h.pump("the follow redraw", func() bool { return !p.followPending })
+		h.settle()
 	}
 	move(a, 0)
 	if in.Sel.Query == a {
@@ -277,6 +278,23 @@ func TestFollowMouse(t *testing.T) {
 	if in.Sel.Query != c {
 		t.Errorf("Shift held: query %d, want %d", in.Sel.Query, c)
 	}
+	// GLFW's hover events carry no modifiers: Shift is tracked from its own key events, and
+	// pressing it over a patch makes that patch the query at once.
+	move(a, 0)
+	in.keyDown(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	h.pump("the follow redraw", func() bool { return !p.followPending })
+	if in.Sel.Query != a {
+		t.Errorf("Shift pressed over patch %d: query %d", a, in.Sel.Query)
+	}
+	move(b, 0)
+	if in.Sel.Query != b {
+		t.Errorf("Shift held (key events only): query %d, want %d", in.Sel.Query, b)
+	}
+	in.keyUp(&fyne.KeyEvent{Name: desktop.KeyShiftLeft})
+	move(c, 0)
+	if in.Sel.Query != b {
+		t.Errorf("Shift released: the query moved to %d", in.Sel.Query)
+	}
 	// pointer moves that arrive before the redraw runs fold into one, to the last patch
 	p.follow.SetChecked(true)
 	for _, patch := range []int{a, b, c, a} {
@@ -284,7 +302,8 @@ func TestFollowMouse(t *testing.T) {
 	}
 	before := in.Sel.Query
 	h.pump("the folded redraw", func() bool { return !p.followPending })
-	if in.Sel.Query != a || before != c {
+	h.settle()
+	if in.Sel.Query != a || before != b {
 		t.Errorf("after moving over a, b, c, a: query %d (was %d before the redraw), want a = %d", in.Sel.Query, before, a)
 	}
 }

@@ -234,7 +234,7 @@ func (p *imagePanel) setPage(s *Snapshot) {
 // where the pointer is instead of replaying every patch it crossed.
 func (p *imagePanel) hovered(patch int, mods fyne.KeyModifier) {
 	in := p.in
-	follow := p.opts.Follow || mods&fyne.KeyModifierShift != 0
+	follow := p.opts.Follow || mods&fyne.KeyModifierShift != 0 || in.shiftHeld
 	if !follow || patch < 0 {
 		return
 	}

@@ -14,6 +14,7 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -36,6 +37,27 @@ func (in *Inspector) installKeys() {
 	c := in.Win.Canvas()
 	c.SetOnTypedKey(in.typedKey)
 	c.SetOnTypedRune(in.typedRune)
+	if dc, ok := c.(desktop.Canvas); ok { // a desktop window: Shift held makes the map follow the pointer
+		dc.SetOnKeyDown(in.keyDown)
+		dc.SetOnKeyUp(in.keyUp)
+	}
+}
+
+// keyDown and keyUp track Shift: GLFW's hover events carry no modifiers, so "hold Shift to
+// follow" needs the key's own events. Pressing it over a patch makes that patch the query.
+func (in *Inspector) keyDown(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		in.shiftHeld = true
+		if p := in.image.view.Hovered(); p >= 0 {
+			in.image.hovered(p, fyne.KeyModifierShift)
+		}
+	}
+}
+
+func (in *Inspector) keyUp(ev *fyne.KeyEvent) {
+	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
+		in.shiftHeld = false
+	}
 }
 
 // focusHeld: a widget (an entry, a select...) has the keyboard; plain keys are its.
