@@ -26,8 +26,10 @@ type Report struct {
 	Settings ReportSettings `json:"settings"`
 	Image    *ReportImage   `json:"image,omitempty"`
 	EmbedMS  float64        `json:"embed_ms"`
+	EmbedAt  float64        `json:"embed_at_ms"` // when it began, ms since the run started
 	Blocks   []ReportBlock  `json:"blocks"`
 	MergerMS float64        `json:"merger_ms"`
+	MergerAt float64        `json:"merger_at_ms,omitempty"`
 	Totals   ReportTotals   `json:"totals"`
 	PeakRSS  int64          `json:"peak_rss_bytes"`
 	// NonFinite is where the first NaN or Inf appeared (absent when none did).
@@ -111,8 +113,8 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 // Finish fills the block rows and totals from the run. The total wall time is the work's own: the embedding, every block's wall time and the
 // merger, never the time a user paused between steps.
 func (r *Report) Finish(run *Run) {
-	r.EmbedMS = Millis(run.EmbedTime)
-	r.MergerMS = Millis(run.MergerTime)
+	r.EmbedMS, r.EmbedAt = Millis(run.EmbedTime), Millis(run.EmbedAt)
+	r.MergerMS, r.MergerAt = Millis(run.MergerTime), Millis(run.MergerAt)
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
 	for _, t := range run.Timings {
 		b := ReportBlock{Block: t.Block, WaitMS: Millis(t.Wait), AttentionMS: Millis(t.Attention), MLPMS: Millis(t.MLP),

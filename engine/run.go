@@ -101,9 +101,11 @@ type Run struct {
 	began      time.Time // when Start began: the origin of the timings' At fields
 	Embed      []float32 // [S, D] block 0 input
 	EmbedTime  time.Duration
-	Deepstack  [][]float32 // per deepstack merger [S/4, O]
-	Merger     []float32   // [S/4, O] once finished
+	EmbedAt    time.Duration // when the embedding began, since the run started
+	Deepstack  [][]float32   // per deepstack merger [S/4, O]
+	Merger     []float32     // [S/4, O] once finished
 	MergerTime time.Duration
+	MergerAt   time.Duration // when the merger's pass began
 	Timings    []BlockTiming
 	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
 	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
@@ -157,6 +159,7 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 func (r *Run) embed() error {
 	cfg, be, res := r.e.Checkpoint.Config, r.e.Backend, r.e.Res
 	start := time.Now()
+	r.EmbedAt = start.Sub(r.began)
 	cos, sin := r.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
 	be.Upload(v(r.g.buf.cos), cos)
 	be.Upload(v(r.g.buf.sin), sin)
@@ -443,7 +446,8 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 	if err != nil {
 		return 0, err
 	}
-	r.restartClock() // the host work and the weight read since the last block are not the merger's
+	r.MergerAt = time.Since(r.began) // before the clock restarts, as in runBlock
+	r.restartClock()                 // the host work and the weight read since the last block are not the merger's
 	r.g.merger(w)
 	d, err = r.e.Backend.Commit()
 	if err != nil {

@@ -55,6 +55,30 @@ func TestTrace(t *testing.T) {
 	if _, ok := byName["block 1 deepstack"]; !ok {
 		t.Error("no deepstack event for block 1 (a deepstack tap of the fixture)")
 	}
+	// The whole run is covered: the blocks' wall events sum to the blocks' total, and the
+	// embedding and the merger have theirs, before the first block and after the last.
+	var walls float64
+	for _, b := range sess.Report.Blocks {
+		e := tr.TraceEvents[byName["block "+itoa(b.Block)]]
+		walls += e.Dur
+		if e.Ts != math.Round(b.AtMS*1000) {
+			t.Errorf("block %d's wall event at %.0f µs, the block began at %.3f ms", b.Block, e.Ts, b.AtMS)
+		}
+	}
+	em, ok1 := byName["embedding"]
+	mg, ok2 := byName["merger"]
+	if !ok1 || !ok2 || tr.TraceEvents[em].Dur != math.Round(sess.Report.EmbedMS*1000) || tr.TraceEvents[mg].Dur != math.Round(sess.Report.MergerMS*1000) {
+		t.Fatalf("embedding / merger events missing or of the wrong length")
+	}
+	covered := walls + tr.TraceEvents[em].Dur + tr.TraceEvents[mg].Dur
+	if want := math.Round(sess.Report.Totals.WallMS * 1000); math.Abs(covered-want) > float64(depth+2) {
+		t.Errorf("the blocks', the embedding's and the merger's events sum to %.0f µs, the run took %.0f", covered, want)
+	}
+	first, last := sess.Report.Blocks[0], sess.Report.Blocks[depth-1]
+	if tr.TraceEvents[em].Ts > math.Round(first.AtMS*1000) || tr.TraceEvents[mg].Ts < math.Round((last.AtMS+last.WallMS)*1000)-1 {
+		t.Errorf("the embedding at %.0f µs, the merger at %.0f: not before the first block (%.3f ms) and after the last (ends %.3f ms)",
+			tr.TraceEvents[em].Ts, tr.TraceEvents[mg].Ts, first.AtMS, last.AtMS+last.WallMS)
+	}
 }
 
 func itoa(n int) string { return string(rune('0' + n)) }
