@@ -30,6 +30,7 @@ type attentionPanel struct {
 	head    *widget.Select
 	grid    *widgets.HeadGrid
 	topk    *widget.Label
+	topHead *widget.Label // what the list ranks: it follows the overlay, as the image's marks do
 	matrix  *widgets.Matrix
 	metric  *widget.RadioGroup
 	note    *widget.Label
@@ -47,6 +48,7 @@ func newAttentionPanel(in *Inspector) *attentionPanel {
 	a.head = widget.NewSelect([]string{"mean of heads"}, func(s string) { in.SelectHead(parseHead(s)) })
 	a.grid = widgets.NewHeadGrid(func(h int) { a.head.SetSelected(headName(h)) })
 	a.topk = widget.NewLabel("")
+	a.topHead = widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	a.topk.TextStyle = fyne.TextStyle{Monospace: true}
 	a.matrix = widgets.NewMatrix(func(block, head int) {
 		in.Sel.Block = block
@@ -76,7 +78,7 @@ func (a *attentionPanel) content() fyne.CanvasObject {
 		widget.NewLabelWithStyle("Every block x head", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.metric), a.note, nil, nil, a.matrix)
 	scroll := container.NewVScroll(a.topk)
 	scroll.SetMinSize(fyne.NewSize(0, 96)) // the list scrolls rather than push the chart off a laptop screen
-	topk := container.NewBorder(widget.NewLabelWithStyle("Most attended patches", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, scroll)
+	topk := container.NewBorder(a.topHead, nil, nil, nil, scroll)
 	a.lower = container.NewAppTabs(container.NewTabItem("Every block x head", chart),
 		container.NewTabItem("Attention matrix", a.mtx.content()))
 	a.lower.OnSelected = func(*container.TabItem) { a.mtx.refresh(a.matrixShown()) }
@@ -138,17 +140,27 @@ func (a *attentionPanel) drawHeads() {
 // query when it is left out of the scale.
 func (a *attentionPanel) drawTopK() {
 	in, s := a.in, a.in.Snap
-	e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
-	if err == errComputing {
-		return // the list stays until the rows land
-	}
 	var row []float32
-	if err == nil {
-		row, err = e.pick(in.Sel.Head)
-	}
-	if err != nil {
-		a.topk.SetText(err.Error())
-		return
+	switch in.Sel.Overlay {
+	case OverlayAttentionTo, OverlayRollout: // the map on the image, whose top patches are its numbered marks
+		a.topHead.SetText(map[string]string{OverlayAttentionTo: "Patches attending most to the query",
+			OverlayRollout: "Most attended patches by rollout"}[in.Sel.Overlay])
+		if row = in.image.values; row == nil {
+			return // the map is computed: the list stays until it lands
+		}
+	default:
+		a.topHead.SetText("Most attended patches")
+		e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
+		if err == errComputing {
+			return // the list stays until the rows land
+		}
+		if err == nil {
+			row, err = e.pick(in.Sel.Head)
+		}
+		if err != nil {
+			a.topk.SetText(err.Error())
+			return
+		}
 	}
 	var b strings.Builder
 	q := s.Layout.Pos[in.Sel.Query]

@@ -339,7 +339,25 @@ func TestAttentionToOverlay(t *testing.T) {
 		if !strings.Contains(p.caption.Text, "TO the query") {
 			t.Errorf("caption %q", p.caption.Text)
 		}
+		// the numbered marks on the image and the list are the same patches, in order
+		list := listedPatches(in.attention.topk.Text)
+		marks := p.marks()
+		if len(marks) == 0 || len(list) < len(marks) || !slices.Equal(list[:len(marks)], marks) || !strings.Contains(in.attention.topHead.Text, "attending most to the query") {
+			t.Errorf("head %d: marks %v, the list %v (%q)", head, marks, list, in.attention.topHead.Text)
+		}
 	}
+}
+
+// listedPatches are the patches of the attention panel's top list, in order.
+func listedPatches(text string) []int {
+	var out []int
+	for _, l := range strings.Split(text, "\n") {
+		var i, p int
+		if n, _ := fmt.Sscanf(strings.TrimSpace(l), "%d. patch %d", &i, &p); n == 2 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // The rollout's fusion and discard are offered with the rollout overlay and reach the probe.

@@ -448,8 +448,15 @@ func (p *imagePanel) rolloutValues() ([]float32, string) {
 	probes, q, upTo := in.Snap.Probes, in.Sel.Query, in.Sel.Block
 	vals, err := p.rollout.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
 		return probes.Rollout(ctx, q, upTo, o)
-	}, p.refresh)
+	}, p.landed)
 	return p.mapOrBusy(vals, err, "rollout", caption)
+}
+
+// landed redraws what shows a background map: the image, and the attention panel's list of
+// its top patches.
+func (p *imagePanel) landed() {
+	p.refresh()
+	p.in.attention.refresh()
 }
 
 // mapOrBusy is a background map's values and caption: the map when it is here, the error
@@ -473,7 +480,7 @@ func (p *imagePanel) attentionToValues() ([]float32, string) {
 	probes, b, h, q := in.Snap.Probes, in.Sel.Block, in.Sel.Head, in.Sel.Query
 	vals, err := p.attTo.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
 		return probes.AttentionColumn(ctx, b, h, q)
-	}, p.refresh)
+	}, p.landed)
 	return p.mapOrBusy(vals, err, "attention to", caption)
 }
 
