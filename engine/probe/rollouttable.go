@@ -344,22 +344,32 @@ func (t *RolloutTable) fold(ctx context.Context, block int, spare [][]float32) (
 	return old, nil
 }
 
-// foldScr is one worker's buffers in a fold: score rows and Â rows (rtRows x L).
+// foldScr is one worker's buffers in a fold: score rows (or tiles, rolloutcols.go) and Â
+// rows (rtRows x L).
 type foldScr struct {
-	sc *scratch
-	a  []float32
+	sc   *scratch
+	cols *colScratch
+	a    []float32
 }
 
 // foldPart writes into next the product Â_block · prev over part's segment (Â_block itself
 // for block 0, prev nil).
 func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, prev, next []float32) error {
 	seg, L := part.seg, part.L
-	ab, err := t.s.attnBlock(block, seg)
+	k := t.opts.dropCount(L)
+	cols := t.nr == colLanes && k == 0 // the AVX-512 rows (rolloutcols.go): keys not packed
+	var ab attnBlock
+	var err error
+	if cols {
+		ab, err = t.s.attnBlockBare(block)
+	} else {
+		ab, err = t.s.attnBlock(block, seg)
+	}
 	if err != nil {
 		return err
 	}
 	var d *dropped
-	if k := t.opts.dropCount(L); k > 0 {
+	if k > 0 {
 		f := make([]float32, L*L)
 		err := ab.fusedMatrixInto(ctx, seg, -1, t.opts.Fusion, f, func(rows int) { t.rowsDone.Add(int64(rows)) })
 		if err != nil {
@@ -374,12 +384,27 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 	scr := make([]*foldScr, workers)
 	err = par.For(ctx, tasks, workers, func(w, ti int) {
 		if scr[w] == nil {
-			scr[w] = &foldScr{sc: newScratch(L), a: make([]float32, rtRows*L)}
+			scr[w] = &foldScr{a: make([]float32, rtRows*L)}
+			if cols {
+				scr[w].cols = newColScratch(L, ab.hd)
+			} else {
+				scr[w].sc = newScratch(L)
+			}
 		}
 		sc := scr[w]
 		r0, r1 := ti*rtRows, min(L, (ti+1)*rtRows)
 		qs := make([]int, 0, qTile)
-		for i := r0; i < r1; i += qTile {
+		for i := r0; i < r1 && cols; i += colLanes {
+			if t.stopped(done) {
+				return
+			}
+			nq := min(colLanes, r1-i)
+			ab.fusedCols(sc.cols, seg, seg.Start+i, nq, t.opts.Fusion)
+			for c := range nq {
+				hatRow(sc.cols.gather(c, L), i+c, sc.a[(i+c-r0)*L:][:L])
+			}
+		}
+		for i := r0; i < r1 && !cols; i += qTile {
 			if t.stopped(done) {
 				return
 			}
