@@ -105,3 +105,42 @@ func TestApplyNoteLeavesWithItsRun(t *testing.T) {
 		t.Errorf("a later status carries the Apply note: %q", st)
 	}
 }
+
+// The Run items are on only when they can act, as the toolbar's buttons are; the exports are
+// on once there is something to export.
+func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
+	h := newHarnessOn(t, slowBackends(40*time.Millisecond, "", -1))
+	h.in.MainMenu()
+	on := func(menu int, label string) bool {
+		t.Helper()
+		it := findItem(h.in.menu.Items[menu], label)
+		if it == nil {
+			t.Fatalf("no menu item %q", label)
+		}
+		return !it.Disabled
+	}
+	export := func(label string) bool {
+		t.Helper()
+		return !findItem(findItem(h.in.menu.Items[0], "Export").ChildMenu, label).Disabled
+	}
+	if on(1, "Run all") || on(1, "Restart") || on(1, "Cancel") || export("View as PNG…") || export("Timings as JSON…") {
+		t.Error("before anything is open, Run or Export items are on")
+	}
+	h.in.OpenFiles(demoDir, demoPhoto)
+	h.pump("the run under way", func() bool { return h.in.Snap != nil && h.in.Snap.Next >= 1 && !h.in.Snap.Finished })
+	if on(1, "Run all") || !on(1, "Cancel") || !export("View as PNG…") || export("Timings as JSON…") || export("Compare as JSON (every pass)…") {
+		t.Errorf("during the run: run all %v, cancel %v, view %v, timings %v", on(1, "Run all"), on(1, "Cancel"), export("View as PNG…"), export("Timings as JSON…"))
+	}
+	h.pump("the run", func() bool { return h.in.Snap.Finished })
+	if on(1, "Run all") || on(1, "Step") || on(1, "Cancel") || !on(1, "Restart") || !export("Timings as JSON…") || !export("Run as safetensors dump…") {
+		t.Errorf("after the run: run all %v, step %v, cancel %v, restart %v, timings %v", on(1, "Run all"), on(1, "Step"), on(1, "Cancel"),
+			on(1, "Restart"), export("Timings as JSON…"))
+	}
+	h.in.compare.reps.SetText("1")
+	h.in.compare.blocks.SetText("1")
+	h.in.compare.run()
+	h.pump("compare", func() bool { return h.in.compareRes != nil && !h.in.compare.runBtn.Disabled() })
+	if !export("Compare as JSON (every pass)…") {
+		t.Error("after a Compare its export is off")
+	}
+}

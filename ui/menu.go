@@ -85,26 +85,63 @@ func (in *Inspector) fileMenu() *fyne.Menu {
 		quit)
 }
 
-// exportItems are the exports, for the File menu and the toolbar's Export button.
+// exportItems are the exports, for the File menu and the toolbar's Export button; an export
+// with nothing to write yet is off (menuState).
 func (in *Inspector) exportItems() []*fyne.MenuItem {
+	st := in.menuState()
+	off := func(it *fyne.MenuItem, on bool) *fyne.MenuItem { it.Disabled = !on; return it }
 	return []*fyne.MenuItem{
-		item("View as PNG…", fyne.KeyE, 0, func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }),
-		fyne.NewMenuItem("Timings as JSON…", func() { in.saveDialog("timings.json", in.ExportTimingsJSON) }),
-		fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }),
-		fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }),
-		fyne.NewMenuItem("Run as safetensors dump…", func() { in.saveDialog("dump.safetensors", in.ExportDump) }),
-		fyne.NewMenuItem("Compare as JSON (every pass)…", func() { in.saveDialog("compare.json", in.ExportCompareJSON) }),
+		off(item("View as PNG…", fyne.KeyE, 0, func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }), st.loaded),
+		off(fyne.NewMenuItem("Timings as JSON…", func() { in.saveDialog("timings.json", in.ExportTimingsJSON) }), st.finished),
+		off(fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }), st.finished),
+		off(fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }), st.finished),
+		off(fyne.NewMenuItem("Run as safetensors dump…", func() { in.saveDialog("dump.safetensors", in.ExportDump) }), st.dump),
+		off(fyne.NewMenuItem("Compare as JSON (every pass)…", func() { in.saveDialog("compare.json", in.ExportCompareJSON) }), st.compared),
 	}
 }
 
 func (in *Inspector) runMenu() *fyne.Menu {
-	t := in.toolbar
+	t, st := in.toolbar, in.menuState()
+	off := func(it *fyne.MenuItem, on bool) *fyne.MenuItem { it.Disabled = !on; return it }
 	return fyne.NewMenu("Run",
-		fyne.NewMenuItem("Run all", in.Ctl.RunAll),
-		fyne.NewMenuItem("Step", in.Ctl.Step),
-		fyne.NewMenuItem("Play / Pause    (Space)", t.togglePlay),
-		fyne.NewMenuItem("Restart", in.Ctl.Restart),
-		fyne.NewMenuItem("Cancel", in.Ctl.Cancel))
+		off(fyne.NewMenuItem("Run all", in.Ctl.RunAll), st.left),
+		off(fyne.NewMenuItem("Step", in.Ctl.Step), st.left),
+		off(fyne.NewMenuItem("Play / Pause    (Space)", t.togglePlay), (st.loaded && !in.Snap.Finished) || st.playing),
+		off(fyne.NewMenuItem("Restart", in.Ctl.Restart), st.loaded),
+		off(fyne.NewMenuItem("Cancel", in.Ctl.Cancel), st.busy))
+}
+
+// menuState is what the Run and Export items can act on now: the same facts the toolbar's
+// buttons follow.
+type menuState struct {
+	loaded, left, playing, busy, finished, dump, compared bool
+}
+
+func (in *Inspector) menuState() menuState {
+	s := in.Snap
+	st := menuState{loaded: s.Loaded(), playing: in.Ctl.Playing(), compared: in.compareRes != nil}
+	st.left = st.loaded && !s.Finished
+	st.finished = st.loaded && s.Report != nil
+	st.dump = st.finished && s.Dump != nil
+	if in.toolbar != nil && in.toolbar.cancel != nil {
+		st.busy = !in.toolbar.cancel.Disabled()
+	}
+	st.left = st.left && !st.busy // Run all and Step, as the toolbar's: not while a run goes on
+	return st
+}
+
+// syncMenus turns the Run and Export items on and off with what they can act on (rebuilt
+// only when that changed: the menu bar redraws on Refresh).
+func (in *Inspector) syncMenus() {
+	if in.menu == nil {
+		return
+	}
+	if st := in.menuState(); st != in.menuSynced {
+		in.menuSynced = st
+		in.menu.Items[0] = in.fileMenu()
+		in.menu.Items[1] = in.runMenu()
+		in.menu.Refresh()
+	}
 }
 
 func (in *Inspector) viewMenu() *fyne.Menu {
@@ -138,7 +175,9 @@ func (in *Inspector) refreshMenu() {
 		return
 	}
 	in.menu.Items[0] = in.fileMenu()
+	in.menu.Items[1] = in.runMenu()
 	in.menu.Items[2] = in.viewMenu()
+	in.menuSynced = in.menuState()
 	in.menu.Refresh()
 }
 

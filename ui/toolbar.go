@@ -106,10 +106,11 @@ func (t *toolbar) syncRunButtons() {
 	s := t.in.Snap
 	left := s.Loaded() && !s.Finished
 	for _, b := range []*widget.Button{t.runAll, t.step} {
-		enable(b, left)
+		enable(b, left && t.cancel.Disabled()) // not while a run goes on: Cancel is its control then
 	}
 	enable(t.play, left || t.in.Ctl.Playing())
 	enable(t.restart, s.Loaded())
+	t.in.syncMenus()
 }
 
 func enable(b *widget.Button, on bool) {

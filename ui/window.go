@@ -77,7 +77,8 @@ type Inspector struct {
 	root       *tipRoot         // the content under the tip layer
 	menu       *fyne.MainMenu   // nil until MainMenu is asked for
 	compareRes *CompareResult
-	shiftHeld  bool // Shift is down (key events: the pointer's carry no modifiers under GLFW)
+	menuSynced menuState // what the Run and Export items were last built for
+	shiftHeld  bool      // Shift is down (key events: the pointer's carry no modifiers under GLFW)
 
 	chosen bool              // the user picked the selected block (a re-run of the page keeps it)
 	kept   bool              // this run kept the chosen block: it does not follow the run
@@ -303,6 +304,7 @@ func (in *Inspector) SetOverlay(name string) {
 
 func (in *Inspector) setCompare(r *CompareResult) {
 	in.compareRes = r
+	in.syncMenus()
 	in.compare.show(r)
 }
 
