@@ -4,8 +4,9 @@ package main
 // GL), so ui/ stays testable headless. It sets the main menu, restores the window's size,
 // and opens what the flags name, else what was open last (while it exists), else the demo.
 //
-// Invariant: the "ready" line goes to stderr once, after the first run finished (the smoke
-// test waits for it and reads the image view's place from it); the mutation that would
+// Invariant: the "ready" line goes to stderr once, after the first run finished, and only when
+// INSPECTOR_READY_LINE asks for it (the smoke test waits for it and reads the image view's
+// place from it); the mutation that would
 // silently break it: printing it from OnFinished unguarded — every Apply and Restart would
 // repeat it, and a script reading the first line would still pass while the noise grows.
 
@@ -49,7 +50,9 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	w := a.NewWindow(ui.Title)
 	ctl := ui.NewController(fyne.Do, windowBackends())
 	in := ui.NewInspector(w, ctl, a.Preferences())
-	announceReady(in, os.Stderr)
+	if os.Getenv(readyEnv) != "" { // a watching script asked for it (the smoke test); never in normal use
+		announceReady(in, os.Stderr)
+	}
 	w.SetMainMenu(in.MainMenu())
 	w.Resize(in.WindowSize(fyne.NewSize(1280, 720)))
 	if err := openAtLaunch(in, *dir, *image); err != nil {
@@ -116,6 +119,9 @@ func haveDisplay() error {
 	}
 	return nil
 }
+
+// readyEnv asks the window to announce on stderr that its first run finished (announceReady).
+const readyEnv = "INSPECTOR_READY_LINE"
 
 // announceReady tells a watching script (the smoke test), once, that the first run
 // finished, and where the image view and the Run all button are, in window coordinates.
