@@ -34,6 +34,7 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache "+
 		"(default: the last one opened, else the embedded demo)")
 	image := fs.String("image", "", "image file (default: the last one opened, else the embedded demo photo)")
+	demo := fs.Bool("demo", false, "open the embedded demo checkpoint on its photo, whatever was open last")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,7 +56,10 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	}
 	w.SetMainMenu(in.MainMenu())
 	w.Resize(in.WindowSize(fyne.NewSize(1280, 720)))
-	if err := openAtLaunch(in, *dir, *image); err != nil {
+	if *demo && (*dir != "" || *image != "") {
+		return fmt.Errorf("--demo opens the demo's own checkpoint and photo: leave out --checkpoint and --image")
+	}
+	if err := openAtLaunch(in, *dir, *image, *demo); err != nil {
 		return err
 	}
 	quitOnSignals(a)
@@ -82,9 +86,14 @@ func quitOnSignals(a fyne.App) {
 }
 
 // openAtLaunch opens the flags' files; what a flag leaves out, the last ones while they
-// exist, else the embedded demo's.
-func openAtLaunch(in *ui.Inspector, dir, image string) error {
-	if d, i, ok := in.LastOpened(); ok {
+// exist, else the embedded demo's (always unpacked: File ▸ Open demo gets back to it).
+func openAtLaunch(in *ui.Inspector, dir, image string, demo bool) error {
+	demoDir, photo, err := assets.Demo()
+	if err != nil {
+		return fmt.Errorf("unpacking the demo: %v", err)
+	}
+	in.SetDemo(demoDir, photo)
+	if d, i, ok := in.LastOpened(); ok && !demo {
 		if dir == "" {
 			dir = d
 		}
@@ -92,18 +101,11 @@ func openAtLaunch(in *ui.Inspector, dir, image string) error {
 			image = i
 		}
 	}
-	if dir == "" || image == "" {
-		demoDir, photo, err := assets.Demo()
-		if err != nil {
-			return fmt.Errorf("unpacking the demo: %v", err)
-		}
-		in.SetDemo(demoDir, photo)
-		if dir == "" {
-			dir = demoDir
-		}
-		if image == "" {
-			image = photo
-		}
+	if dir == "" {
+		dir = demoDir
+	}
+	if image == "" {
+		image = photo
 	}
 	in.OpenFiles(dir, image)
 	return nil

@@ -5,6 +5,8 @@ package ui
 // live) between blocks; the Apply note leaves the status line with its run.
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,4 +145,25 @@ func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
 	if !export("Compare as JSON (every pass)…") {
 		t.Error("after a Compare its export is off")
 	}
+}
+
+// File ▸ Open the demo gets back to the demo from whatever is open.
+func TestOpenTheDemo(t *testing.T) {
+	h := newHarness(t)
+	h.in.MainMenu()
+	other := filepath.Join(t.TempDir(), "other.png")
+	raw, err := os.ReadFile(demoPhoto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(other, raw, 0o644)
+	h.in.SetDemo(demoDir, demoPhoto)
+	h.in.OpenFiles(demoDir, other)
+	h.pump("the other image", func() bool { return h.in.Snap != nil && h.in.Snap.Finished && h.in.Snap.ImagePath == other })
+	it := findItem(h.in.menu.Items[0], "Open the demo")
+	if it == nil {
+		t.Fatal("no File ▸ Open the demo")
+	}
+	it.Action()
+	h.pump("the demo", func() bool { return h.in.Snap.ImagePath == demoPhoto && h.in.Snap.Finished })
 }

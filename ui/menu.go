@@ -78,6 +78,7 @@ func (in *Inspector) fileMenu() *fyne.Menu {
 		item("Open image…", fyne.KeyO, 0, t.chooseImage),
 		item("Open checkpoint…", fyne.KeyO, fyne.KeyModifierShift, t.chooseCheckpoint),
 		fyne.NewMenuItem("Open from the Hugging Face cache…", in.chooseCachedModel),
+		fyne.NewMenuItem("Open the demo", in.OpenDemo),
 		recent,
 		fyne.NewMenuItemSeparator(),
 		export,

@@ -11,6 +11,7 @@ package ui
 // block 7 of the old run under block 7 of the new one.
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -342,6 +343,15 @@ func (in *Inspector) checkpointName(dir string) string {
 
 // SetDemo names the embedded demo's files, which are never remembered as recent or last.
 func (in *Inspector) SetDemo(dir, image string) { in.demo = [2]string{dir, image} }
+
+// OpenDemo opens the embedded demo checkpoint on its photo (File ▸ Open demo).
+func (in *Inspector) OpenDemo() {
+	if in.demo[0] == "" {
+		in.toolbar.say("the demo is not unpacked in this session", errors.New("no demo"))
+		return
+	}
+	in.OpenFiles(in.demo[0], in.demo[1])
+}
 
 func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 	dir, image := "", ""
