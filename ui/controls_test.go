@@ -167,3 +167,26 @@ func TestOpenTheDemo(t *testing.T) {
 	it.Action()
 	h.pump("the demo", func() bool { return h.in.Snap.ImagePath == demoPhoto && h.in.Snap.Finished })
 }
+
+// The colours menu names the map the overlay is painted with (coolwarm for a signed map on
+// ±0), and the rollout's legend says rollout.
+func TestColormapAndRolloutNamed(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	p := h.in.image
+	p.colors.SetSelected("magma")
+	p.diverging.SetChecked(true)
+	h.in.SetOverlay(OverlayMean) // signed per-patch means
+	if p.cm.String() != "coolwarm" || p.colors.Selected != "coolwarm" {
+		t.Errorf("a signed map on ±0: painted with %s, the menu says %s", p.cm, p.colors.Selected)
+	}
+	p.diverging.SetChecked(false)
+	if p.colors.Selected != "magma" || p.cm.String() != "magma" {
+		t.Errorf("±0 off: painted with %s, the menu says %s", p.cm, p.colors.Selected)
+	}
+	h.in.SetOverlay(OverlayRollout)
+	h.pump("the rollout", func() bool { return p.rollout.vals != nil })
+	if _, caption := p.legend.Labels(); !strings.Contains(caption, "rollout") {
+		t.Errorf("the rollout's legend: %q", caption)
+	}
+}

@@ -295,6 +295,17 @@ func (p *imagePanel) paint(vals []float32, caption string) {
 	p.view.SetOpacity(in.Sel.Opacity)
 	p.legend.SetScale(p.cm, p.scale, p.unit)
 	p.caption.SetText(caption)
+	p.showColormapInUse()
+}
+
+// showColormapInUse names in the colours menu the map the overlay is painted with: a signed
+// map on ±0 goes on coolwarm whatever is chosen for magnitudes.
+func (p *imagePanel) showColormapInUse() {
+	if name := p.cm.String(); p.colors.Selected != name {
+		p.syncing = true
+		p.colors.SetSelected(name)
+		p.syncing = false
+	}
 }
 
 func legendNumber(v float32) string { return strconv.FormatFloat(float64(v), 'g', 4, 32) }
@@ -423,8 +434,10 @@ const notKept = "block outputs are not kept for this page (over the probe memory
 // legendCaption names the legend's unit.
 func legendCaption(overlay string) string {
 	switch overlay {
-	case OverlayAttention, OverlayRollout, OverlayAttentionTo:
+	case OverlayAttention, OverlayAttentionTo:
 		return "attention probability"
+	case OverlayRollout:
+		return "attention rollout (flow from the query through the blocks)"
 	case OverlayChange:
 		return "||out − in|| / ||in||"
 	}
