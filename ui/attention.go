@@ -244,6 +244,12 @@ func (a *attentionPanel) drawMatrix() {
 		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
 		return
 	}
-	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block; low distance = local heads, high entropy = diffuse heads. Click a cell to show that block and head.",
-		a.metric.Selected, unit, headStatQueries))
+	bd, be := s.Probes.UniformBaseline(headStatQueries)
+	baseline := fmt.Sprintf("%.2f patches", bd)
+	if a.metric.Selected == "entropy" {
+		baseline = fmt.Sprintf("%.3f nats", be)
+	}
+	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention on this page gives %s: "+
+		"a head well below it is local (distance) or focused (entropy), one near it looks nowhere in particular. Click a cell to show that block and head.",
+		a.metric.Selected, unit, headStatQueries, baseline))
 }

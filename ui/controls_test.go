@@ -5,6 +5,7 @@ package ui
 // live) between blocks; the Apply note leaves the status line with its run.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,23 @@ func TestColormapAndRolloutNamed(t *testing.T) {
 	h.pump("the rollout", func() bool { return p.rollout.vals != nil })
 	if _, caption := p.legend.Labels(); !strings.Contains(caption, "rollout") {
 		t.Errorf("the rollout's legend: %q", caption)
+	}
+}
+
+// The block x head chart's note gives uniform attention's value on this page, in the metric
+// shown.
+func TestChartUniformBaseline(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	a := h.in.attention
+	h.pump("head statistics", func() bool { return len(a.dist) == h.in.Snap.Config.Depth && !a.stats.busy() })
+	bd, be := h.in.Snap.Probes.UniformBaseline(headStatQueries)
+	a.metric.SetSelected("mean distance")
+	if !strings.Contains(a.note.Text, fmt.Sprintf("Uniform attention on this page gives %.2f patches", bd)) {
+		t.Errorf("distance: %q", a.note.Text)
+	}
+	a.metric.SetSelected("entropy")
+	if !strings.Contains(a.note.Text, fmt.Sprintf("gives %.3f nats", be)) {
+		t.Errorf("entropy: %q", a.note.Text)
 	}
 }
