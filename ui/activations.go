@@ -66,7 +66,10 @@ func newActivationPanel(in *Inspector) *activationPanel {
 func (p *activationPanel) content() fyne.CanvasObject {
 	tap := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Tap", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, p.tap)
 	head := container.NewVBox(tap, widget.NewLabelWithStyle("Per-patch map on the image", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.metric)
-	hist := container.NewBorder(widget.NewLabelWithStyle("Values of the tap", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), p.summary, nil, nil, p.hist)
+	logY := widget.NewCheck("log counts", func(on bool) { p.hist.SetLogY(on) })
+	title := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Values of the tap", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), withTip(logY,
+		"Bar heights on log(1 + count): the few large activations (the reason to look) beside the bulk"))
+	hist := container.NewBorder(title, p.summary, nil, nil, p.hist)
 	chans := container.NewBorder(widget.NewLabelWithStyle("Top channels (click: map it)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, p.channels)
 	split := container.NewVSplit(hist, chans)
 	split.SetOffset(0.55)

@@ -29,7 +29,17 @@ type Histogram struct {
 	counts  []int
 	lo, hi  float32
 	caption string
+	logY    bool // heights on log(1+count): the rare large activations beside the bulk
 }
+
+// SetLogY draws bar heights on a log scale (log(1+count) of log(1+largest)).
+func (h *Histogram) SetLogY(on bool) {
+	h.logY = on
+	h.Refresh()
+}
+
+// LogY says whether the heights are on a log scale.
+func (h *Histogram) LogY() bool { return h.logY }
 
 var _ desktop.Hoverable = (*Histogram)(nil)
 
@@ -94,12 +104,17 @@ func (g histGeom) valueX(v, lo, hi float32) float32 {
 	return g.x0 + (v-lo)/(hi-lo)*(g.x1-g.x0)
 }
 
-// histBarHeight is the drawn height of count c when the largest is top, over a plot ph tall.
-func histBarHeight(c, top int, ph float32) float32 {
+// histBarHeight is the drawn height of count c when the largest is top, over a plot ph tall
+// (on log(1+count) when logY).
+func histBarHeight(c, top int, ph float32, logY bool) float32 {
 	if c <= 0 || top <= 0 {
 		return 0
 	}
-	return max(float32(math.Round(float64(float32(c)/float32(top)*ph))), 1)
+	frac := float64(c) / float64(top)
+	if logY {
+		frac = math.Log1p(float64(c)) / math.Log1p(float64(top))
+	}
+	return max(float32(math.Round(frac*float64(ph))), 1)
 }
 
 // HoverText is what the tooltip says for bin i: its range and count.
@@ -152,7 +167,11 @@ func (h *Histogram) draw(f *chartFrame) bool {
 	}
 	sc.text(h.caption, 0, 0, size.Width*0.7, g.textH, cs, fg, fyne.TextAlignLeading, true)
 	if total > 0 {
-		sc.text("n = "+histThousands(total), size.Width*0.5, 0, size.Width*0.5, g.textH, cs, muted, fyne.TextAlignTrailing, false)
+		n := "n = " + histThousands(total)
+		if h.logY {
+			n += " · log scale"
+		}
+		sc.text(n, size.Width*0.5, 0, size.Width*0.5, g.textH, cs, muted, fyne.TextAlignTrailing, false)
 	}
 
 	// Zero, when the range spans it: a faint line the bars stand in front of.
@@ -168,7 +187,7 @@ func (h *Histogram) draw(f *chartFrame) bool {
 	bar := f.col(theme.ColorNamePrimary)
 	hot := stripMix(bar, fg, 0.35)
 	for i, c := range h.counts {
-		bh := histBarHeight(c, top, g.y1-g.y0)
+		bh := histBarHeight(c, top, g.y1-g.y0, h.logY)
 		if bh == 0 {
 			continue
 		}
