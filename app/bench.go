@@ -180,6 +180,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return json.NewEncoder(stdout).Encode(res)
 	}
+	if err := f.checkMemory(); err != nil { // every configuration, before the first child starts
+		return err
+	}
 	var results []benchResult
 	for _, p := range f.patches {
 		for _, t := range f.tiles {
@@ -230,6 +233,57 @@ func (f *benchFlags) child(ctx context.Context, c benchConfig) (benchResult, err
 	return res, nil
 }
 
+// settings are configuration c's engine settings.
+func (f *benchFlags) settings(c benchConfig) (engine.Settings, error) {
+	s := engine.DefaultSettings(f.backend)
+	s.Threads, s.TileRows = f.threads, c.Tile
+	var err error
+	s.Residency, err = engine.ParseResidency(c.Residency)
+	return s, err
+}
+
+// estimate is what configuration c holds in a child: the run of its page (the pixels
+// benchInput makes included) and, with --gemm, the largest of the four products' x (on the
+// host and in a buffer) and y.
+func (f *benchFlags) estimate(ck *engine.Checkpoint, c benchConfig) (engine.MemoryEstimate, error) {
+	s, err := f.settings(c)
+	if err != nil {
+		return engine.MemoryEstimate{}, err
+	}
+	est := engine.EstimatePatches(ck, c.Patches, s)
+	if f.gemm {
+		cfg := ck.Config
+		D, I, rows := int64(cfg.Hidden), int64(cfg.Intermediate), int64(c.Patches)
+		est.Scratch += 4 * rows * max(2*D+3*D, 2*I+D, 2*D+I)
+		est.Largest = max(est.Largest, 4*rows*max(3*D, I))
+	}
+	return est, nil
+}
+
+// checkMemory refuses, before any child starts, a sweep with a configuration that would not
+// fit in memory (a child checks its own again before it makes the page).
+func (f *benchFlags) checkMemory() error {
+	ck, err := engine.OpenCheckpoint(f.checkpoint)
+	if err != nil {
+		return err
+	}
+	for _, p := range f.patches {
+		for _, t := range f.tiles {
+			for _, r := range f.residencies {
+				c := benchConfig{p, t, r}
+				est, err := f.estimate(ck, c)
+				if err != nil {
+					return err
+				}
+				if err := engine.CheckMemory(est, 0); err != nil {
+					return fmt.Errorf("--patches %d, tile %d, %s: %w", p, t, r, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // runOne times blocks 0..blocks-1 of one configuration in this process.
 func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, error) {
 	ck, err := engine.OpenCheckpoint(f.checkpoint)
@@ -237,9 +291,15 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		return benchResult{}, err
 	}
 	cfg := ck.Config
-	s := engine.DefaultSettings(f.backend)
-	s.Threads, s.TileRows = f.threads, c.Tile
-	if s.Residency, err = engine.ParseResidency(c.Residency); err != nil {
+	est, err := f.estimate(ck, c)
+	if err != nil {
+		return benchResult{}, err
+	}
+	if err := engine.CheckMemory(est, 0); err != nil { // before benchInput makes the page
+		return benchResult{}, fmt.Errorf("--patches %d, tile %d, %s: %w", c.Patches, c.Tile, c.Residency, err)
+	}
+	s, err := f.settings(c)
+	if err != nil {
 		return benchResult{}, err
 	}
 	be, _, err := openBackend(&s)

@@ -137,6 +137,13 @@ func cmdGPUModel(args []string, stdout, stderr io.Writer) error {
 	onMac := metalOK() == nil && !standinGPU()
 	var blocks []modelBlock
 	kernels := map[int][]modelKernel{}
+	for _, p := range f.patches { // every page checked before the first is made
+		s := engine.DefaultSettings("metal")
+		s.TileRows = f.tile
+		if err := engine.CheckMemory(engine.EstimatePatches(ck, p, s), 0); err != nil {
+			return fmt.Errorf("--patches %d: %w", p, err)
+		}
+	}
 	for _, p := range f.patches {
 		for _, g := range shaders.GPUs {
 			be, log := metal.NewModel(g)

@@ -201,8 +201,17 @@ func ropeTheta(raw json.RawMessage) (float64, error) {
 	return *rp.Theta, nil
 }
 
+// MaxDepth bounds vision_config.depth: the deepest vision towers released have 48 blocks
+// (ViT-22B, InternViT-6B), and every block is 12 tensors the checkpoint must list and
+// OpenCheckpoint names before it looks one up — at depth 2^20 that list alone was 12.6M
+// specs, gigabytes before the first lookup found the checkpoint short.
+const MaxDepth = 4096
+
 // Validate checks the consistency the graph relies on.
 func (c Config) Validate() error {
+	if c.Depth > MaxDepth {
+		return fmt.Errorf("vision_config.depth = %d is out of range (1 to %d: each block is 12 tensors the checkpoint must hold, the deepest released towers have 48)", c.Depth, MaxDepth)
+	}
 	pos := map[string]int{"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
 		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
 		"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize,

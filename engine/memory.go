@@ -29,6 +29,15 @@ func (in *Input) Patches() int {
 // MemoryEstimate is what a run will hold, by kind, in bytes.
 type MemoryEstimate struct {
 	Weights, Activations, Scratch, Probes int64
+	// Mapping is the address space the weights take: the mapped residency maps each shard's
+	// vision span whole (what ulimit -v counts), pread its slots (= Weights). Not in Total.
+	Mapping int64
+	// Outside is the part of Total that lies outside the Go heap (the weights, the CPU's
+	// widened fc1/fc2 in a mapping of their own); Largest the largest single allocation the
+	// run will make on the heap (the room a heap with free but scattered pages still wants);
+	// Held the part of Total allocated before the run is checked (a page's pixels and image:
+	// under ulimit -v they are in what the process maps already).
+	Outside, Largest, Held int64
 }
 
 // Total is the sum.
@@ -41,12 +50,26 @@ func (m MemoryEstimate) String() string {
 
 // EstimateMemory is what a run of in on ck under s will hold.
 func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
+	m := EstimatePatches(ck, in.Patches(), s)
+	m.Held = 4 * int64(len(in.Pixels))
+	if in.Image != nil && in.Image.Resized != nil { // the resized image the page shows
+		m.Activations += int64(len(in.Image.Resized.Pix))
+		m.Held += int64(len(in.Image.Resized.Pix))
+	}
+	return m
+}
+
+// EstimatePatches is what a run of a page of patches patches on ck under s will hold (the
+// pixels included: bench's and gpumodel's pages, before they are made).
+func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
+	s = s.normalized()
 	c := ck.Config
-	S, D, hd := int64(in.Patches()), int64(c.Hidden), int64(c.HeadDim())
+	S, D, hd := int64(patches), int64(c.Hidden), int64(c.HeadDim())
 	merged := S / int64(c.MergeSize*c.MergeSize)
 	f := int64(4)
 	var m MemoryEstimate
 	m.Weights = ck.VisionBytes()
+	m.Mapping = ck.mappingBytes()
 	if s.Residency == Pread {
 		var block, all int64
 		for i := range c.Depth {
@@ -58,8 +81,10 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 			merger = max(merger, ck.tensorBytes(c.MergerTensors(prefix)))
 		}
 		m.Weights = int64(max(s.Slots, 2))*block + ck.tensorBytes(c.EmbedTensors()) + merger // the slots, the embeddings, one merger
+		m.Mapping = m.Weights
 	}
 	page := f * (7*S*D + 2*S*hd + merged*int64(c.MergedDim()) + merged*int64(c.OutHidden)) // h, ln, qkv, attn, tmp; cos, sin; merger
+	page += f * S * int64(c.PatchDim())                                                    // the pixels' buffer while the embedding runs
 	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
 	m.Activations = page + host + c.TileBytes(s.TileRows, int(S))
 	threads := int64(s.Threads)
@@ -71,9 +96,18 @@ func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
 	// outputs and one score tile (the flash path; the others need less), or MatMul's panel.
 	m.Scratch = threads * f * max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
 	// CPU: fc1 and fc2 widened to float32 once per pass (engine/cpu's packcache.go), the
-	// output rounded up to whole 64-wide panels.
-	m.Scratch += 2 * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
+	// output rounded up to whole 64-wide panels, in a mapping of their own (hugealloc).
+	pack := 2 * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
+	m.Scratch += pack
 	m.Probes = c.ProbeBytes(int(S), s.Keep.Set())
+	m.Outside = m.Weights + pack
+	// The largest heap blocks still to come: the pixels' buffer (the backend's copy, and the
+	// page itself where it is not made yet: bench), the qkv buffer (downloaded whole for the q, k, v
+	// taps), the MLP tile, the merger's input, a kept ffn_act.
+	m.Largest = f * max(S*int64(c.PatchDim()), 3*S*D, int64(min(s.TileRows, patches))*int64(c.Intermediate), merged*int64(c.MergedDim()))
+	if s.Keep.Set().Has(TapFFNAct) {
+		m.Largest = max(m.Largest, f*S*int64(c.Intermediate))
+	}
 	return m
 }
 
@@ -86,15 +120,38 @@ func (ck *Checkpoint) tensorBytes(specs []TensorSpec) int64 {
 	return n
 }
 
-// checkMemory refuses a run that would hold more than limit (0: the machine's memory).
-func checkMemory(est MemoryEstimate, limit int64) error {
-	what := "the limit set"
-	if limit <= 0 {
-		limit, what = PhysicalMemory(), "this machine's memory"
+// checkMemory refuses a run estimated at est that does not fit under every limit in force,
+// naming the limit it is furthest past, what it would need there, and tip (what to change).
+func checkMemory(est MemoryEstimate, limits []memLimit, tip string) error {
+	var bind *memLimit
+	for i, l := range limits {
+		if short := l.need(est) - l.free; short > 0 && (bind == nil || short > bind.need(est)-bind.free) {
+			bind = &limits[i]
+		}
 	}
-	if limit <= 0 || est.Total() <= limit {
+	if bind == nil {
 		return nil
 	}
-	return fmt.Errorf("this run would hold about %s, more than %s (%s): lower max pixels, use pread residency or a smaller MLP tile, or keep fewer probes",
-		est, what, FormatBytes(limit))
+	need, space := bind.need(est), ""
+	if bind.kind == limitAS {
+		made := ""
+		if est.Held > 0 {
+			made = ", less the page made already"
+		}
+		space = fmt.Sprintf(" and %s more address space (its weights' mapping whole and room for the heap's largest blocks%s)", FormatBytes(need), made)
+	}
+	return fmt.Errorf("this run would hold about %s%s, more than %s: %s; %s", est, space, bind.why, bind.needs(need), tip)
+}
+
+// runTip is what a run refused for memory may change.
+const runTip = "lower max pixels, use pread residency or a smaller MLP tile, or keep fewer probes"
+
+// CheckMemory refuses a run estimated at est (EstimatePatches, with what the caller adds) that
+// does not fit in this process now (MemoryBudget's limits, maxMemory: Settings.MaxMemory),
+// and sets the Go runtime's soft memory limit from the same limits: for runs that start an
+// Engine without a Session (bench, gpumodel, on pages they make themselves).
+func CheckMemory(est MemoryEstimate, maxMemory int64) error {
+	limits := memoryLimits(maxMemory, nil)
+	applyGoLimitFrom(limits)
+	return checkMemory(est, limits, "use fewer patches, pread residency or a smaller MLP tile")
 }

@@ -136,16 +136,7 @@ type mappedRes struct {
 
 func newMapped(ck *Checkpoint) (*mappedRes, error) {
 	m := &mappedRes{ck: ck, regions: map[string]*backend.Region{}, bases: map[string]int64{}, ends: map[string]int64{}}
-	spans := map[string][2]int64{}
-	for _, l := range ck.tensors {
-		s, ok := spans[l.File.Path]
-		if !ok {
-			s = [2]int64{l.Info.Begin, l.Info.End}
-		}
-		s[0], s[1] = min(s[0], l.Info.Begin), max(s[1], l.Info.End)
-		spans[l.File.Path] = s
-	}
-	for path, s := range spans {
+	for path, s := range ck.visionSpans() {
 		if err := m.mapSpan(path, s[0], s[1]); err != nil {
 			m.Close()
 			return nil, err
@@ -158,6 +149,31 @@ func newMapped(ck *Checkpoint) (*mappedRes, error) {
 		}
 	}
 	return m, nil
+}
+
+// visionSpans is, per shard, the file offsets from the first vision tensor's first byte to
+// the last one's end: what the mapped residency maps.
+func (ck *Checkpoint) visionSpans() map[string][2]int64 {
+	spans := map[string][2]int64{}
+	for _, l := range ck.tensors {
+		s, ok := spans[l.File.Path]
+		if !ok {
+			s = [2]int64{l.Info.Begin, l.Info.End}
+		}
+		s[0], s[1] = min(s[0], l.Info.Begin), max(s[1], l.Info.End)
+		spans[l.File.Path] = s
+	}
+	return spans
+}
+
+// mappingBytes is the address space the mapped residency takes: each span from its first
+// page.
+func (ck *Checkpoint) mappingBytes() int64 {
+	var n int64
+	for _, s := range ck.visionSpans() {
+		n += s[1] - s[0]/pageSize()*pageSize()
+	}
+	return n
 }
 
 // mapSpan maps only the bytes of the vision tensors (page-aligned down), not the whole shard.

@@ -14,11 +14,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/engine/imageproc"
 )
 
 // Session is a page under one Settings.
@@ -32,8 +32,13 @@ type Session struct {
 	Report      *Report // the current run's; its totals are filled when the merger ran
 	BackendNote string  // why the backend is not the one asked for ("" when it is)
 	Notes       []string
+	// Memory is what the session's runs hold, estimated before it opened (memory.go): what
+	// the next session of this process is refused against while this one is open.
+	Memory MemoryEstimate
 	// Observers see every block of every run of the session, from when they are added.
 	Observers []func(BlockResult)
+
+	progress progress // blocks of the current run (for what it has yet to keep)
 }
 
 // OpenSession opens dir's checkpoint, loads image under s (s.MaxPixels, when set, bounds
@@ -48,7 +53,7 @@ func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, e
 	if s.MaxPixels > 0 {
 		ck.Pre.MaxPixels = s.MaxPixels
 	}
-	in, err := ck.LoadImage(image, imageproc.DefaultLimits())
+	in, err := loadPage(ck, image, s)
 	if err != nil {
 		be.Close()
 		return nil, err
@@ -60,9 +65,11 @@ func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, e
 // closed); dir and image name the page's sources in reports ("" where there are none).
 func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
 	s = s.normalized()
-	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep)
+	limits := memoryLimits(s.MaxMemory, nil) // with every other open session's holdings taken off
+	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep, probeRoom(ck, in, s, limits))
 	s.Keep = keep
-	if err := checkMemory(EstimateMemory(ck, in, s), s.MaxMemory); err != nil {
+	est := EstimateMemory(ck, in, s)
+	if err := checkMemory(est, limits, runTip); err != nil {
 		be.Close()
 		return nil, err
 	}
@@ -70,7 +77,30 @@ func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be bac
 	if err != nil {
 		return nil, err
 	}
-	return start(dir, image, e, in, note)
+	sess, err := start(dir, image, e, in, note)
+	if err != nil {
+		return nil, err
+	}
+	sess.Memory = est
+	register(sess)
+	return sess, nil
+}
+
+// probeRoom is what a run of in under s may keep for the probes: under each limit, what is
+// left once the run itself (without probes) is counted, and at most half of the limit's room;
+// the least of these (-1: no limit is known).
+func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
+	if len(limits) == 0 {
+		return -1
+	}
+	bare := s
+	bare.Keep = bare.Keep.only(0)
+	est := EstimateMemory(ck, in, bare)
+	room := int64(math.MaxInt64)
+	for _, l := range limits {
+		room = min(room, l.free-l.need(est), l.free/2)
+	}
+	return max(room, 0) // 0: every probe goes (and checkMemory says why the run cannot go)
 }
 
 // Sibling is the same checkpoint and page under other settings, on be (owned from the
@@ -99,13 +129,16 @@ func start(dir, image string, e *Engine, in *Input, note string) (*Session, erro
 
 // fitProbes turns off what a page of patches would keep beyond the budget — the taps asked
 // for on request first (the widest first), then q|k (the attention probes), then the block
-// outputs — and says so ("" when all fits).
-func fitProbes(cfg Config, patches int, keep Keep) (Keep, string) {
+// outputs — and says so ("" when all fits). The budget is keep.Budget where it is set and
+// room allows it, else room (probeRoom: what the memory limits leave them; -1 when none is
+// known, then 8 GiB).
+func fitProbes(cfg Config, patches int, keep Keep, room int64) (Keep, string) {
 	budget := keep.Budget
-	if budget <= 0 {
-		if budget = PhysicalMemory() / 2; budget <= 0 {
-			budget = 8 << 30
-		}
+	if room >= 0 && (budget <= 0 || budget > room) {
+		budget = room
+	}
+	if budget <= 0 && room < 0 {
+		budget = 8 << 30
 	}
 	asked := keep.Set()
 	kept, off := asked, []string(nil)
@@ -172,7 +205,9 @@ func (s *Session) Restart() error {
 		s.Run.Close()
 	}
 	s.Run = run
+	s.progress.blocks.Store(0)
 	run.Observers = append(run.Observers, func(r BlockResult) {
+		s.progress.blocks.Store(int64(r.Timing.Block) + 1)
 		for _, o := range s.Observers {
 			o(r)
 		}
@@ -216,6 +251,7 @@ func (s *Session) Close() error {
 	if s.Engine == nil {
 		return nil
 	}
+	defer unregister(s)
 	if s.Run != nil {
 		s.Run.Close()
 		s.Run = nil

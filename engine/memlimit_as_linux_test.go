@@ -1,0 +1,99 @@
+package engine_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/geom"
+)
+
+// The child of TestAddressLimit: under RLIMIT_AS set just above what it maps, a page past it
+// is refused with the limit named and what it would need; the largest page the check lets
+// through runs to the end (the budget's slack is enough: no "fatal error: out of memory");
+// once it is closed a page nearly as large opens and runs.
+const asChild = "TS_ENGINE_AS_CHILD"
+
+func TestAddressLimit(t *testing.T) {
+	if os.Getenv(asChild) == "" {
+		if runtime.GOOS != "linux" || os.Getenv("TS_EMULATED") != "" {
+			t.Skip("RLIMIT_AS is Linux's, and qemu-user reserves the guest's address space up front")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAddressLimit$", "-test.v")
+		cmd.Env = append(os.Environ(), asChild+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(out, []byte("CHILD OK")) || bytes.Contains(out, []byte("fatal error")) {
+			t.Fatalf("the child under RLIMIT_AS: %v\n%s", err, out)
+		}
+		t.Logf("%s", out)
+		return
+	}
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	status, err := os.ReadFile("/proc/self/status")
+	must(t, err)
+	var vm int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
+			vm, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	const room = 320 << 20
+	limit := uint64(vm<<10 + room)
+	must(t, unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}))
+	budget, why := engine.MemoryBudget(0)
+	if !strings.Contains(why, "ulimit -v (RLIMIT_AS)") || budget <= 0 || budget > room {
+		t.Fatalf("budget %d: %q", budget, why)
+	}
+	s := engine.Settings{Threads: 2, Keep: engine.Keep{Outputs: true}}
+	// bench's page of 2^20 patches: refused before it is made.
+	err = engine.CheckMemory(engine.EstimatePatches(ck, 1<<20, s), 0)
+	if err == nil || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") || !strings.Contains(err.Error(), "it would need ulimit -v ") {
+		t.Fatalf("2^20 patches under %d bytes of room: %v", budget, err)
+	}
+	c := ck.Config
+	m := c.MergeSize
+	page := func(side int) *engine.Input { // side x side merge groups
+		g := geom.Grid{T: 1, H: side * m, W: side * m}
+		return &engine.Input{Pixels: make([]float32, g.Patches()*c.PatchDim()), Grids: []geom.Grid{g}}
+	}
+	// The largest page the check lets through (its pixels well inside the room), run to the end.
+	lo, hi := 1, 2
+	for int64(4*hi*hi*c.PatchDim()*4) < budget/2 {
+		hi++
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		sess, err := engine.NewSession(ck, page(mid), fx.dir, "", s, cpuBackend())
+		if err != nil {
+			if !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") {
+				t.Fatal(err)
+			}
+			hi = mid
+			continue
+		}
+		sess.Close()
+		lo = mid
+	}
+	in := page(lo)
+	sess, err := engine.NewSession(ck, in, fx.dir, "", s, cpuBackend())
+	must(t, err)
+	must(t, sess.RunAll(t.Context()))
+	sess.Close()
+	// Closed, its room is back (the heap's free pages count): a page of 90% of its patches
+	// opens and runs (at 100% the heap's state after a run may leave a few KiB less).
+	sess, err = engine.NewSession(ck, page(lo*95/100), fx.dir, "", s, cpuBackend())
+	must(t, err)
+	must(t, sess.RunAll(t.Context()))
+	sess.Close()
+	fmt.Printf("CHILD OK: ran %d patches under RLIMIT_AS %d MiB\n", 4*lo*lo, limit>>20)
+}
