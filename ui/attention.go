@@ -74,8 +74,8 @@ func parseHead(s string) int {
 func (a *attentionPanel) content() fyne.CanvasObject {
 	top := container.NewBorder(nil, nil, widget.NewLabel("head"), nil, a.head)
 	heads := container.NewBorder(widget.NewLabelWithStyle("All heads, this block and query", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), nil, nil, nil, a.grid)
-	chart := container.NewBorder(container.NewVBox(
-		widget.NewLabelWithStyle("Every block x head", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), a.metric), a.note, nil, nil, a.matrix)
+	// The tab names the chart: no title of its own, so the matrix and its note fit at 1280x720.
+	chart := container.NewBorder(a.metric, a.note, nil, nil, a.matrix)
 	scroll := container.NewVScroll(a.topk)
 	scroll.SetMinSize(fyne.NewSize(0, 96)) // the list scrolls rather than push the chart off a laptop screen
 	topk := container.NewBorder(a.topHead, nil, nil, nil, scroll)
@@ -83,7 +83,7 @@ func (a *attentionPanel) content() fyne.CanvasObject {
 		container.NewTabItem("Attention matrix", a.mtx.content()))
 	a.lower.OnSelected = func(*container.TabItem) { a.mtx.refresh(a.matrixShown()) }
 	split := container.NewVSplit(container.NewBorder(nil, topk, nil, nil, heads), a.lower)
-	split.SetOffset(0.55)
+	split.SetOffset(0.48)
 	return container.NewBorder(top, nil, nil, nil, split)
 }
 
