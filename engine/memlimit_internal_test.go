@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -208,5 +209,22 @@ func TestPageBound(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// CheckMemory, made before a run maps its weights (bench, gpumodel), leaves them room in the
+// Go heap's soft limit: the heap is held below the limit less what the run will map outside it.
+func TestCheckMemorySetsGoLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	ram := PhysicalMemory()
+	if ram < 4<<30 {
+		t.Skip("the machine's memory is unknown or under 4 GiB")
+	}
+	est := MemoryEstimate{Weights: 1 << 30, Mapping: 1 << 30, Outside: 1<<30 + 64<<20, Activations: 100 << 20}
+	if err := CheckMemory(est, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got > ram-est.Outside {
+		t.Errorf("the Go limit is %d after the check; the RAM (%d) less the run's %d outside the heap is %d", got, ram, est.Outside, ram-est.Outside)
 	}
 }

@@ -152,6 +152,18 @@ const runTip = "lower max pixels, use pread residency or a smaller MLP tile, or 
 // Engine without a Session (bench, gpumodel, on pages they make themselves).
 func CheckMemory(est MemoryEstimate, maxMemory int64) error {
 	limits := memoryLimits(maxMemory, nil)
+	if err := checkMemory(est, limits, "use fewer patches, pread residency or a smaller MLP tile"); err != nil {
+		return err
+	}
+	// What the run will map outside the heap (its weights, the CPU's widened weights) is not
+	// mapped yet: the heap's limit leaves it room.
+	for i := range limits {
+		if limits[i].kind == limitAS {
+			limits[i].goMax -= max(est.Mapping, est.Weights) + est.Outside - est.Weights
+		} else {
+			limits[i].goMax -= est.Outside
+		}
+	}
 	applyGoLimitFrom(limits)
-	return checkMemory(est, limits, "use fewer patches, pread residency or a smaller MLP tile")
+	return nil
 }
