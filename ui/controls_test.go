@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2/test"
+
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 )
@@ -207,5 +209,25 @@ func TestChartUniformBaseline(t *testing.T) {
 	a.metric.SetSelected("entropy")
 	if !strings.Contains(a.note.Text, fmt.Sprintf("gives %.3f nats", be)) {
 		t.Errorf("entropy: %q", a.note.Text)
+	}
+}
+
+// The attention matrix opens large: the same cells in a dialog of nearly the window's size.
+func TestAttentionMatrixLarge(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	a := h.in.attention
+	a.lower.SelectIndex(1)
+	h.pump("the matrix", func() bool { return a.mtx.m != nil })
+	test.Tap(a.mtx.large)
+	v := a.mtx.largeView
+	if v == nil || h.in.Win.Canvas().Overlays().Top() == nil {
+		t.Fatal("no large view shown")
+	}
+	if got, want := v.Image().Bounds(), a.mtx.view.Image().Bounds(); got != want {
+		t.Errorf("the large view holds %v cells, the tab's %v", got, want)
+	}
+	if vs, ws := v.Size(), h.in.Win.Canvas().Size(); vs.Width < ws.Width/2 || vs.Height < ws.Height/2 {
+		t.Errorf("the large view is %v in a %v window", vs, ws)
 	}
 }

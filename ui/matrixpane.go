@@ -17,6 +17,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -35,6 +36,7 @@ type matrixPane struct {
 	caption *widget.Label
 	hover   *widget.Label
 	whole   *widget.Button
+	large   *widget.Button // the matrix in a window-sized dialog
 
 	seg    backend.Segment
 	region probe.MatrixRegion // of seg; the whole matrix after a new segment or run
@@ -42,6 +44,8 @@ type matrixPane struct {
 	key    string             // what m is
 	m      *probe.PooledMatrix
 	job    latest // the matrix in the making
+
+	largeView *widgets.MatrixView // the last large view shown (tests)
 }
 
 func (p *matrixPane) init(in *Inspector) {
@@ -61,7 +65,8 @@ func (p *matrixPane) init(in *Inspector) {
 }
 
 func (p *matrixPane) content() fyne.CanvasObject {
-	bottom := container.NewVBox(container.NewBorder(nil, nil, nil, p.whole, p.hover), p.legend, p.caption)
+	p.large = widget.NewButton("large", p.showLarge)
+	bottom := container.NewVBox(container.NewBorder(nil, nil, nil, container.NewHBox(p.whole, p.large), p.hover), p.legend, p.caption)
 	return container.NewBorder(nil, bottom, nil, nil, p.view)
 }
 
@@ -126,6 +131,30 @@ func (p *matrixPane) draw() {
 	}
 	p.legend.SetScale(cm, sc, unit)
 	p.caption.SetText(p.describe())
+}
+
+// showLarge shows the matrix (the same cells, scale and query row) in a dialog of nearly the
+// window's size: in the tab it is a thumbnail on a laptop screen.
+func (p *matrixPane) showLarge() {
+	if p.m == nil {
+		return
+	}
+	in, m := p.in, p.m
+	v := widgets.NewMatrixView()
+	cm, sc := in.image.opts.heatmapScale([][]float32{m.Vals}, in.Sel.Colors, true, -1)
+	v.SetData(m.Rows, m.Cols, m.Vals, cm, sc)
+	r, _ := m.CellOf(in.Sel.Query-m.Segment.Start, m.Region.Col0)
+	v.SetMarkedRow(r)
+	legend := widgets.NewLegend()
+	legend.SetScale(cm, sc, "attention probability")
+	caption := widget.NewLabel(p.describe())
+	caption.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustom(fmt.Sprintf("Attention matrix: block %d, %s", in.Sel.Block, headName(in.Sel.Head)), "Close",
+		container.NewBorder(nil, container.NewVBox(legend, caption), nil, nil, v), in.Win)
+	sz := in.Win.Canvas().Size()
+	d.Resize(fyne.NewSize(sz.Width*0.92, sz.Height*0.92))
+	in.showDialog(d)
+	p.largeView = v
 }
 
 // describe says what the matrix shows.
