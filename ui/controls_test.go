@@ -231,3 +231,29 @@ func TestAttentionMatrixLarge(t *testing.T) {
 		t.Errorf("the large view is %v in a %v window", vs, ws)
 	}
 }
+
+// Open checkpoint takes a typed path: a folder that is not a checkpoint is said in the dialog
+// (which stays); a checkpoint folder opens with the current image.
+func TestOpenCheckpointTypedPath(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	second := filepath.Join(t.TempDir(), "ck")
+	if err := os.MkdirAll(second, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(demoDir)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(demoDir, e.Name()))
+		os.WriteFile(filepath.Join(second, e.Name()), b, 0o644)
+	}
+	h.in.toolbar.chooseCheckpoint()
+	entry := h.in.toolbar.checkpointEntry
+	entry.SetText(t.TempDir()) // a folder without config.json
+	entry.OnSubmitted(entry.Text)
+	if h.in.Win.Canvas().Overlays().Top() == nil {
+		t.Fatal("the dialog closed on a folder that is not a checkpoint")
+	}
+	entry.SetText(second)
+	entry.OnSubmitted(entry.Text)
+	h.pump("the typed checkpoint", func() bool { return h.in.Snap.CheckpointDir == second && h.in.Snap.Finished })
+}

@@ -7,15 +7,20 @@ package ui
 // button handlers instead of from the controller's status.
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
 )
 
 // imageExts are the image files the engine decodes (engine/imageproc), for the open dialog.
@@ -23,8 +28,8 @@ var imageExts = []string{".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tif
 
 // buttonTips say what each toolbar button does, and its key.
 var buttonTips = map[string]string{
-	"Checkpoint…": "Open a checkpoint folder: config.json and model.safetensors in Hugging Face layout (Ctrl+Shift+O). " +
-		"File ▸ Open from the Hugging Face cache takes a repo id such as Qwen/Qwen3-VL-2B-Instruct.",
+	"Checkpoint…": "Open a checkpoint: type or paste a folder (config.json and model.safetensors in Hugging Face layout) or a " +
+		"repo id such as Qwen/Qwen3-VL-2B-Instruct in the local cache, or Browse… for a folder (Ctrl+Shift+O).",
 	"Image…":  "Open an image: PNG, JPEG, WebP, BMP, TIFF or GIF (Ctrl+O)",
 	"Recent":  "Reopen a checkpoint or an image used before",
 	"Run all": "Run the remaining blocks and the merger",
@@ -43,7 +48,8 @@ type toolbar struct {
 	progress                    *widget.ProgressBar
 	status                      *widget.Label
 	last                        Status
-	pendingCheckpoint           string // chosen before any image
+	pendingCheckpoint           string        // chosen before any image
+	checkpointEntry             *widget.Entry // the Open checkpoint dialog's path (tests)
 }
 
 func newToolbar(in *Inspector) *toolbar {
@@ -140,19 +146,62 @@ func (t *toolbar) togglePlay() {
 	t.syncPlay()
 }
 
+// chooseCheckpoint asks for a checkpoint: a path typed or pasted (a folder, or a Hugging Face
+// repo id in the local cache), or a folder picked with Browse… (Fyne's folder dialog, which
+// takes no typed path). A path that is not a checkpoint is said in the dialog, which stays.
 func (t *toolbar) chooseCheckpoint() {
-	d := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
-		if err != nil || u == nil {
+	entry := widget.NewEntry()
+	entry.SetPlaceHolder("a checkpoint folder, or owner/name[@revision] in the Hugging Face cache")
+	entry.SetText(t.in.folder(prefCheckpointFolder))
+	why := widget.NewLabel("")
+	why.Wrapping = fyne.TextWrapWord
+	why.Importance = widget.DangerImportance
+	var d dialog.Dialog
+	open := func() {
+		path := strings.TrimSpace(entry.Text)
+		if err := checkpointPath(path); err != nil {
+			why.SetText(err.Error())
 			return
 		}
-		if !isFile(filepath.Join(u.Path(), "config.json")) {
-			t.say(u.Path()+" is not a checkpoint folder: it has no config.json", fmt.Errorf("no config.json"))
-			return
-		}
-		t.openCheckpoint(u.Path())
-	}, t.in.Win)
-	startIn(d, t.in.folder(prefCheckpointFolder))
+		d.Hide()
+		t.openCheckpoint(path)
+	}
+	entry.OnSubmitted = func(string) { open() }
+	browse := widget.NewButton("Browse…", func() {
+		fd := dialog.NewFolderOpen(func(u fyne.ListableURI, err error) {
+			if err == nil && u != nil {
+				entry.SetText(u.Path())
+				why.SetText("")
+			}
+		}, t.in.Win)
+		startIn(fd, t.in.folder(prefCheckpointFolder))
+		fd.Show()
+	})
+	openBtn := widget.NewButton("Open", open)
+	openBtn.Importance = widget.HighImportance
+	cancel := widget.NewButton("Cancel", func() { d.Hide() })
+	content := container.NewVBox(container.NewBorder(nil, nil, nil, browse, entry), why,
+		container.NewHBox(layout.NewSpacer(), cancel, openBtn))
+	d = dialog.NewCustomWithoutButtons("Open checkpoint", content, t.in.Win)
+	d.Resize(fyne.NewSize(min(760, t.in.Win.Canvas().Size().Width*0.9), 200))
 	t.in.showDialog(d)
+	t.in.Win.Canvas().Focus(entry)
+	t.checkpointEntry = entry
+}
+
+// checkpointPath says why path is not a checkpoint to open ("" is not one either).
+func checkpointPath(path string) error {
+	if path == "" {
+		return errors.New("type a checkpoint folder or a Hugging Face repo id, or Browse…")
+	}
+	resolved, err := engine.ResolveCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	if !isFile(filepath.Join(resolved, "config.json")) {
+		return fmt.Errorf("%s is not a checkpoint folder: it has no config.json", resolved)
+	}
+	return nil
 }
 
 // openCheckpoint opens dir (a folder or a repo id) with the current image, or waits for one.
