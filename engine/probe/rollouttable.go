@@ -14,26 +14,31 @@ package probe
 // Cost, per block and segment of L patches (H heads of hd): every query's fused row, H*L^2*hd
 // multiply-adds to score and H*L^2 exponentials (as Rollout pays for every block of every
 // click), then the product, L^3 multiply-adds. At L = 5,120 (the 8B, 16 x 72) that is 30 G
-// and 134 G multiply-adds. A block is cut into tasks of rtRows query rows: a task scores its
-// rows, turns them into Â rows (float64, then float32) and multiplies them by P_{b-1} through
-// the package's micro-kernels (kernel.FMA6x32 with AVX-512, else FMA6x16, else a generic
-// loop), so no L x L Â is ever held without a discard (a discard needs the block's whole
-// fused matrix for its threshold, as Rollout does). A done ctx stops every task at its next
-// qTile rows or k-block (a few ms at 5,120); the block is then not folded in.
+// and 134 G multiply-adds. A block is cut into tasks of taskRows query rows: a task scores its
+// rows (32 queries to the lanes of kernel.FMA6x32 with AVX-512 and no discard,
+// rolloutcols.go; else fusedRows, Rollout's float64 rows), turns them into Â rows (float64,
+// then float32) and multiplies them by P_{b-1} through the package's micro-kernels
+// (kernel.FMA6x32 with AVX-512, else FMA6x16, else a generic loop), so no L x L Â is ever held
+// without a discard (a discard needs the block's whole fused matrix for its threshold, as
+// Rollout does, and scores through fusedRows so that its drops are Rollout's bit for bit). A
+// done ctx stops every task at its next 6 or 32 query rows or k-block (a few ms at 5,120); the
+// block is then not folded in.
 //
 // Layout: each product is kept in strips of nr columns (the kernel's lanes), k-major:
 // P[s*L*nr + k*nr + c] = P_{k, s*nr+c} (columns past L are padding, never read). That is the
 // kernel's packed W operand as it lies — the product reads P_{b-1} in place, nothing is
 // packed — and the output strip rows the kernel writes; a row is L/nr copies of nr floats.
 //
-// Numerics: Â's rows are Rollout's float64 rows rounded to float32; every entry of the
-// product is ONE float32 chain over k = 0..L-1 in order (one rounding per step on the FMA
-// kernels, two on the generic loop), carried exactly between k-blocks, so its bits depend
-// only on its row of Â and its column of P_{b-1}: not on rtRows, rtDepth, the strip width,
-// the task order or the thread count (bit-identical for any GOMAXPROCS; FMA6x16 and FMA6x32
-// give the same bits). All terms are non-negative, so an entry is within about
-// (b+1)*(L+2)*2^-24 relative of Rollout's float64 value (the test's bound; measured far
-// below it). The whole-image rows are float64 column sums of the float32 product, in row order.
+// Numerics: Â's rows are Rollout's float64 rows rounded to float32 (the AVX-512 rows: within
+// E*2^-24 relative of them, E = 24M + 2H + 17, M the largest |score|; rolloutcols.go); every
+// entry of the product is ONE float32 chain over k = 0..L-1 in order (one rounding per step
+// on the FMA kernels, two on the generic loop), carried exactly between k-blocks, so its bits
+// depend only on its row of Â and its column of P_{b-1}: not on taskRows, rtDepth, the strip
+// width, the task order or the thread count (bit-identical for any GOMAXPROCS; FMA6x32's
+// product has FMA6x16's bits). All terms are non-negative, so an entry is within about
+// (b+1)*(L+2+E)*2^-24 relative of Rollout's float64 value (E = 0 on the float64 rows): the
+// test's bound; measured under 50 x 2^-24 on the tests' pages. The whole-image rows are
+// float64 column sums of the float32 product, in row order.
 //
 // Invariant: row q of the table after block b is Rollout(q, b): each block multiplies the
 // product on the LEFT, P_b = Â_b · P_{b-1}. The mutation that would silently break it:
@@ -54,17 +59,29 @@ import (
 	"github.com/turbospark/inspector/internal/par"
 )
 
-// Product tiling (BenchmarkTableProduct8B): a task is rtRows query rows (a multiple of the
-// kernel's 6) times every column; it runs k-blocks of rtDepth outermost, the strips inside,
-// its 6-row tiles innermost, so one strip's k-block of P_{b-1} (rtDepth*nr float32, 32 KiB
-// at 32 lanes) stays in L1 while every tile of the task passes it, and the task's Â rows of
-// one k-block (rtRows*rtDepth float32, 96 KiB) stay in L2 across the strips. Neither can
-// change the bits.
+// Product tiling (BenchmarkTableProduct*): a task is taskRows query rows (a multiple of 96:
+// of the kernel's 6 rows and of the AVX-512 rows' 32 lanes) times every column; it runs
+// k-blocks of rtDepth outermost, the strips inside, its 6-row tiles innermost, so one strip's
+// k-block of P_{b-1} (rtDepth*nr float32, 32 KiB at 32 lanes) stays in L1 while every tile of
+// the task passes it, and the task's Â rows of one k-block (at most rtMaxRows*rtDepth float32,
+// 384 KiB) stay in L2 across the strips. Each task reads all of P_{b-1} once (105 MB at 5,120),
+// so rows are as many as leave 8 tasks per worker, up to rtMaxRows. Measured at 5,120 in GFLOP
+// per CPU second, medians of 4 interleaved runs on the shared 2-core Xeon: 96 rows x 256
+// deep 97, 384 x 256 102, 192 x 512 106, 384 x 512 108 (spread ±12% each); 256 deep keeps
+// the tests' 308-patch segment past one k-block. None of it can change the bits.
 const (
-	rtRows  = 96
-	rtDepth = 256
-	rtMR    = 6 // the kernel's x rows
+	rtRows    = 96  // the least rows of a task, and their multiple
+	rtMaxRows = 384 // the most
+	rtDepth   = 256
+	rtMR      = 6 // the kernel's x rows
 )
+
+// taskRows is the rows of one fold task over a segment of L: as many multiples of rtRows as
+// leave 8 tasks per GOMAXPROCS worker, within [rtRows, rtMaxRows].
+func taskRows(L int) int {
+	per := (L + 8*par.Workers(1<<30) - 1) / (8 * par.Workers(1<<30))
+	return min(rtMaxRows, max(rtRows, (per+rtRows-1)/rtRows*rtRows))
+}
 
 // ErrRowNotKept says a table does not hold the product up to the block asked for (not folded
 // in yet, or an earlier block whose product the history budget did not keep).
@@ -242,7 +259,7 @@ func (t *RolloutTable) productBytes() int64 {
 // the block's fused matrix.
 func foldScratch(L, hidden, workers int, discard bool) int64 {
 	n := int64(padded(L))*int64(hidden)*4 +
-		int64(workers)*(int64(rtRows)*int64(L)*4+int64(qTile)*int64(L)*16+int64(qTile)*int64(padded(L))*4)
+		int64(workers)*(int64(taskRows(L))*int64(L)*4+int64(qTile)*int64(L)*16+int64(qTile)*int64(padded(L))*4+2*int64(colLanes)*int64(L)*4)
 	if discard {
 		n += int64(L) * int64(L) * 4
 	}
@@ -261,7 +278,7 @@ func RolloutTableBytes(o RolloutOptions, hidden, blocks int, lens ...int) (idle,
 	var prod, scratch, rows int64
 	for _, L := range lens {
 		prod += partBytes(L, nr)
-		scratch = max(scratch, foldScratch(L, hidden, par.Workers((L+rtRows-1)/rtRows), o.dropCount(L) > 0))
+		scratch = max(scratch, foldScratch(L, hidden, par.Workers((L+taskRows(L)-1)/taskRows(L)), o.dropCount(L) > 0))
 		rows += int64(L)
 	}
 	idle = prod + int64(blocks)*rows*4
@@ -311,7 +328,7 @@ func (t *RolloutTable) fold(ctx context.Context, block int, spare [][]float32) (
 	}
 	var scratch int64 // the next product, and the largest part's fold
 	for _, p := range t.parts {
-		scratch = max(scratch, foldScratch(p.L, t.s.Hidden, par.Workers((p.L+rtRows-1)/rtRows), t.opts.dropCount(p.L) > 0))
+		scratch = max(scratch, foldScratch(p.L, t.s.Hidden, par.Workers((p.L+taskRows(p.L)-1)/taskRows(p.L)), t.opts.dropCount(p.L) > 0))
 	}
 	t.scratchB.Store(t.productBytes() + scratch)
 	defer t.scratchB.Store(0)
@@ -345,7 +362,7 @@ func (t *RolloutTable) fold(ctx context.Context, block int, spare [][]float32) (
 }
 
 // foldScr is one worker's buffers in a fold: score rows (or tiles, rolloutcols.go) and Â
-// rows (rtRows x L).
+// rows (taskRows x L).
 type foldScr struct {
 	sc   *scratch
 	cols *colScratch
@@ -379,12 +396,13 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 		d = newDropped(f, k)
 	}
 	done := ctx.Done()
-	tasks := (L + rtRows - 1) / rtRows
+	rows := taskRows(L)
+	tasks := (L + rows - 1) / rows
 	workers := par.Workers(tasks)
 	scr := make([]*foldScr, workers)
 	err = par.For(ctx, tasks, workers, func(w, ti int) {
 		if scr[w] == nil {
-			scr[w] = &foldScr{a: make([]float32, rtRows*L)}
+			scr[w] = &foldScr{a: make([]float32, rows*L)}
 			if cols {
 				scr[w].cols = newColScratch(L, ab.hd)
 			} else {
@@ -392,7 +410,7 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 			}
 		}
 		sc := scr[w]
-		r0, r1 := ti*rtRows, min(L, (ti+1)*rtRows)
+		r0, r1 := ti*rows, min(L, (ti+1)*rows)
 		qs := make([]int, 0, qTile)
 		for i := r0; i < r1 && cols; i += colLanes {
 			if t.stopped(done) {

@@ -3,7 +3,7 @@ package probe
 // rollouttable_test.go holds the rollout table (rollouttable.go) to the per-query Rollout
 // (attention.go, rollout.go; itself held to brute-force matrix products in rollout_test.go
 // and attention_test.go) on a random store of four segments: one of 308 patches (four tasks
-// of rtRows, the last with a short 6-row tile; two k-blocks of rtDepth; a short last strip
+// of taskRows (96 rows at this size), the last with a short 6-row tile; two k-blocks of rtDepth; a short last strip
 // for 16 and 32 lanes), one of 36 and a two-frame video of 16 each, under every head fusion,
 // with and without a discard, through every product kernel.
 //
