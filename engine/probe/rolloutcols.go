@@ -4,17 +4,21 @@ package probe
 // the lanes of kernel.FMA6x32 — the engine's flash attention (engine/cpu/attention_flash.go)
 // without its P.V and without the online rescaling: per head, the score tile S^T = K Q^T
 // ([L keys][32 queries]; each score the same float32 dot product as Scores in attention.go,
-// the keys read where they lie, nothing packed but the 32 queries' Q^T), then
+// the x rows 6 keys of one head laid out contiguously once per fold by colKeys, the W operand
+// the 32 queries' Q^T), then
 // kernel.ColScaleMax (x scale in float32, the column max), kernel.ColExpSum (exp(s - max) in
 // float32 within 2 ulp, each column summed in float64 in key order) and kernel.ColScale
 // (x float32(1/sum)): the head's attention rows, in float32, in the lanes. The heads are fused
 // into a second tile in head order (mean: summed, then x float32(1/H); max; min), and the
 // table gathers each lane into the float64 row hatRow takes.
 //
-// The float64 path (fusedRows: float64 scale, exp and head means) costs ~12 ns an entry and
-// head on this machine, about 60-85% of a table's fold; this one a fraction of that. The table
-// takes it with kernel.UseAVX512 and no discard: a discard chooses its drops by comparing
-// values, so it keeps the float64 path, whose fused matrix is Rollout's bit for bit.
+// The float64 path (fusedRows: float64 scale, exp and head means) costs ~14 ns an entry and
+// head on this machine, 60-85% of a table's fold; this one ~3.5 (BenchmarkTableScoring*, per
+// CPU second: 9-11 GFLOP against 34-41 at 5,120; the FMA6x32 calls are half of it, at ~37 G
+// multiply-adds a CPU second once the keys are contiguous: read in place from the q|k rows,
+// 288 bytes of every 9 KiB row, they ran at 15). The table takes it with kernel.UseAVX512 and
+// no discard: a discard chooses its drops by comparing values, so it keeps the float64 path,
+// whose fused matrix is Rollout's bit for bit.
 //
 // Numerics: with M the largest |score| (after scale) of the block and u = 2^-24, a head's
 // entry is within about (2*spread + 8M + 7)u relative of the float64 path's (float32 scale and
@@ -33,6 +37,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/internal/kernel"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // colLanes is FMA6x32's lanes: the queries of one tile.
@@ -50,10 +55,23 @@ func newColScratch(L, hd int) *colScratch {
 		qt: make([]float32, hd*colLanes), m: make([]float64, L)}
 }
 
+// colKeys lays out the keys of seg head by head, each key's hd values contiguous:
+// out[(h*L + j)*hd + x] = k_{Start+j}[h*hd + x] (L*D float32), the heads on all cores.
+func (ab *attnBlock) colKeys(seg backend.Segment) []float32 {
+	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
+	out := make([]float32, L*D)
+	par.Do(ab.heads, par.Workers(ab.heads), func(_, h int) {
+		for j := range L {
+			copy(out[(h*L+j)*hd:][:hd], ab.qk[(seg.Start+j)*2*D+D+h*hd:][:hd])
+		}
+	})
+	return out
+}
+
 // fusedCols fills ws.acc's lanes c < nq with the fused attention row (over seg) of query
-// q0+c, every head fused by f. Lanes past nq repeat query q0+nq-1 and are not to be read.
-// Call it only with kernel.UseAVX512.
-func (ab *attnBlock) fusedCols(ws *colScratch, seg backend.Segment, q0, nq int, f Fusion) {
+// q0+c, every head fused by f, the keys read from keys (colKeys). Lanes past nq repeat query
+// q0+nq-1 and are not to be read. Call it only with kernel.UseAVX512.
+func (ab *attnBlock) fusedCols(ws *colScratch, seg backend.Segment, keys []float32, q0, nq int, f Fusion) {
 	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
 	tile, acc := ws.tile[:L*colLanes], ws.acc[:L*colLanes]
 	scale := float32(ab.scale)
@@ -69,7 +87,7 @@ func (ab *attnBlock) fusedCols(ws *colScratch, seg backend.Segment, q0, nq int, 
 		for j := 0; j < L; j += rtMR { // S^T = K Q^T, 6 keys a call (a short group repeats its last)
 			for a := range rtMR {
 				k := j + min(a, L-1-j)
-				xp[a] = f32Ptr(ab.qk, (seg.Start+k)*2*D+D+h*hd, hd)
+				xp[a] = f32Ptr(keys, (h*L+k)*hd, hd)
 				yp[a] = f32Ptr(tile, k*colLanes, colLanes)
 			}
 			kernel.FMA6x32(&xp, qtp, hd, &yp, 0)

@@ -385,6 +385,10 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 	if err != nil {
 		return err
 	}
+	var keys []float32
+	if cols {
+		keys = ab.colKeys(seg)
+	}
 	var d *dropped
 	if k > 0 {
 		f := make([]float32, L*L)
@@ -417,7 +421,7 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 				return
 			}
 			nq := min(colLanes, r1-i)
-			ab.fusedCols(sc.cols, seg, seg.Start+i, nq, t.opts.Fusion)
+			ab.fusedCols(sc.cols, seg, keys, seg.Start+i, nq, t.opts.Fusion)
 			for c := range nq {
 				hatRow(sc.cols.gather(c, L), i+c, sc.a[(i+c-r0)*L:][:L])
 			}

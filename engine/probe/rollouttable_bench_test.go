@@ -174,6 +174,10 @@ func benchScoring(b *testing.B, h, w int, cols bool) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		var keys []float32
+		if cols {
+			keys = ab.colKeys(seg)
+		}
 		par.Do(tasks, workers, func(w, ti int) {
 			if scr[w] == nil {
 				scr[w] = &foldScr{sc: newScratch(L), cols: newColScratch(L, 72), a: make([]float32, rows*L)}
@@ -182,7 +186,7 @@ func benchScoring(b *testing.B, h, w int, cols bool) {
 			r0, r1 := ti*rows, min(L, (ti+1)*rows)
 			for i := r0; i < r1 && cols; i += colLanes {
 				nq := min(colLanes, r1-i)
-				ab.fusedCols(sc.cols, seg, i, nq, FuseMean)
+				ab.fusedCols(sc.cols, seg, keys, i, nq, FuseMean)
 				for c := range nq {
 					hatRow(sc.cols.gather(c, L), i+c, sc.a[(i+c-r0)*L:][:L])
 				}

@@ -276,11 +276,11 @@ func TestFusedColsMatchRows(t *testing.T) {
 		for _, f := range Fusions() {
 			for _, seg := range s.Layout.Segments {
 				L := seg.End - seg.Start
-				ws, sc := newColScratch(L, s.HeadDim), newScratch(L)
+				ws, sc, keys := newColScratch(L, s.HeadDim), newScratch(L), ab.colKeys(seg)
 				got, want := make([]float32, L), make([]float32, L)
 				for i := 0; i < L; i += colLanes {
 					nq := min(colLanes, L-i)
-					ab.fusedCols(ws, seg, seg.Start+i, nq, f)
+					ab.fusedCols(ws, seg, keys, seg.Start+i, nq, f)
 					for c := range nq {
 						hatRow(ws.gather(c, L), i+c, got)
 						ab.fusedRows(sc, []int{seg.Start + i + c}, seg, -1, f)
