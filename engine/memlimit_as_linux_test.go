@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/synth"
 )
 
 // The child of TestAddressLimit: under RLIMIT_AS set just above what it maps, a page past it
@@ -23,33 +26,14 @@ import (
 const asChild = "TS_ENGINE_AS_CHILD"
 
 func TestAddressLimit(t *testing.T) {
-	if os.Getenv(asChild) == "" {
-		if runtime.GOOS != "linux" || os.Getenv("TS_EMULATED") != "" {
-			t.Skip("RLIMIT_AS is Linux's, and qemu-user reserves the guest's address space up front")
-		}
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAddressLimit$", "-test.v")
-		cmd.Env = append(os.Environ(), asChild+"=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil || !bytes.Contains(out, []byte("CHILD OK")) || bytes.Contains(out, []byte("fatal error")) {
-			t.Fatalf("the child under RLIMIT_AS: %v\n%s", err, out)
-		}
-		t.Logf("%s", out)
+	if !inChild(t) {
 		return
 	}
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
-	status, err := os.ReadFile("/proc/self/status")
-	must(t, err)
-	var vm int64
-	for _, l := range strings.Split(string(status), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
-			vm, _ = strconv.ParseInt(f[1], 10, 64)
-		}
-	}
 	const room = 320 << 20
-	limit := uint64(vm<<10 + room)
-	must(t, unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}))
+	limit := limitAddressSpace(t, room)
 	budget, why := engine.MemoryBudget(0)
 	if !strings.Contains(why, "ulimit -v (RLIMIT_AS)") || budget <= 0 || budget > room {
 		t.Fatalf("budget %d: %q", budget, why)
@@ -96,4 +80,76 @@ func TestAddressLimit(t *testing.T) {
 	must(t, sess.RunAll(t.Context()))
 	sess.Close()
 	fmt.Printf("CHILD OK: ran %d patches under RLIMIT_AS %d MiB\n", 4*lo*lo, limit>>20)
+}
+
+// inChild runs the calling test again in a child process and checks that it printed CHILD OK
+// and no fatal error (false: the caller returns); in the child it is true.
+func inChild(t *testing.T) bool {
+	t.Helper()
+	if os.Getenv(asChild) != "" {
+		return true
+	}
+	if runtime.GOOS != "linux" || os.Getenv("TS_EMULATED") != "" {
+		t.Skip("RLIMIT_AS is Linux's, and qemu-user reserves the guest's address space up front")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v")
+	cmd.Env = append(os.Environ(), asChild+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("CHILD OK")) || bytes.Contains(out, []byte("fatal error")) {
+		t.Fatalf("the child under RLIMIT_AS: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	return false
+}
+
+// limitAddressSpace sets this process's RLIMIT_AS to what it maps now and room more.
+func limitAddressSpace(t *testing.T, room int64) uint64 {
+	t.Helper()
+	status, err := os.ReadFile("/proc/self/status")
+	must(t, err)
+	var vm int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmSize:" {
+			vm, _ = strconv.ParseInt(f[1], 10, 64)
+		}
+	}
+	limit := uint64(vm<<10 + room)
+	must(t, unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit}))
+	return limit
+}
+
+// Under RLIMIT_AS, a wide tower (taps far larger than its pixels) keeping every tap, on half
+// the largest page it could run without them: the probes take only their share of what is
+// left, and the dump, which copies everything it writes, is written (no fatal error).
+func TestAddressLimitDump(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	dir := t.TempDir()
+	cfg := engine.Config{ModelType: "qwen3_5", Depth: 2, Hidden: 512, Heads: 8, Intermediate: 2048, OutHidden: 256,
+		InChannels: 3, PatchSize: 16, TemporalPatchSize: 2, MergeSize: 2, NumPositionEmbedding: 2304,
+		HiddenAct: "gelu_pytorch_tanh", RopeTheta: 10000}
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.BF16, Seed: 3}))
+	ck, err := engine.OpenCheckpoint(dir)
+	must(t, err)
+	limit := limitAddressSpace(t, 320<<20)
+	s := engine.Settings{Threads: 2, Keep: engine.Keep{Outputs: true}}
+	page := func(side int) *engine.Input {
+		g := geom.Grid{T: 1, H: side * 2, W: side * 2}
+		return &engine.Input{Pixels: make([]float32, g.Patches()*cfg.PatchDim()), Grids: []geom.Grid{g}}
+	}
+	// The largest page without taps but out, by the estimate (nothing is allocated).
+	side := 1
+	for engine.CheckMemory(engine.EstimatePatches(ck, 4*(side+1)*(side+1), s), 0) == nil {
+		side++
+	}
+	all := s
+	all.Keep.Taps = engine.AllTaps
+	sess, err := engine.NewSession(ck, page(side*7/10), dir, "", all, cpuBackend())
+	must(t, err)
+	must(t, sess.RunAll(t.Context()))
+	kept := sess.Settings.Keep.Set()
+	must(t, sess.Run.WriteDump(filepath.Join(t.TempDir(), "dump.safetensors"), -1, kept))
+	sess.Close()
+	fmt.Printf("CHILD OK: %d patches under RLIMIT_AS %d MiB kept and dumped %v (%v)\n", 4*(side*7/10)*(side*7/10), limit>>20, kept, sess.Notes)
 }

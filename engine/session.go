@@ -86,9 +86,10 @@ func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be bac
 	return sess, nil
 }
 
-// probeRoom is what a run of in under s may keep for the probes: under each limit, what is
-// left once the run itself (without probes) is counted, and at most half of the limit's room;
-// the least of these (-1: no limit is known).
+// probeRoom is what a run of in under s may keep for the probes: under each limit, half of
+// what is left once the run itself (without probes) is counted — the other half is for the
+// copy the dump (run --dump) and the window's export make of what they write — and at most
+// half of the limit's room; the least of these (-1: no limit is known).
 func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
 	if len(limits) == 0 {
 		return -1
@@ -98,7 +99,7 @@ func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
 	est := EstimateMemory(ck, in, bare)
 	room := int64(math.MaxInt64)
 	for _, l := range limits {
-		room = min(room, l.free-l.need(est), l.free/2)
+		room = min(room, (l.free-l.need(est))/2, l.free/2)
 	}
 	return max(room, 0) // 0: every probe goes (and checkMemory says why the run cannot go)
 }
