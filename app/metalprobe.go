@@ -82,8 +82,8 @@ func (o probeOutcome) err() error {
 	switch {
 	case o.OK:
 		return nil
-	case o.Unsupported:
-		return fmt.Errorf("%w: %s", metal.ErrUnsupported, o.Reason)
+	case o.Unsupported: // errors.Is(err, metal.ErrUnsupported), worded as metal said it
+		return fmt.Errorf("%w%s", metal.ErrUnsupported, strings.TrimPrefix(o.Reason, metal.ErrUnsupported.Error()))
 	}
 	return errors.New(o.Reason)
 }
