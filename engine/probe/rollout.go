@@ -166,18 +166,22 @@ func (s *Store) fusedMatrix(ctx context.Context, block int, seg backend.Segment,
 	}
 	L := seg.End - seg.Start
 	out := make([]float32, L*L)
-	if err := ab.fusedMatrixInto(ctx, seg, head, f, out, nil); err != nil {
+	if err := ab.fusedMatrixInto(ctx, seg, head, f, out, 0, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// fusedMatrixInto fills out (L*L) with fusedMatrix's values on all cores, qTile rows a task;
-// done (if not nil) is told how many rows each finished task filled.
-func (ab *attnBlock) fusedMatrixInto(ctx context.Context, seg backend.Segment, head int, f Fusion, out []float32, done func(rows int)) error {
+// fusedMatrixInto fills out (L*L) with fusedMatrix's values on at most threads goroutines
+// (0: all cores), qTile rows a task; done (if not nil) is told how many rows each finished
+// task filled.
+func (ab *attnBlock) fusedMatrixInto(ctx context.Context, seg backend.Segment, head int, f Fusion, out []float32, threads int, done func(rows int)) error {
 	L := seg.End - seg.Start
 	tasks := (L + qTile - 1) / qTile
 	workers := par.Workers(tasks)
+	if threads > 0 {
+		workers = min(workers, threads)
+	}
 	scr := make([]*scratch, workers)
 	return par.For(ctx, tasks, workers, func(w, t int) {
 		if scr[w] == nil {

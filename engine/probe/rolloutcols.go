@@ -56,11 +56,12 @@ func newColScratch(L, hd int) *colScratch {
 }
 
 // colKeys lays out the keys of seg head by head, each key's hd values contiguous:
-// out[(h*L + j)*hd + x] = k_{Start+j}[h*hd + x] (L*D float32), the heads on all cores.
-func (ab *attnBlock) colKeys(seg backend.Segment) []float32 {
+// out[(h*L + j)*hd + x] = k_{Start+j}[h*hd + x] (L*D float32), the heads on at most threads
+// goroutines.
+func (ab *attnBlock) colKeys(seg backend.Segment, threads int) []float32 {
 	L, hd, D := seg.End-seg.Start, ab.hd, ab.d
 	out := make([]float32, L*D)
-	par.Do(ab.heads, par.Workers(ab.heads), func(_, h int) {
+	par.Do(ab.heads, min(threads, par.Workers(ab.heads)), func(_, h int) {
 		for j := range L {
 			copy(out[(h*L+j)*hd:][:hd], ab.qk[(seg.Start+j)*2*D+D+h*hd:][:hd])
 		}

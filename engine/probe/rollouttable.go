@@ -49,6 +49,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -76,12 +77,15 @@ const (
 	rtMR      = 6 // the kernel's x rows
 )
 
-// taskRows is the rows of one fold task over a segment of L: as many multiples of rtRows as
-// leave 8 tasks per GOMAXPROCS worker, within [rtRows, rtMaxRows].
-func taskRows(L int) int {
-	per := (L + 8*par.Workers(1<<30) - 1) / (8 * par.Workers(1<<30))
+// taskRows is the rows of one fold task over a segment of L on threads goroutines: as many
+// multiples of rtRows as leave 8 tasks per goroutine, within [rtRows, rtMaxRows].
+func taskRows(L, threads int) int {
+	per := (L + 8*threads - 1) / (8 * threads)
 	return min(rtMaxRows, max(rtRows, (per+rtRows-1)/rtRows*rtRows))
 }
+
+// workers is how many goroutines a fold runs n tasks on.
+func (t *RolloutTable) workers(n int) int { return min(t.threads, par.Workers(n)) }
 
 // ErrRowNotKept says a table does not hold the product up to the block asked for (not folded
 // in yet, or an earlier block whose product the history budget did not keep).
@@ -95,6 +99,9 @@ type TableOptions struct {
 	// History is how many bytes the table may spend on the products of blocks before the last
 	// (what RowAt reads); the most recent that fit are kept. 0: the last block's alone.
 	History int64
+	// Threads caps the goroutines a fold runs on (0: GOMAXPROCS), e.g. to leave cores to a
+	// run in progress. It never changes a bit of the result.
+	Threads int
 }
 
 // RolloutTable is the attention rollout of every query of some segments of a page, for one
@@ -110,6 +117,7 @@ type RolloutTable struct {
 	nr      int  // lanes per product strip: 32 for FMA6x32, 16 for FMA6x16 and the generic loop
 	fma     bool // the product through an assembly kernel (kernel.UseFMA when made)
 	history int64
+	threads int // the most goroutines of a fold
 
 	build    sync.Mutex   // one fold at a time
 	rowsDone atomic.Int64 // progress of the fold in progress: rows done of rowsAll
@@ -143,14 +151,17 @@ func (s *Store) NewRolloutTable(o TableOptions) (*RolloutTable, error) {
 	if err := o.Rollout.check(); err != nil {
 		return nil, err
 	}
-	if o.History < 0 {
-		return nil, fmt.Errorf("rollout table: history of %d bytes", o.History)
+	if o.History < 0 || o.Threads < 0 {
+		return nil, fmt.Errorf("rollout table: history of %d bytes, %d threads", o.History, o.Threads)
 	}
 	segs := o.Segments
 	if segs == nil {
 		segs = s.Layout.Segments
 	}
-	t := &RolloutTable{s: s, opts: o.Rollout, nr: keyStrip, fma: kernel.UseFMA, history: o.History}
+	t := &RolloutTable{s: s, opts: o.Rollout, nr: keyStrip, fma: kernel.UseFMA, history: o.History, threads: o.Threads}
+	if t.threads == 0 {
+		t.threads = runtime.GOMAXPROCS(0)
+	}
 	if kernel.UseAVX512 {
 		t.nr = 2 * keyStrip
 	}
@@ -259,7 +270,7 @@ func (t *RolloutTable) productBytes() int64 {
 // the block's fused matrix.
 func foldScratch(L, hidden, workers int, discard bool) int64 {
 	n := int64(padded(L))*int64(hidden)*4 +
-		int64(workers)*(int64(taskRows(L))*int64(L)*4+int64(qTile)*int64(L)*16+int64(qTile)*int64(padded(L))*4+2*int64(colLanes)*int64(L)*4)
+		int64(workers)*(int64(taskRows(L, workers))*int64(L)*4+int64(qTile)*int64(L)*16+int64(qTile)*int64(padded(L))*4+2*int64(colLanes)*int64(L)*4)
 	if discard {
 		n += int64(L) * int64(L) * 4
 	}
@@ -269,7 +280,7 @@ func foldScratch(L, hidden, workers int, discard bool) int64 {
 // RolloutTableBytes is what a table over segments of the given lengths, in a tower of
 // hidden = heads*head_dim, holds for o: idle, the last product and the whole-image rows of
 // blocks blocks (plus whatever History allows); building, at most that plus the next
-// product and a fold's scratch (foldScratch) on GOMAXPROCS workers.
+// product and a fold's scratch (foldScratch) on GOMAXPROCS goroutines (fewer with Threads).
 func RolloutTableBytes(o RolloutOptions, hidden, blocks int, lens ...int) (idle, building int64) {
 	nr := keyStrip
 	if kernel.UseAVX512 {
@@ -278,7 +289,8 @@ func RolloutTableBytes(o RolloutOptions, hidden, blocks int, lens ...int) (idle,
 	var prod, scratch, rows int64
 	for _, L := range lens {
 		prod += partBytes(L, nr)
-		scratch = max(scratch, foldScratch(L, hidden, par.Workers((L+taskRows(L)-1)/taskRows(L)), o.dropCount(L) > 0))
+		w := par.Workers(1 << 30)
+		scratch = max(scratch, foldScratch(L, hidden, min(w, (L+taskRows(L, w)-1)/taskRows(L, w)), o.dropCount(L) > 0))
 		rows += int64(L)
 	}
 	idle = prod + int64(blocks)*rows*4
@@ -328,7 +340,8 @@ func (t *RolloutTable) fold(ctx context.Context, block int, spare [][]float32) (
 	}
 	var scratch int64 // the next product, and the largest part's fold
 	for _, p := range t.parts {
-		scratch = max(scratch, foldScratch(p.L, t.s.Hidden, par.Workers((p.L+taskRows(p.L)-1)/taskRows(p.L)), t.opts.dropCount(p.L) > 0))
+		rows := taskRows(p.L, t.threads)
+		scratch = max(scratch, foldScratch(p.L, t.s.Hidden, t.workers((p.L+rows-1)/rows), t.opts.dropCount(p.L) > 0))
 	}
 	t.scratchB.Store(t.productBytes() + scratch)
 	defer t.scratchB.Store(0)
@@ -387,12 +400,12 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 	}
 	var keys []float32
 	if cols {
-		keys = ab.colKeys(seg)
+		keys = ab.colKeys(seg, t.threads)
 	}
 	var d *dropped
 	if k > 0 {
 		f := make([]float32, L*L)
-		err := ab.fusedMatrixInto(ctx, seg, -1, t.opts.Fusion, f, func(rows int) { t.rowsDone.Add(int64(rows)) })
+		err := ab.fusedMatrixInto(ctx, seg, -1, t.opts.Fusion, f, t.threads, func(rows int) { t.rowsDone.Add(int64(rows)) })
 		if err != nil {
 			return err
 		}
@@ -400,9 +413,9 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 		d = newDropped(f, k)
 	}
 	done := ctx.Done()
-	rows := taskRows(L)
+	rows := taskRows(L, t.threads)
 	tasks := (L + rows - 1) / rows
-	workers := par.Workers(tasks)
+	workers := t.workers(tasks)
 	scr := make([]*foldScr, workers)
 	err = par.For(ctx, tasks, workers, func(w, ti int) {
 		if scr[w] == nil {
@@ -569,7 +582,7 @@ func stripGeneric(x *[rtMR]unsafe.Pointer, w unsafe.Pointer, n int, y *[rtMR]uns
 func (t *RolloutTable) wholeRow(part tablePart, p []float32, whole []float32) {
 	L, nr := part.L, t.nr
 	out := whole[part.seg.Start:part.seg.End]
-	par.Do(part.strips, par.Workers(part.strips), func(_, s int) {
+	par.Do(part.strips, t.workers(part.strips), func(_, s int) {
 		acc := make([]float64, nr)
 		for k := range L {
 			for c, x := range p[s*L*nr+k*nr:][:nr] {

@@ -133,7 +133,7 @@ func benchProduct(b *testing.B, L int) {
 		prev[i] = rng.Float32() / float32(L)
 	}
 	next := make([]float32, len(prev))
-	rows := taskRows(L)
+	rows := taskRows(L, par.Workers(1<<30))
 	tasks := (L + rows - 1) / rows
 	b.ResetTimer()
 	cpu0 := cpuTime()
@@ -160,7 +160,7 @@ func benchScoring(b *testing.B, h, w int, cols bool) {
 	s := store8BOf(b, h, w, 1)
 	seg := s.Layout.Segments[0]
 	L := h * w
-	rows := taskRows(L)
+	rows := taskRows(L, par.Workers(1<<30))
 	tasks := (L + rows - 1) / rows
 	workers := par.Workers(tasks)
 	scr := make([]*foldScr, workers)
@@ -176,7 +176,7 @@ func benchScoring(b *testing.B, h, w int, cols bool) {
 		}
 		var keys []float32
 		if cols {
-			keys = ab.colKeys(seg)
+			keys = ab.colKeys(seg, 2)
 		}
 		par.Do(tasks, workers, func(w, ti int) {
 			if scr[w] == nil {
@@ -229,9 +229,17 @@ func BenchmarkTableRow5120(b *testing.B) {
 
 // BenchmarkTableCancel5120: how long a fold of block 1 at 5,120 takes to return once its
 // context is cancelled at various points of the block (max and mean over the ops, in ms).
-func BenchmarkTableCancel5120(b *testing.B) {
+func BenchmarkTableCancel5120(b *testing.B) { benchCancel(b, RolloutOptions{}, 1500) }
+
+// BenchmarkTableCancelDiscard5120: the same with a discard (max, 0.9): the cancel may land in
+// the fused matrix, the threshold or the product.
+func BenchmarkTableCancelDiscard5120(b *testing.B) {
+	benchCancel(b, RolloutOptions{Fusion: FuseMax, Discard: 0.9}, 4000)
+}
+
+func benchCancel(b *testing.B, o RolloutOptions, spanMs int) {
 	s := store8BOf(b, 64, 80, 2)
-	tab := table8B(b, s, RolloutOptions{})
+	tab := table8B(b, s, o)
 	var worst, total time.Duration
 	n := 0
 	b.ResetTimer()
@@ -239,7 +247,7 @@ func BenchmarkTableCancel5120(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() { done <- tab.Extend(ctx, 1) }()
-		time.Sleep(time.Duration(50+(n*397)%1500) * time.Millisecond)
+		time.Sleep(time.Duration(50+(n*397)%spanMs) * time.Millisecond)
 		t0 := time.Now()
 		cancel()
 		err := <-done

@@ -276,7 +276,7 @@ func TestFusedColsMatchRows(t *testing.T) {
 		for _, f := range Fusions() {
 			for _, seg := range s.Layout.Segments {
 				L := seg.End - seg.Start
-				ws, sc, keys := newColScratch(L, s.HeadDim), newScratch(L), ab.colKeys(seg)
+				ws, sc, keys := newColScratch(L, s.HeadDim), newScratch(L), ab.colKeys(seg, 2)
 				got, want := make([]float32, L), make([]float32, L)
 				for i := 0; i < L; i += colLanes {
 					nq := min(colLanes, L-i)
@@ -413,7 +413,8 @@ func TestRolloutTableOneSegment(t *testing.T) {
 	}
 }
 
-// The bits do not depend on the number of cores, nor on Build vs one Extend a block.
+// The bits do not depend on the number of cores (GOMAXPROCS or Threads), nor on Build vs one
+// Extend a block.
 func TestRolloutTableDeterministic(t *testing.T) {
 	s := tableStore(t)
 	kernel.EachKernel(func(name string) {
@@ -441,8 +442,30 @@ func TestRolloutTableDeterministic(t *testing.T) {
 				}
 			}
 			runtime.GOMAXPROCS(prev)
+			one := buildTable(t, s, TableOptions{Rollout: o, Threads: 1}) // one goroutine: 96-row tasks in order
+			if !sameRows(tableRows(t, one, 2), want) {
+				t.Errorf("%s %v: Threads 1 differs", name, o)
+			}
 		}
 	})
+}
+
+// The task cut does not change a bit: on a 1,024-patch segment one goroutine takes 192-row
+// tasks and three take 96-row ones (start-up kernel only: the generic loop is slow at 1,024).
+func TestRolloutTableTaskRows(t *testing.T) {
+	s := randomStore(t, 4, 8, 2, geom.Grid{T: 1, H: 32, W: 32})
+	if taskRows(1024, 1) == taskRows(1024, 3) {
+		t.Fatalf("taskRows %d for 1 and 3 goroutines: the test cuts nothing differently", taskRows(1024, 1))
+	}
+	for _, o := range tableOptions[:2] {
+		a := buildTable(t, s, TableOptions{Rollout: o, Threads: 1})
+		b := buildTable(t, s, TableOptions{Rollout: o, Threads: 3})
+		wa, _ := a.Whole()
+		wb, _ := b.Whole()
+		if !sameRows(tableRows(t, a, 1), tableRows(t, b, 1)) || !bitEqual(wa, wb) {
+			t.Errorf("%v: %d-row tasks differ from %d-row tasks", o, taskRows(1024, 1), taskRows(1024, 3))
+		}
+	}
 }
 
 // A fold cancelled part way — at its first check, or at its last (inside the last task, where
@@ -628,6 +651,7 @@ func TestRolloutTableRefuses(t *testing.T) {
 		{Segments: []backend.Segment{{Start: 1, End: 9}}},
 		{Segments: []backend.Segment{s.Layout.Segments[1], s.Layout.Segments[1]}},
 		{History: -1},
+		{Threads: -1},
 	} {
 		if _, err := s.NewRolloutTable(o); err == nil {
 			t.Errorf("options %+v accepted", o)
