@@ -1,7 +1,8 @@
 // Package probe is everything the inspector measures on a run besides its outputs: what a
 // run keeps for it (Store: per block, the kept taps — the output, the post-rope q|k rows and
 // any other named intermediate the run was asked to keep), attention rows
-// and rollout and head statistics computed from the kept q|k (attention.go), and activation
+// and rollout and head statistics computed from the kept q|k (attention.go), the rollout of
+// every query at once, extended as blocks finish (rollouttable.go), and activation
 // statistics (stats.go). The engine fills a Store as blocks finish; the window, the dump and
 // the CLI read it, at the same time as the run steps.
 package probe
