@@ -142,9 +142,9 @@ func (a *attentionPanel) drawTopK() {
 	in, s := a.in, a.in.Snap
 	var row []float32
 	switch in.Sel.Overlay {
-	case OverlayAttentionTo, OverlayRollout: // the map on the image, whose top patches are its numbered marks
+	case OverlayAttentionTo, OverlayRollout, OverlayRolloutWhole: // the map on the image, whose top patches are its numbered marks
 		a.topHead.SetText(map[string]string{OverlayAttentionTo: "Patches attending most to the query",
-			OverlayRollout: "Most attended patches by rollout"}[in.Sel.Overlay])
+			OverlayRollout: "Most attended patches by rollout", OverlayRolloutWhole: "Most attended patches by the whole image's rollout"}[in.Sel.Overlay])
 		if row = in.image.values; row == nil {
 			return // the map is computed: the list stays until it lands
 		}

@@ -188,7 +188,7 @@ func TestColormapAndRolloutNamed(t *testing.T) {
 		t.Errorf("±0 off: painted with %s, the menu says %s", p.cm, p.colors.Selected)
 	}
 	h.in.SetOverlay(OverlayRollout)
-	h.pump("the rollout", func() bool { return p.rollout.vals != nil })
+	h.pump("the rollout", func() bool { return rolloutShown(p) })
 	if _, caption := p.legend.Labels(); !strings.Contains(caption, "rollout") {
 		t.Errorf("the rollout's legend: %q", caption)
 	}

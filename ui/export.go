@@ -98,7 +98,7 @@ func (in *Inspector) figureCaption(desc string) []string {
 	g := s.Layout.Grids[0]
 	q := s.Layout.Pos[in.Sel.Query]
 	opts := []string{fmt.Sprintf("colormap %s", p.cm), fmt.Sprintf("opacity %.2f", in.Sel.Opacity)}
-	if in.Sel.Overlay == OverlayRollout {
+	if in.Sel.Overlay == OverlayRollout || in.Sel.Overlay == OverlayRolloutWhole {
 		opts = append(opts, fmt.Sprintf("rollout fusion %s, discard %s", p.opts.Fusion, discardName(p.opts.Discard)))
 	}
 	return []string{

@@ -37,7 +37,7 @@ func overlayMenu() []string { return slices.Clone(Overlays) }
 // attentionLike overlays are attention probabilities of (or to) the query patch: their scale
 // starts at 0 and the query may be left out of it.
 func attentionLike(o string) bool {
-	return o == OverlayAttention || o == OverlayRollout || o == OverlayAttentionTo
+	return o == OverlayAttention || o == OverlayRollout || o == OverlayRolloutWhole || o == OverlayAttentionTo
 }
 
 // heatmapOptions are the image panel's scale, follow and rollout settings.
@@ -245,7 +245,7 @@ type sharedMemo struct {
 func (p *imagePanel) gatherShared(vals []float32) (maps [][]float32, note string, done bool) {
 	in, s := p.in, p.in.Snap
 	switch in.Sel.Overlay {
-	case OverlayRollout, OverlayAttentionTo:
+	case OverlayRollout, OverlayRolloutWhole, OverlayAttentionTo:
 		return [][]float32{vals}, "own scale (a shared one is not computed for " + in.Sel.Overlay + ")", true
 	case OverlayAttention:
 		maps, err := p.allHeads(s.Next, in.Sel.Query)
@@ -296,7 +296,7 @@ func (p *imagePanel) allHeads(blocks, query int) ([][]float32, error) {
 func (p *imagePanel) mapOfBlock(b int) ([]float32, error) {
 	in, s := p.in, p.in.Snap
 	switch in.Sel.Overlay {
-	case OverlayAttention, OverlayRollout, OverlayAttentionTo, OverlayNone:
+	case OverlayAttention, OverlayRollout, OverlayRolloutWhole, OverlayAttentionTo, OverlayNone:
 		return p.rows.row(s, b, in.Sel.Head, in.Sel.Query)
 	case OverlayChannel:
 		return s.Probes.TapChannelMap(in.Sel.Tap, b, in.Sel.Channel)

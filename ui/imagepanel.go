@@ -57,7 +57,8 @@ type imagePanel struct {
 
 	// lastAttention is drawn, marked busy, while the rows of a new query are computed
 	lastAttention lastMap
-	rollout       mapJob // the rollout map of the selection, computed off the UI goroutine
+	rollout       mapJob       // the rollout of one query, where the table keeps no row for it
+	rollTable     rolloutTable // rollout of every query, built once per run and setting
 	attTo         mapJob // the attention-to column, the same way
 
 	followTo      int  // the patch the pointer is over, while following
@@ -214,7 +215,7 @@ func (p *imagePanel) syncControls() {
 	p.follow.SetChecked(o.Follow)
 	p.fusion.SetSelected(o.Fusion.String())
 	p.discard.SetSelected(discardName(o.Discard))
-	if s.Overlay == OverlayRollout {
+	if s.Overlay == OverlayRollout || s.Overlay == OverlayRolloutWhole {
 		p.rollOpts.Show()
 	} else {
 		p.rollOpts.Hide()
@@ -226,6 +227,8 @@ func (p *imagePanel) setPage(s *Snapshot) {
 	p.view.SetImage(rgbImage(s.Page.Resized), patchGrid(s))
 	p.rollout.reset()
 	p.attTo.reset()
+	p.rollTable.build.cancel()
+	p.rollTable = rolloutTable{}
 }
 
 // hovered follows the pointer: while following (or while Shift is held) the hovered patch
@@ -344,7 +347,9 @@ func (p *imagePanel) overlayValues() ([]float32, string) {
 	case OverlayAttention:
 		return p.attentionValues()
 	case OverlayRollout:
-		return p.rolloutValues()
+		return p.rolloutValues(false)
+	case OverlayRolloutWhole:
+		return p.rolloutValues(true)
 	case OverlayAttentionTo:
 		return p.attentionToValues()
 	case OverlayNone:
@@ -438,6 +443,8 @@ func legendCaption(overlay string) string {
 		return "attention probability"
 	case OverlayRollout:
 		return "attention rollout (flow from the query through the blocks)"
+	case OverlayRolloutWhole:
+		return "whole-image attention rollout (mean of its patches' rollouts)"
 	case OverlayChange:
 		return "||out − in|| / ||in||"
 	}
@@ -449,20 +456,6 @@ func headName(h int) string {
 		return "mean of heads"
 	}
 	return fmt.Sprintf("head %d", h)
-}
-
-// rolloutValues shows the cached rollout or starts computing it off the UI goroutine.
-func (p *imagePanel) rolloutValues() ([]float32, string) {
-	in := p.in
-	o := probe.RolloutOptions{Fusion: p.opts.Fusion, Discard: p.opts.Discard}
-	key := fmt.Sprintf("%d/%d/%d/%v/%v", in.Snap.Gen, in.Sel.Block, in.Sel.Query, o.Fusion, o.Discard)
-	caption := fmt.Sprintf("attention rollout (heads fused by %s, discard %s) from block 0 to block %d for the query patch",
-		o.Fusion, discardName(o.Discard), in.Sel.Block)
-	probes, q, upTo := in.Snap.Probes, in.Sel.Query, in.Sel.Block
-	vals, err := p.rollout.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
-		return probes.Rollout(ctx, q, upTo, o)
-	}, p.landed)
-	return p.mapOrBusy(vals, err, "rollout", caption)
 }
 
 // landed redraws what shows a background map: the image, and the attention panel's list of

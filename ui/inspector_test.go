@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -469,18 +470,41 @@ func TestRolloutOverlay(t *testing.T) {
 	h.openDemo()
 	h.in.SelectBlock(2)
 	h.in.SetOverlay(OverlayRollout)
-	if !strings.Contains(h.in.image.caption.Text, "computing") {
-		t.Errorf("caption while computing: %q", h.in.image.caption.Text)
+	if !strings.Contains(h.in.image.caption.Text, "building the rollout table") {
+		t.Errorf("caption while the table is built: %q", h.in.image.caption.Text)
 	}
-	h.pump("the rollout", func() bool { return h.in.image.rollout.vals != nil })
+	h.pump("the rollout", func() bool { return rolloutShown(h.in.image) })
 	want, err := h.in.Snap.Probes.Rollout(context.Background(), h.in.Sel.Query, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		if h.in.image.values[i] != want[i] {
-			t.Fatalf("overlay[%d] = %v, rollout %v", i, h.in.image.values[i], want[i])
-		}
+	if !closeTo(h.in.image.values, want, 1e-5) {
+		t.Fatal("the overlay is not the engine's rollout of the query")
+	}
+	// Once the table is built, another query's rollout is drawn at once (a row of the table):
+	// no background computation, no "computing".
+	other := patchGrid(h.in.Snap).At(3, 5)
+	h.in.SelectQuery(other)
+	if !rolloutShown(h.in.image) {
+		t.Fatalf("a click after the table was built: caption %q", h.in.image.caption.Text)
+	}
+	want, _ = h.in.Snap.Probes.Rollout(context.Background(), other, 2)
+	if !closeTo(h.in.image.values, want, 1e-5) {
+		t.Error("the clicked query's overlay is not its rollout")
+	}
+	// The whole-image rollout: a row of its own, not the query's, one per block.
+	h.in.SetOverlay(OverlayRolloutWhole)
+	h.pump("the whole-image rollout", func() bool { return rolloutShown(h.in.image) })
+	w := slices.Clone(h.in.image.values)
+	if closeTo(w, want, 1e-3) || !strings.Contains(h.in.image.caption.Text, "whole-image") {
+		t.Errorf("whole-image rollout: %q, equal to the query's: %v", h.in.image.caption.Text, closeTo(w, want, 1e-3))
+	}
+	var sum float64
+	for _, x := range w {
+		sum += float64(x)
+	}
+	if math.Abs(sum-1) > 1e-3 { // the demo's page is one image: its rows each sum to 1, so their mean does
+		t.Errorf("the whole-image rollout sums to %v", sum)
 	}
 }
 

@@ -40,7 +40,8 @@ const (
 )
 
 // Overlays lists the overlay sources in menu order.
-var Overlays = []string{OverlayAttention, OverlayRollout, OverlayAttentionTo, OverlayNorm, OverlayMean, OverlayMaxAbs, OverlayChange, OverlayChannel, OverlayNone}
+var Overlays = []string{OverlayAttention, OverlayRollout, OverlayRolloutWhole, OverlayAttentionTo, OverlayNorm, OverlayMean, OverlayMaxAbs,
+	OverlayChange, OverlayChannel, OverlayNone}
 
 // Selection is what the user is looking at.
 type Selection struct {
