@@ -59,7 +59,7 @@ type imagePanel struct {
 	lastAttention lastMap
 	rollout       mapJob       // the rollout of one query, where the table keeps no row for it
 	rollTable     rolloutTable // rollout of every query, built once per run and setting
-	attTo         mapJob // the attention-to column, the same way
+	attTo         mapJob       // the attention-to column, the same way
 
 	followTo      int  // the patch the pointer is over, while following
 	followPending bool // a follow redraw is posted and has not run
