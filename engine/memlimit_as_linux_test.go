@@ -3,6 +3,10 @@ package engine_test
 import (
 	"bytes"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,4 +156,37 @@ func TestAddressLimitDump(t *testing.T) {
 	must(t, sess.Run.WriteDump(filepath.Join(t.TempDir(), "dump.safetensors"), -1, kept))
 	sess.Close()
 	fmt.Printf("CHILD OK: %d patches under RLIMIT_AS %d MiB kept and dumped %v (%v)\n", 4*(side*7/10)*(side*7/10), limit>>20, kept, sess.Notes)
+}
+
+// Under RLIMIT_AS, an image whose decoding fits but whose page does not once the decoder's
+// buffers have taken their share (a 16-bit PNG: 8 bytes a pixel decoded, garbage the page's
+// 24 bytes a pixel cannot reuse in one piece) is refused before Preprocess allocates the page,
+// naming the limit; the window died here at 2 GiB on a 4000x3000 16-bit PNG.
+func TestAddressLimitImage(t *testing.T) {
+	if !inChild(t) {
+		return
+	}
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	limit := limitAddressSpace(t, 320<<20)
+	free, why := engine.MemoryBudget(0)
+	side := int(math.Sqrt(float64(free) / 37)) // decoding (24 a pixel) fits; the page's 33 too, without the decoder's
+	side -= side % 32
+	img := image.NewNRGBA64(image.Rect(0, 0, side, side))
+	for y := range side {
+		for x := range side {
+			img.SetNRGBA64(x, y, color.NRGBA64{uint16(x * 977), uint16(y * 131), uint16(x * y), 0xffff})
+		}
+	}
+	path := filepath.Join(t.TempDir(), "big.png")
+	f, err := os.Create(path)
+	must(t, err)
+	must(t, png.Encode(f, img))
+	must(t, f.Close())
+	img = nil
+	s := engine.Settings{Threads: 2, MaxPixels: 4 * side * side}
+	_, err = engine.OpenSession(fx.dir, path, s, cpuBackend())
+	if err == nil || !strings.Contains(err.Error(), "whose preprocessing would hold") || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") {
+		t.Fatalf("%dx%d under %s: %v, want it refused before Preprocess makes the page", side, side, why, err)
+	}
+	fmt.Printf("CHILD OK: a %dx%d 16-bit PNG under RLIMIT_AS %d MiB: %v\n", side, side, limit>>20, err)
 }

@@ -74,11 +74,14 @@ func loadPage(ck *Checkpoint, path string, s Settings) (*Input, error) {
 	pixels, width := pageBound(img.H, img.W, ck.Pre)
 	c := ck.Config
 	patches := (pixels + int64(c.PatchSize*c.PatchSize) - 1) / int64(c.PatchSize*c.PatchSize)
-	// Preprocess holds the decoded image, the horizontal pass (resized width x height), the
-	// resized image and the page's pixel_values at once.
-	need := int64(len(img.Pix)) + 3*width*int64(img.H) + 3*pixels + 4*patches*int64(c.PatchDim())
-	for _, l := range limits {
-		if need > l.free {
+	// Preprocess holds the decoded image (made: what the process maps now has it), the
+	// horizontal pass (resized width x height), the resized image and the page's pixel_values
+	// at once; the limits are read again, the decoder's garbage collected.
+	pixelValues := 4 * patches * int64(c.PatchDim())
+	est := MemoryEstimate{Activations: int64(len(img.Pix)) + 3*width*int64(img.H) + 3*pixels + pixelValues,
+		Held: int64(len(img.Pix)), Largest: pixelValues}
+	for _, l := range memoryLimits(s.MaxMemory, nil) {
+		if need := l.need(est); need > l.free {
 			return nil, fmt.Errorf("%s: a %dx%d image makes a page of up to %d patches (max pixels %d) whose preprocessing would hold about %s, more than %s: %s; lower max pixels",
 				path, img.W, img.H, patches, ck.Pre.MaxPixels, FormatBytes(need), l.why, l.needs(need))
 		}
