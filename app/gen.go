@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -39,6 +40,9 @@ func cmdGen(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if err := checkGenTarget(*out, *force); err != nil {
+		return err
+	}
+	if err := checkGenMemory(*preset, cfg, dt); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -176,4 +180,21 @@ func generateInto(out string, write func(dir string) error) error {
 		defer os.RemoveAll(old)
 	}
 	return os.Rename(tmp, out)
+}
+
+// checkGenMemory refuses a preset whose largest tensor would not fit in what the memory
+// limits leave: gen holds one tensor at a time, in float32 and encoded.
+func checkGenMemory(preset string, cfg engine.Config, dt dtype.DType) error {
+	if dt == "" {
+		dt = dtype.BF16
+	}
+	var largest int64
+	for _, spec := range cfg.ExpectedTensors() {
+		n := int64(1)
+		for _, d := range spec.Shape {
+			n *= int64(d)
+		}
+		largest = max(largest, n)
+	}
+	return engine.CheckHold(fmt.Sprintf("gen --preset %s: its largest tensor (%d values)", preset, largest), largest*int64(4+dt.Size()), 0)
 }

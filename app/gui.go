@@ -41,6 +41,9 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	if err := haveDisplay(); err != nil {
 		return err
 	}
+	if err := checkWindowAS(); err != nil {
+		return err
+	}
 	if *dir != "" {
 		if _, err := engine.ResolveCheckpoint(*dir); err != nil {
 			return err // a repo id not in the cache: say where we looked, before any window

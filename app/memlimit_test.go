@@ -86,3 +86,59 @@ func TestUnderAddressLimit(t *testing.T) {
 		}
 	}
 }
+
+// At ulimit -v 1.5 GiB the rest is refused before it allocates, never a Go fatal error or a
+// crash in C: gen's largest tensor (the 8B), a shard whose header would take a gigabyte to
+// parse, a huge shard index, and the window (its GL driver needs more address space).
+func TestUnderAddressLimitEverything(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("RLIMIT_AS is enforced on Linux only")
+	}
+	bin := buildInspector(t)
+	const limit = "1572864" // 1.5 GiB
+	hugeHeader := filepath.Join(t.TempDir(), "ck")
+	os.MkdirAll(hugeHeader, 0o755)
+	cfg, _ := os.ReadFile("testdata/e2e/tiny/config.json")
+	os.WriteFile(filepath.Join(hugeHeader, "config.json"), cfg, 0o644)
+	n := 90_000_000 // under the 100 MB bound: parsing it would hold ~1 GB
+	f, err := os.Create(filepath.Join(hugeHeader, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{byte(n), byte(n >> 8), byte(n >> 16), byte(n >> 24), 0, 0, 0, 0})
+	f.Truncate(int64(8 + n)) // sparse: nothing on disk
+	f.Close()
+	hugeIndex := filepath.Join(t.TempDir(), "ck")
+	os.MkdirAll(hugeIndex, 0o755)
+	os.WriteFile(filepath.Join(hugeIndex, "config.json"), cfg, 0o644)
+	os.WriteFile(filepath.Join(hugeIndex, "model.safetensors.index.json"), nil, 0o644)
+	os.Truncate(filepath.Join(hugeIndex, "model.safetensors.index.json"), 60<<20) // sparse
+	for _, c := range []struct {
+		args []string
+		env  string
+		want []string
+	}{
+		{[]string{"gen", "--preset", "qwen3-vl-8b", "--out", filepath.Join(t.TempDir(), "g")}, "", []string{"gen --preset qwen3-vl-8b", "it would need ulimit -v "}},
+		{[]string{"verify", "--checkpoint", hugeHeader}, "", []string{"model.safetensors: parsing its safetensors header", "it would need ulimit -v "}},
+		{[]string{"verify", "--checkpoint", hugeIndex}, "", []string{"model.safetensors.index.json: parsing its shard index", "it would need ulimit -v "}},
+		{[]string{"gui", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png"}, "DISPLAY=:987", []string{"the window needs at least", "ulimit -v is 1572864 KiB"}},
+	} {
+		cmd := exec.Command("bash", append([]string{"-c", `ulimit -v "$0" && exec "$@"`, limit, bin}, c.args...)...)
+		if c.env != "" {
+			cmd.Env = append(os.Environ(), c.env)
+		}
+		out, err := cmd.CombinedOutput()
+		ee, exited := err.(*exec.ExitError)
+		switch {
+		case strings.Contains(string(out), "fatal error") || exited && ee.ExitCode() < 0:
+			t.Errorf("%v under ulimit -v %s died: %v\n%s", c.args[0], limit, err, out)
+		case !exited || ee.ExitCode() != 1:
+			t.Errorf("%v under ulimit -v %s: %v, want it refused (exit 1)\n%s", c.args[0], limit, err, out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("%v under ulimit -v %s: the message lacks %q:\n%s", c.args[0], limit, w, out)
+			}
+		}
+	}
+}

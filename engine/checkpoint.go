@@ -121,7 +121,7 @@ const maxIndexBytes = 64 << 20
 func (c *Checkpoint) weightMap() (map[string]string, error) {
 	single := filepath.Join(c.Dir, "model.safetensors")
 	if _, err := os.Stat(single); err == nil {
-		f, err := safetensors.Open(single)
+		f, err := openChecked(single)
 		if err != nil {
 			return nil, err
 		}
@@ -133,6 +133,11 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 		return m, nil
 	}
 	idx := filepath.Join(c.Dir, "model.safetensors.index.json")
+	if st, err := os.Stat(idx); err == nil && st.Mode().IsRegular() && st.Size() <= maxIndexBytes {
+		if err := checkParse(idx, "shard index", st.Size()); err != nil {
+			return nil, err
+		}
+	}
 	data, err := fsx.ReadSmall(idx, maxIndexBytes)
 	if os.IsNotExist(err) {
 		return nil, fmt.Errorf("%s: neither model.safetensors nor model.safetensors.index.json is there", c.Dir)
@@ -222,7 +227,7 @@ func (c *Checkpoint) openShard(opened map[string]*safetensors.File, shard string
 	if f, ok := opened[shard]; ok {
 		return f, nil
 	}
-	f, err := safetensors.Open(filepath.Join(c.Dir, shard))
+	f, err := openChecked(filepath.Join(c.Dir, shard))
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +235,18 @@ func (c *Checkpoint) openShard(opened map[string]*safetensors.File, shard string
 	c.Shards = append(c.Shards, f)
 	sort.Slice(c.Shards, func(i, j int) bool { return c.Shards[i].Path < c.Shards[j].Path })
 	return f, nil
+}
+
+// openChecked opens a shard's header once what parsing it holds was checked to fit.
+func openChecked(path string) (*safetensors.File, error) {
+	n, err := safetensors.HeaderLength(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkParse(path, "safetensors header", n); err != nil {
+		return nil, err
+	}
+	return safetensors.Open(path)
 }
 
 func checkTensor(path string, info safetensors.TensorInfo, spec TensorSpec) error {

@@ -20,8 +20,9 @@ import (
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
-// MaxHeaderBytes bounds the JSON header; real checkpoints have headers well under 10 MB.
-const MaxHeaderBytes = 256 << 20
+// MaxHeaderBytes bounds the JSON header: the reference implementation's bound (its
+// HeaderTooLarge); real checkpoints have headers well under 10 MB.
+const MaxHeaderBytes = 100_000_000
 
 // MaxElems bounds one tensor's element count and each of its dimensions (2^40: 4 TiB of
 // F32, past any real tensor and far from int64 overflow, so products of checked counts are
@@ -74,21 +75,47 @@ type rawEntry struct {
 	DataOffsets []int64 `json:"data_offsets"`
 }
 
-// Parse reads the header from r, a file of size bytes named path (for messages).
-func Parse(r io.ReaderAt, size int64, path string) (*File, error) {
+// HeaderLength is the length the file at path declares for its JSON header (its first 8
+// bytes), checked as Parse checks it, for a caller that checks what parsing it would hold
+// before it opens the file.
+func HeaderLength(path string) (int64, error) {
+	f, err := fsx.OpenRegular(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	n, err := headerLength(f, st.Size(), path)
+	return int64(n), err
+}
+
+// headerLength reads and checks the header length of a file of size bytes.
+func headerLength(r io.ReaderAt, size int64, path string) (uint64, error) {
 	if size < 8 {
-		return nil, fmt.Errorf("%s: truncated safetensors file: %d bytes, the header length alone needs 8", path, size)
+		return 0, fmt.Errorf("%s: truncated safetensors file: %d bytes, the header length alone needs 8", path, size)
 	}
 	var lenBuf [8]byte
 	if _, err := r.ReadAt(lenBuf[:], 0); err != nil {
-		return nil, fmt.Errorf("%s: reading header length: %v", path, err)
+		return 0, fmt.Errorf("%s: reading header length: %v", path, err)
 	}
 	n := binary.LittleEndian.Uint64(lenBuf[:])
 	if n > uint64(size-8) {
-		return nil, fmt.Errorf("%s: header length %d runs past the end of the file (%d bytes)", path, n, size)
+		return 0, fmt.Errorf("%s: header length %d runs past the end of the file (%d bytes)", path, n, size)
 	}
 	if n > MaxHeaderBytes {
-		return nil, fmt.Errorf("%s: header length %d is over the %d-byte bound", path, n, MaxHeaderBytes)
+		return 0, fmt.Errorf("%s: header length %d is over the %d-byte bound", path, n, MaxHeaderBytes)
+	}
+	return n, nil
+}
+
+// Parse reads the header from r, a file of size bytes named path (for messages).
+func Parse(r io.ReaderAt, size int64, path string) (*File, error) {
+	n, err := headerLength(r, size, path)
+	if err != nil {
+		return nil, err
 	}
 	hdr := make([]byte, n)
 	if _, err := r.ReadAt(hdr, 8); err != nil {
