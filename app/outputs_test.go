@@ -225,3 +225,16 @@ func TestMaxMemory(t *testing.T) {
 		t.Errorf("the header does not say what the run holds:\n%s", out)
 	}
 }
+
+// A dump whose taps the memory limits turn off is refused before the run, not at its end.
+func TestDumpTapsOverTheBudgetRefusedFirst(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "d.safetensors")
+	start := time.Now()
+	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--dump", out, "--taps", "all", "--max-memory", "16MiB", "--quiet")
+	if !strings.Contains(msg, "needs the taps") || !strings.Contains(msg, "cannot keep within the memory limits") || time.Since(start) > 5*time.Second {
+		t.Errorf("%q after %v", msg, time.Since(start))
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a dump was written")
+	}
+}

@@ -121,6 +121,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if S := sess.Run.Layout.Rows(); f.query >= S { // before the work, not after it
 		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
 	}
+	if asked, kept := f.settings.Keep.Set(), sess.Settings.Keep.Set(); asked&^kept != 0 { // the dump would fail at the end
+		return fmt.Errorf("--dump %s needs the taps %s, which this page cannot keep within the memory limits (%s): lower --max-pixels or ask for fewer --taps",
+			f.dump, asked&^kept, strings.Join(sess.Notes, "; "))
+	}
 	if err := execute(ctx, sess, f.quiet, stdout); err != nil {
 		return err
 	}
