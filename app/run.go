@@ -51,7 +51,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&f.jsonOut, "json", "", "write settings, timings and memory as JSON to this file")
 	fs.StringVar(&f.trace, "trace", "", "write the run's timeline as Chrome trace-event JSON (Perfetto, chrome://tracing) to this file")
 	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
-	fs.StringVar(&maxMemory, "max-memory", "", "refuse a run estimated to hold more than this, e.g. 6GiB or 512MiB (default: the machine's memory)")
+	fs.StringVar(&maxMemory, "max-memory", "", "refuse a run estimated to hold more than this, e.g. 6GiB or 512MiB (default: what RAM, a cgroup's memory limit and ulimit -v leave)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ type Settings struct {
 	Slots     int           // pread ring size (at least 2)
 	TileRows  int           // MLP rows per tile (default 512)
 	MaxPixels int           // the page's pixel budget (0: the checkpoint processor's max_pixels)
-	MaxMemory int64         // refuse a run estimated to hold more (0: the machine's memory)
+	MaxMemory int64         // refuse a run estimated to hold more (0: what RAM, a cgroup's limit and ulimit -v leave)
 	Keep      Keep          // what the run keeps on the host
 }
 
@@ -44,7 +44,7 @@ type Keep struct {
 	Outputs   bool   // the tap out: every block's output [S, D] (dump, activations, Compare)
 	Attention bool   // the taps q and k: post-rope q|k [S, 2D] (attention maps, rollout)
 	Taps      TapSet // more taps; a run keeps Set()
-	Budget    int64  // a Session keeps at most this many bytes (0: half the machine's memory)
+	Budget    int64  // a Session keeps at most this many bytes (0: half of what the memory limits leave once the run is counted)
 }
 
 // Set is every tap kept: Taps, out with Outputs, q and k with Attention; q and k go
