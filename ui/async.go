@@ -3,7 +3,9 @@ package ui
 // async.go: the one way the window computes a probe off the UI goroutine. A latest holds at
 // most one computation; starting another cancels the one in flight, and a result lands (on
 // the UI goroutine, through the controller) only if it is still the latest asked for. Its
-// context ends with the run it is of (Controller.ProbeContext), so a new run stops it too.
+// context ends with the run it is of (Controller.ProbeContext), so a new run stops it too,
+// and carries the controller's gate: its loops wait while a block runs, and Run all, which
+// lends the window time between blocks, waits for it (up to its share) as begun work.
 //
 // Invariant: a superseded computation never reaches the panels. Mutation that would silently
 // break it: delivering every result as it finishes — a slow result for an old query would
@@ -27,8 +29,10 @@ func (l *latest) start(ctl *Controller, compute func(context.Context) (any, erro
 	ctx, cancel := context.WithCancel(ctl.ProbeContext())
 	l.stop, l.running = cancel, true
 	gen := l.gen
+	end := ctl.gate.Begin()
 	go func() {
 		v, err := compute(ctx)
+		end()
 		ctl.do(func() {
 			if gen != l.gen {
 				return // superseded (and cancelled)

@@ -24,6 +24,7 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // Snapshot is the state the UI draws: everything in it is immutable once posted.
@@ -38,6 +39,7 @@ type Snapshot struct {
 	Probes        *probe.Store // the kept taps (q|k and outputs, and more on request): attention rows, rollout, statistics
 	Next          int          // blocks run so far
 	Timings       []engine.BlockTiming
+	WindowTime    []time.Duration // per block: the time Run all lent the window's probes after it (0 when none)
 	Stats         []probe.PatchStats
 	Outputs       [][]float32
 	Embed         []float32
@@ -71,6 +73,10 @@ type Controller struct {
 	toUI     func(func()) // runs a func on the UI goroutine (fyne.Do)
 	quitting atomic.Bool  // set by WindowClosed or Close: nothing more goes to the UI
 	backends Backends
+	// gate is held while the engine works on the worker (a block, a Compare): the window's
+	// probes run under it (ProbeContext) and start no task meanwhile, so a block's time is
+	// its own. Run all lends them a share of each block's time (lend).
+	gate *par.Gate
 
 	jobs chan func()
 
@@ -103,16 +109,26 @@ type Controller struct {
 	OnCompareProgress func(CompareProgress)
 }
 
+// lendAfter records the time lent to the window after block i.
+func (s *session) lendAfter(i int, d time.Duration) {
+	for len(s.lent) <= i {
+		s.lent = append(s.lent, 0)
+	}
+	s.lent[i] = d
+}
+
 // session is the window's engine.Session and the statistics its current run produced.
 type session struct {
 	*engine.Session
 	stats []probe.PatchStats
+	lent  []time.Duration // per block: the time Run all lent the window after it
 }
 
 // NewController starts the worker. do runs a func on the UI goroutine (fyne.Do); backends
 // are what this machine runs.
 func NewController(do func(func()), backends Backends) *Controller {
-	c := &Controller{toUI: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond}
+	c := &Controller{toUI: do, backends: backends, jobs: make(chan func(), 64), delay: 400 * time.Millisecond,
+		gate: par.NewGate()}
 	go func() {
 		for j := range c.jobs {
 			j()
@@ -240,7 +256,9 @@ func (c *Controller) Cancel() {
 }
 
 // ProbeContext is the context of the current run's probes (head statistics, rollout, ...):
-// it is cancelled when that run is replaced (open, apply, restart) or the window closes.
+// it is cancelled when that run is replaced (open, apply, restart) or the window closes,
+// and it carries the controller's gate: the probes' loops start no task while the engine
+// works (internal/par/gate.go).
 func (c *Controller) ProbeContext() context.Context {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -257,7 +275,8 @@ func (c *Controller) newRunGeneration() {
 	if c.probeEnd != nil {
 		c.probeEnd()
 	}
-	c.probeCtx, c.probeEnd = context.WithCancel(context.Background())
+	ctx, end := context.WithCancel(context.Background())
+	c.probeCtx, c.probeEnd = par.WithGate(ctx, c.gate), end
 }
 
 // Open loads a checkpoint and an image with the given settings and runs every block.
@@ -491,7 +510,7 @@ func (c *Controller) restart(sess *session) error {
 	if err := sess.Restart(); err != nil {
 		return err
 	}
-	sess.stats = nil
+	sess.stats, sess.lent = nil, nil
 	c.mu.Lock()
 	c.newRunGeneration()
 	c.mu.Unlock()
@@ -505,7 +524,7 @@ func (c *Controller) post(sess *session) {
 	c.mu.Lock()
 	snap := &Snapshot{Gen: c.gen, CheckpointDir: sess.Dir, ImagePath: sess.Image, Settings: sess.Settings,
 		Config: sess.Checkpoint.Config, Page: sess.Input.Image, Layout: r.Layout, Probes: r.Probes, Next: r.Next(),
-		Timings: append([]engine.BlockTiming(nil), r.Timings...), Stats: append([]probe.PatchStats(nil), sess.stats...),
+		Timings: append([]engine.BlockTiming(nil), r.Timings...), WindowTime: append([]time.Duration(nil), sess.lent...), Stats: append([]probe.PatchStats(nil), sess.stats...),
 		Outputs: r.Probes.Outputs(), Embed: r.Embed, Finished: r.Finished(),
 		WeightBytes: sess.Checkpoint.VisionBytes()}
 	if snap.Finished {
@@ -536,7 +555,10 @@ func (c *Controller) stepOnce(ctx context.Context, more bool) bool {
 	} else {
 		c.status(Status{Text: "running the merger", Progress: 1, Busy: true})
 	}
-	if err := sess.Step(ctx); err != nil {
+	c.gate.Hold()
+	err := sess.Step(ctx)
+	c.gate.Release()
+	if err != nil {
 		c.stepFailed(err, sess)
 		return false
 	}
@@ -591,9 +613,24 @@ func noteSuffix(note string) string {
 	return " — " + note
 }
 
-// runAll steps until the merger has run or the context is cancelled.
+// windowShare bounds the time Run all lends the window between two blocks, as a share of
+// the block just run: the window's drawing and probes for the blocks done get at most that,
+// then wait (busy marks) while the next block runs, and catch up when the run ends. It is
+// what keeps the window's Run all within 1.1x of the CLI's; the time lent is the timings'
+// "window" bar.
+const windowShare = 0.05
+
+// runAll steps until the merger has run or the context is cancelled, lending the window a
+// share of each block's time between blocks.
 func (c *Controller) runAll(ctx context.Context) {
-	for c.stepOnce(ctx, true) {
+	for {
+		began := time.Now()
+		if !c.stepOnce(ctx, true) {
+			return
+		}
+		if sess := c.current(); sess != nil && !sess.Run.Finished() && ctx.Err() == nil {
+			sess.lendAfter(sess.Run.Next()-1, c.lend(ctx, time.Since(began)))
+		}
 		if ctx.Err() != nil { // cancelled after a block had finished its own checks: say so
 			if sess := c.current(); sess != nil && !sess.Run.Finished() {
 				depth := sess.Checkpoint.Config.Depth
@@ -602,6 +639,28 @@ func (c *Controller) runAll(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// lend gives the window up to windowShare of worked (the engine's time just spent): time
+// for the UI goroutine to take the last snapshot (its panels start their probes then), and
+// for the probes to run while the gate is open. It returns the time lent: at most the
+// share, less when the window had nothing to do. Worker goroutine, gate not held.
+func (c *Controller) lend(ctx context.Context, worked time.Duration) time.Duration {
+	budget := time.Duration(windowShare * float64(worked))
+	start := time.Now()
+	taken := make(chan struct{})
+	c.do(func() { close(taken) }) // queued behind the snapshot: when it runs, the panels have it
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case <-taken:
+	case <-t.C:
+		return time.Since(start)
+	case <-ctx.Done():
+		return time.Since(start)
+	}
+	c.gate.Yield(budget - time.Since(start))
+	return time.Since(start)
 }
 
 // CompareProgress is where a Compare stands: pass Rep of Reps (-1: the warm-up) of Side 0
@@ -685,7 +744,16 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Set
 		defer side.Close()
 		sides[k] = side
 	}
+	// The gate is held for the whole Compare but between its blocks (outside the times it
+	// takes: timePass), where the window gets its share as in Run all.
+	c.gate.Hold()
+	defer c.gate.Release()
+	last := time.Now()
 	cmp, err := engine.CompareSessions(ctx, sides[0], sides[1], opt, func(st engine.CompareStep) {
+		c.gate.Release()
+		c.lend(ctx, time.Since(last))
+		c.gate.Hold()
+		last = time.Now()
 		what := fmt.Sprintf("pass %d of %d", st.Rep+1, st.Reps)
 		if st.Rep < 0 {
 			what = "warm-up pass"

@@ -462,7 +462,7 @@ func headName(h int) string {
 // its top patches.
 func (p *imagePanel) landed() {
 	p.refresh()
-	p.in.attention.refresh()
+	p.in.refreshAttention()
 }
 
 // mapOrBusy is a background map's values and caption: the map when it is here, the error

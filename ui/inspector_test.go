@@ -115,6 +115,19 @@ func (h *harness) openDemo() {
 	h.settle()
 }
 
+// show selects a tab by its name, as a click on it does: a tab hidden while the run went on
+// is drawn when it is shown (Inspector.refreshTab).
+func (h *harness) show(name string) {
+	h.t.Helper()
+	for i, tab := range h.in.tabs.Items {
+		if tab.Text == name {
+			h.in.tabs.SelectIndex(i)
+			return
+		}
+	}
+	h.t.Fatalf("no tab %q", name)
+}
+
 // settle pumps until no probe computation is in flight (attention rows are computed off the
 // UI goroutine, and land with a redraw).
 func (h *harness) settle() {
@@ -279,6 +292,7 @@ func TestApplySettingsReruns(t *testing.T) {
 	if h.in.Snap.Settings.TileRows != 64 || h.in.Snap.Settings.Residency != engine.Pread {
 		t.Errorf("settings %s after applying tile 64, pread", h.in.Snap.Settings.Describe())
 	}
+	h.show("Settings")
 	if st := h.in.settings.state.Text; !strings.Contains(st, "read by pread") || strings.Contains(st, " 0 B read") {
 		t.Errorf("settings state after a pread run: %q", st)
 	}
@@ -521,6 +535,7 @@ func TestProbeBudget(t *testing.T) {
 	if !strings.Contains(h.in.image.caption.Text, "not kept") {
 		t.Errorf("channel overlay caption %q", h.in.image.caption.Text)
 	}
+	h.show("Activations")
 	if !strings.Contains(h.in.activation.summary.Text, "not kept") {
 		t.Errorf("activations summary %q", h.in.activation.summary.Text)
 	}
@@ -656,5 +671,34 @@ func TestExportCompareJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil || len(got.Comparison.A.Passes) != 2 || len(got.Comparison.A.Passes[0].BlockS) != h.in.Snap.Config.Depth ||
 		got.Comparison.Verdict == "" || got.Comparison.RatioLow == nil {
 		t.Errorf("%v: %.400s", err, b)
+	}
+}
+
+// A hidden tab is not redrawn while the run goes on (its text layout cost the blocks time),
+// and is up to date the moment it is shown, by a click or View ▸ its name.
+func TestHiddenTabsDrawWhenShown(t *testing.T) {
+	h := newHarness(t)
+	h.show("Timings")
+	h.openDemo()
+	h.show("Attention")
+	before := h.in.timings.summary.Text
+	if want := timingSummary(h.in.Snap, slowestBlock(h.in.Snap.Timings)); before != want {
+		t.Fatalf("the shown Timings tab says %q, want %q", before, want)
+	}
+	gen := h.in.Snap.Gen
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Gen != gen })
+	h.in.Ctl.RunAll()
+	h.pump("run all", func() bool { return h.in.Snap.Finished })
+	if got := h.in.timings.summary.Text; got != before {
+		t.Errorf("the hidden Timings tab was redrawn during the run: %q", got)
+	}
+	h.show("Timings")
+	if got, want := h.in.timings.summary.Text, timingSummary(h.in.Snap, slowestBlock(h.in.Snap.Timings)); got != want || got == before {
+		t.Errorf("the Timings tab shown after the run says %q, want %q (before: %q)", got, want, before)
+	}
+	h.in.tabs.SelectIndex(3) // View ▸ Settings does this
+	if st := h.in.settings.state.Text; !strings.Contains(st, fmt.Sprintf("%d of %d blocks", h.in.Snap.Next, h.in.Snap.Config.Depth)) {
+		t.Errorf("the Settings tab shown after the run says %q", st)
 	}
 }

@@ -18,17 +18,23 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // slowCPU is the CPU backend with every pass made to last at least delay (so a run takes
 // long enough to be interrupted), and optionally one patch's rows nudged in every MatMul.
 type slowCPU struct {
 	*cpu.Backend
-	delay time.Duration
-	nudge int // patch whose MatMul output rows get +1e-3 (-1: none)
+	delay  time.Duration
+	nudge  int          // patch whose MatMul output rows get +1e-3 (-1: none)
+	inPass *atomic.Bool // when set: true while a pass is committed (the engine's work)
 }
 
 func (b slowCPU) Commit() (time.Duration, error) {
+	if b.inPass != nil {
+		b.inPass.Store(true)
+		defer b.inPass.Store(false)
+	}
 	time.Sleep(b.delay)
 	return b.Backend.Commit()
 }
@@ -343,6 +349,69 @@ func TestTimingBarsAddUpToTheWall(t *testing.T) {
 	}
 	if sum := timingSummary(h.in.Snap, 0); !strings.Contains(sum, "deepstack") || !strings.Contains(sum, "host") {
 		t.Errorf("the summary leaves time out: %q", sum)
+	}
+}
+
+// The window's probes never run inside a block: a probe loop under the run's ProbeContext
+// starts no task while a pass is committed, in Run all as in Step, and Run all lends it time
+// between blocks (bounded: the probe here never ends), shown as each block's window time,
+// outside the block's wall.
+func TestProbesWaitWhileABlockRuns(t *testing.T) {
+	var inPass atomic.Bool
+	h := newHarnessOn(t, Backends{Names: []string{"cpu"}, New: func(_ string, threads int) (backend.Backend, error) {
+		return slowCPU{Backend: cpu.New(threads), delay: 30 * time.Millisecond, nudge: -1, inPass: &inPass}, nil
+	}})
+	h.openDemo()
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	var tasks, inside atomic.Int64
+	probeCtx, stopProbe := context.WithCancel(h.in.Ctl.ProbeContext())
+	probed := make(chan error, 1)
+	go func() { // a probe that always has work: it runs whenever the gate lets it
+		probed <- par.For(probeCtx, math.MaxInt32, 2, func(_, _ int) {
+			if inPass.Load() {
+				inside.Add(1)
+			}
+			tasks.Add(1)
+			for end := time.Now().Add(50 * time.Microsecond); time.Now().Before(end); {
+			}
+		})
+	}()
+	h.in.Ctl.Step()
+	h.pump("a step", func() bool { return h.in.Snap.Next == 1 })
+	h.in.Ctl.RunAll()
+	h.pump("run all", func() bool { return h.in.Snap.Finished })
+	stopProbe()
+	if err := <-probed; err != context.Canceled {
+		t.Fatalf("the probe ended with %v", err)
+	}
+	// A task that passed the gate just before a block held it may still start inside the
+	// block (its goroutine descheduled in between): at most one per probe worker per block
+	// (the merger's step included). Without the gate they number thousands.
+	steps := int64(h.in.Snap.Config.Depth + 1)
+	if n := inside.Load(); n > 2*steps {
+		t.Errorf("%d of %d probe tasks started while a block's pass ran (at most %d may have been in flight)", n, tasks.Load(), 2*steps)
+	}
+	s := h.in.Snap
+	var lent, wall time.Duration
+	for i, d := range s.WindowTime {
+		lent += d
+		wall += s.Timings[i].Wall
+	}
+	if lent <= 0 || len(s.WindowTime) < len(s.Timings)-1 {
+		t.Errorf("Run all lent the waiting probe no time: %v", s.WindowTime)
+	}
+	if s.WindowTime[0] != 0 {
+		t.Errorf("block 0 was stepped, not run by Run all, yet it lent %v", s.WindowTime[0])
+	}
+	if 4*lent > wall {
+		t.Errorf("the window was lent %v against %v of blocks: more than its share", lent, wall)
+	}
+	rows := runRows(s.Timings, s.WindowTime)
+	for i, r := range rows {
+		if got := r[len(r)-1]; got != ms(s.WindowTime[i]) {
+			t.Errorf("block %d: the window part is %.3f ms, lent %v", i, got, s.WindowTime[i])
+		}
 	}
 }
 

@@ -44,12 +44,14 @@ func TestActivationsShowASelectedTap(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	a, st := h.in.activation, h.in.settings
+	h.show("Activations")
 	if got := a.tap.Options; !slices.Equal(got, []string{"out", "q", "k"}) {
 		t.Errorf("tap choices by default %v, want out, q, k", got)
 	}
 	s := h.in.Snap
 	rows, I := s.Layout.Rows(), s.Config.Intermediate
 	actBytes := engine.FormatBytes(int64(rows) * int64(I) * 4 * int64(s.Config.Depth))
+	h.show("Settings")
 	if label := st.taps[engine.TapFFNAct].Text; !strings.Contains(label, actBytes) || !strings.Contains(label, "one MLP pass per tile") {
 		t.Errorf("ffn_act's check says %q, want its memory %s and its cost", label, actBytes)
 	}
@@ -62,13 +64,16 @@ func TestActivationsShowASelectedTap(t *testing.T) {
 		t.Errorf("no status line said the taps changed: %q", h.statuses)
 	}
 	s = h.in.Snap
+	h.show("Activations")
 	if got := a.tap.Options; !slices.Equal(got, []string{"out", "ln1", "q", "k", "ffn_act"}) {
 		t.Fatalf("tap choices after keeping ln1 and ffn_act: %v", got)
 	}
+	h.show("Settings")
 	if !strings.Contains(st.state.Text, "taps ln1, q, k, ffn_act, out") {
 		t.Errorf("the settings do not say what is kept: %q", st.state.Text)
 	}
 
+	h.show("Activations")
 	h.in.SelectBlock(2)
 	h.in.SetOverlay(OverlayNorm)
 	outHist := histogramTexts(a.hist, 64)

@@ -1,16 +1,20 @@
 package ui
 
-// timings.go: per-block bars (weight wait / attention half / MLP half), totals, the
-// slowest block, and the answers to "where does the time go" and "does streaming stall".
+// timings.go: per-block bars (weight wait / attention half / MLP half / deepstack / host,
+// then the window's time after the block), totals, the slowest block, and the answers to
+// "where does the time go" and "does streaming stall".
 //
-// Invariant: the bars' parts are the BlockTiming fields in that order; the mutation that
-// would silently break it: putting Wall in a part (it already contains the others).
+// Invariant: a bar's engine parts are the BlockTiming fields in that order and add up to
+// the block's wall; the window's part comes on top, never inside it. The mutation that
+// would silently break it: putting Wall in a part (it already contains the others), or
+// folding the window's time into "host" — the block would look slower than it ran.
 
 import (
 	"fmt"
 	"image/color"
 	"sort"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -35,6 +39,13 @@ var (
 	}
 )
 
+// The Timings tab's bars add the window's part: the time Run all lent the window's
+// drawing and probes after the block (Snapshot.WindowTime), outside the block's wall.
+var (
+	runParts  = append(append([]string(nil), timingParts...), "window")
+	runColors = append(append([]color.Color(nil), timingColors...), color.NRGBA{R: 0xf2, G: 0xb1, B: 0x3c, A: 0xff}) // amber: not the engine's
+)
+
 // barParts splits a block's wall time (ms) into timingParts.
 func barParts(wait, attention, mlp, deepstack, wall float64) []float64 {
 	return []float64{wait, attention, mlp, deepstack, max(0, wall-wait-attention-mlp-deepstack)}
@@ -48,6 +59,19 @@ func timingRows(ts []engine.BlockTiming) [][]float64 {
 	return rows
 }
 
+// runRows are timingRows with the window's time after each block (runParts).
+func runRows(ts []engine.BlockTiming, window []time.Duration) [][]float64 {
+	rows := timingRows(ts)
+	for i := range rows {
+		var w time.Duration
+		if i < len(window) {
+			w = window[i]
+		}
+		rows[i] = append(rows[i], ms(w))
+	}
+	return rows
+}
+
 type timingsPanel struct {
 	in      *Inspector
 	bars    *widgets.Bars
@@ -57,7 +81,7 @@ type timingsPanel struct {
 
 func newTimingsPanel(in *Inspector) *timingsPanel {
 	p := &timingsPanel{in: in}
-	p.bars = widgets.NewBars(timingParts, timingColors, "ms", in.SelectBlock)
+	p.bars = widgets.NewBars(runParts, runColors, "ms", in.SelectBlock)
 	p.summary = widget.NewLabel("")
 	p.summary.Wrapping = fyne.TextWrapWord
 	p.ops = widget.NewLabel("")
@@ -72,9 +96,9 @@ func (p *timingsPanel) content() fyne.CanvasObject {
 
 func (p *timingsPanel) refresh() {
 	s := p.in.Snap
-	p.bars.SetSeries(widgets.Series{Name: s.Settings.Describe(), Rows: timingRows(s.Timings)})
+	p.bars.SetSeries(widgets.Series{Name: s.Settings.Describe(), Rows: runRows(s.Timings, s.WindowTime)})
 	p.bars.SetSelected(p.in.Sel.Block)
-	p.summary.SetText(timingSummary(s, p.bars.Slowest(0)))
+	p.summary.SetText(timingSummary(s, slowestBlock(s.Timings)))
 	p.ops.SetText(opBreakdown(s, p.in.Sel.Block))
 }
 
@@ -98,6 +122,14 @@ func timingSummary(s *Snapshot, slowest int) string {
 	}
 	fmt.Fprintf(&b, ", host %.0f%% (taps, checks), waiting for weights %.1f%% (%.1f ms).",
 		pct(max(0, wall-wait-attn-mlp-deep)), pct(wait), wait)
+	var window float64
+	for _, d := range s.WindowTime {
+		window += ms(d)
+	}
+	if window > 0 {
+		fmt.Fprintf(&b, " The window took %.1f ms between blocks (%.0f%% of the blocks' time: its drawing and probes, not in the blocks' times).",
+			window, pct(window))
+	}
 	if slowest >= 0 {
 		fmt.Fprintf(&b, " Slowest: block %d (%.1f ms).", slowest, ms(s.Timings[slowest].Wall))
 	}
@@ -112,6 +144,18 @@ func timingSummary(s *Snapshot, slowest int) string {
 		fmt.Fprintf(&b, " mapped: %s of weights in the page cache, no copies.", engine.FormatBytes(s.WeightBytes))
 	}
 	return b.String()
+}
+
+// slowestBlock is the block of the longest wall time (the window's time after it is not the
+// block's); -1 when none ran.
+func slowestBlock(ts []engine.BlockTiming) int {
+	best := -1
+	for i, t := range ts {
+		if best < 0 || t.Wall > ts[best].Wall {
+			best = i
+		}
+	}
+	return best
 }
 
 // stalledBlocks are the blocks that waited for weights more than 5% of their wall time

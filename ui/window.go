@@ -75,9 +75,13 @@ type Inspector struct {
 	settings   *settingsPanel
 	compare    *comparePanel
 	tabs       *container.AppTabs
-	split      *container.Split // image | tabs
-	root       *tipRoot         // the content under the tip layer
-	menu       *fyne.MainMenu   // nil until MainMenu is asked for
+	tabPanels  map[*container.TabItem]func() // each tab's refresh (lazy: refreshTab)
+	tabOrder   []*container.TabItem          // the tabs with a refresh, in the order they refresh
+	attnTab    *container.TabItem
+	staleTabs  map[*container.TabItem]bool // tabs not refreshed since they were hidden
+	split      *container.Split            // image | tabs
+	root       *tipRoot                    // the content under the tip layer
+	menu       *fyne.MainMenu              // nil until MainMenu is asked for
 	compareRes *CompareResult
 	menuSynced menuState // what the Run and Export items were last built for
 	shiftHeld  bool      // Shift is down (key events: the pointer's carry no modifiers under GLFW)
@@ -112,16 +116,35 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	in.image.rows.ready = func() { // rows computed off the UI goroutine have landed
 		if in.Snap.Loaded() {
 			in.image.refresh()
-			in.attention.refresh()
+			in.refreshAttention()
 		}
 	}
-	in.tabs = container.NewAppTabs(
-		container.NewTabItemWithIcon("Attention", theme.VisibilityIcon(), in.attention.content()),
-		container.NewTabItemWithIcon("Activations", theme.ListIcon(), in.activation.content()),
-		container.NewTabItemWithIcon("Timings", theme.HistoryIcon(), in.timings.content()),
-		container.NewTabItemWithIcon("Settings", theme.SettingsIcon(), in.settings.content()),
-		container.NewTabItemWithIcon("Compare", theme.ContentCopyIcon(), in.compare.content()),
-	)
+	var items []*container.TabItem
+	in.tabPanels, in.staleTabs = map[*container.TabItem]func(){}, map[*container.TabItem]bool{}
+	for _, t := range []struct {
+		name    string
+		icon    fyne.Resource
+		content fyne.CanvasObject
+		refresh func() // nil: the tab draws itself when its data comes (Compare)
+	}{
+		{"Attention", theme.VisibilityIcon(), in.attention.content(), in.attention.refresh},
+		{"Activations", theme.ListIcon(), in.activation.content(), in.activation.refresh},
+		{"Timings", theme.HistoryIcon(), in.timings.content(), in.timings.refresh},
+		{"Settings", theme.SettingsIcon(), in.settings.content(), in.settings.refresh},
+		{"Compare", theme.ContentCopyIcon(), in.compare.content(), nil},
+	} {
+		item := container.NewTabItemWithIcon(t.name, t.icon, t.content)
+		items = append(items, item)
+		if t.refresh != nil {
+			in.tabPanels[item] = t.refresh
+			in.tabOrder = append(in.tabOrder, item)
+		}
+		if t.name == "Attention" {
+			in.attnTab = item
+		}
+	}
+	in.tabs = container.NewAppTabs(items...)
+	in.tabs.OnSelected = in.showTab
 	ctl.OnSnapshot = in.setSnapshot
 	ctl.OnStatus = in.toolbar.setStatus
 	ctl.OnCompare = in.setCompare
@@ -222,11 +245,36 @@ func (in *Inspector) refresh() {
 	}
 	in.refreshStrip()
 	in.image.refresh()
-	in.attention.refresh()
-	in.activation.refresh()
-	in.timings.refresh()
-	in.settings.refresh()
+	for _, item := range in.tabOrder {
+		in.refreshTab(item)
+	}
 }
+
+// refreshTab redraws a tab's panel if its tab is shown, and otherwise when it is shown
+// (showTab): a hidden panel's text layout and charts cost the UI goroutine as much as a
+// shown one's (wrapped text is shaped again on every change), and during Run all that time
+// was taken from the blocks.
+//
+// Invariant: a shown tab is never stale. Mutation that would silently break it: marking a
+// tab stale without refreshing it when it is selected — it would show an older run.
+func (in *Inspector) refreshTab(item *container.TabItem) {
+	if in.tabs.Selected() != item {
+		in.staleTabs[item] = true
+		return
+	}
+	delete(in.staleTabs, item)
+	in.tabPanels[item]()
+}
+
+// showTab brings a tab that was hidden while its data changed up to date.
+func (in *Inspector) showTab(item *container.TabItem) {
+	if in.staleTabs[item] && in.Snap.Loaded() {
+		in.refreshTab(item)
+	}
+}
+
+// refreshAttention redraws the Attention tab (now if shown).
+func (in *Inspector) refreshAttention() { in.refreshTab(in.attnTab) }
 
 func (in *Inspector) refreshStrip() {
 	s := in.Snap

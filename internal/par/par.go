@@ -22,7 +22,8 @@ func Workers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
 
 // For calls fn(worker, task) for every task in [0, n) on at most workers goroutines (the
 // caller's included; worker ids run from 0 to workers-1). Once ctx is done it hands out no
-// more tasks, lets the running ones finish and returns ctx.Err(). A panic in fn is re-raised
+// more tasks, lets the running ones finish and returns ctx.Err(). When ctx carries a gate
+// (WithGate), no task starts while the gate is held (gate.go). A panic in fn is re-raised
 // on the caller, with its value, after every worker stopped. The goroutines it starts turn
 // a memory fault (a mapped file truncated under them) into such a panic
 // (debug.SetPanicOnFault), as the caller's goroutine does when the caller asked for it.
@@ -35,6 +36,11 @@ func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 	}
 	workers = max(1, min(workers, n))
 	done := ctx.Done()
+	gate := gateOf(ctx)
+	if gate != nil {
+		gate.enter()
+		defer gate.leave()
+	}
 	var next atomic.Int64
 	var stopped atomic.Bool
 	var failed atomic.Pointer[any]
@@ -57,6 +63,10 @@ func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 					return
 				default:
 				}
+			}
+			if gate != nil && !gate.pass(done) {
+				stopped.Store(true)
+				return
 			}
 			fn(w, t)
 		}
