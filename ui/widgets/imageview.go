@@ -6,6 +6,13 @@
 // taps, hover, the overlay colour, the selection box and the marks alike. The mutation that
 // would silently break it: using the raster index r*Cols+c anywhere (on a grid in merge-window
 // order every patch would still get a plausible colour, just the wrong one).
+//
+// On screen the photo and the overlay are two images: the photo is uploaded to the GPU once
+// per page, and the overlay is one pixel per patch (Cols x Rows), stretched over the photo
+// with nearest sampling and blended at the opacity. A new map (a hover that follows the
+// pointer) uploads Cols x Rows pixels, not the page's 1.3 million; the composed page (the
+// exports', OverlayImage) is made only when asked for. OnFrame times a hover to the paint of
+// the frame that shows its map.
 package widgets
 
 import (
@@ -17,6 +24,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -106,6 +114,10 @@ type ImageView struct {
 	// a view that follows the pointer while a key is held. Called when the patch under the
 	// pointer or the modifiers change.
 	OnHoverMods func(patch int, mods fyne.KeyModifier)
+	// OnFrame, when set, gets the time from a pointer event that moved to another patch to
+	// the paint of the first frame showing an overlay set after it: what following the
+	// pointer costs, as the user sees it. It runs on the painting goroutine.
+	OnFrame func(eventToPaint time.Duration)
 
 	mu        sync.Mutex
 	photo     *image.RGBA // the page, origin at 0,0
@@ -119,21 +131,25 @@ type ImageView struct {
 	selected  int
 	marked    []int
 	hoverText func(patch int) string
-	composed  *image.RGBA // photo + overlay; replaced (never mutated) on change
+	overlay   *image.NRGBA // one pixel per patch, raster order (nil: no overlay); replaced, never mutated
+	composed  *image.RGBA  // photo + overlay at the page's size, made when asked for; replaced, never mutated
 	hovered   int
 	pointer   fyne.Position
 	pointerIn bool
 	mods      fyne.KeyModifier // held at the last pointer event
 	tip       string           // hover text of the hovered patch
 	dirty     ivDirty
+	hoverAt   time.Time // when the pointer last moved to another patch (zero: served)
+	frameFor  time.Time // the hover whose map waits for its frame (zero: none)
 }
 
 type ivDirty uint8
 
 const (
-	ivDirtyImage ivDirty = 1 << iota // the composed image changed
-	ivDirtyDeco                      // grid, selection or marks changed
-	ivDirtyHover                     // hover box or tooltip changed
+	ivDirtyImage   ivDirty = 1 << iota // the photo changed
+	ivDirtyOverlay                     // the overlay's pixels or opacity changed
+	ivDirtyDeco                        // grid, selection or marks changed
+	ivDirtyHover                       // hover box or tooltip changed
 )
 
 // NewImageView returns an empty view: overlay opacity 0.6, no selection, grid hidden.
@@ -165,9 +181,9 @@ func (v *ImageView) SetImage(img image.Image, grid PatchGrid) {
 		}
 		v.photo, v.grid, v.rasterOf = photo, grid, inv
 		v.hovered = -1
-		v.ivComposeLocked()
+		v.ivOverlayLocked()
 		v.tip = ""
-		v.dirty |= ivDirtyImage | ivDirtyDeco | ivDirtyHover
+		v.dirty |= ivDirtyImage | ivDirtyOverlay | ivDirtyDeco | ivDirtyHover
 	})
 }
 
@@ -186,8 +202,11 @@ func (v *ImageView) SetOverlayScale(values []float32, cm Colormap, sc Scale) {
 			v.values = nil
 		}
 		v.cm, v.scale = cm, sc
-		v.ivComposeLocked()
-		v.dirty |= ivDirtyImage
+		v.ivOverlayLocked()
+		v.dirty |= ivDirtyOverlay
+		if !v.hoverAt.IsZero() { // the map a hover asked for: time its frame
+			v.frameFor, v.hoverAt = v.hoverAt, time.Time{}
+		}
 	})
 	v.ivUpdateTip()
 }
@@ -204,8 +223,8 @@ func (v *ImageView) SetOpacity(a float64) {
 		return
 	}
 	v.opacity = a
-	v.ivComposeLocked()
-	v.dirty |= ivDirtyImage
+	v.composed = nil // the overlay's pixels stay: the opacity is the GPU's blend
+	v.dirty |= ivDirtyOverlay
 	v.mu.Unlock()
 	v.Refresh()
 }
@@ -378,11 +397,12 @@ func ivPatchRect(g PatchGrid, W, H, r, c int) image.Rectangle {
 func (v *ImageView) Snapshot() image.Image {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.composed == nil {
+	composed := v.ivComposedLocked()
+	if composed == nil {
 		return nil
 	}
-	out := image.NewRGBA(v.composed.Rect)
-	copy(out.Pix, v.composed.Pix)
+	out := image.NewRGBA(composed.Rect)
+	copy(out.Pix, composed.Pix)
 	ivDecorate(out, v.grid, v.rasterOf, v.showGrid, v.marked, v.selected)
 	return out
 }
@@ -423,28 +443,57 @@ func ivDecorate(out *image.RGBA, g PatchGrid, rasterOf []int, showGrid bool, mar
 	}
 }
 
-// OverlayImage returns the composed photo + overlay exactly as drawn; nil without an image.
-// The image is never modified afterwards (a change composes a new one).
+// OverlayImage returns the composed photo + overlay as drawn (the GPU's blend of the
+// two may differ from it by one level in a channel); nil without an image. The image is
+// never modified afterwards (a change composes a new one).
 func (v *ImageView) OverlayImage() image.Image {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.composed == nil {
+	if c := v.ivComposedLocked(); c != nil {
+		return c
+	}
+	return nil
+}
+
+// ivComposedLocked is the photo with the overlay blended over it (ivCompose), made on the
+// first ask after a change; nil without a photo.
+func (v *ImageView) ivComposedLocked() *image.RGBA {
+	if v.photo == nil {
 		return nil
+	}
+	if v.composed == nil {
+		values := v.values
+		if v.rasterOf == nil {
+			values = nil
+		}
+		v.composed = ivCompose(v.photo, v.grid, values, v.cm, v.scale, v.opacity)
 	}
 	return v.composed
 }
 
-// ivComposeLocked blends the overlay over the photo into a fresh RGBA (ivCompose).
-func (v *ImageView) ivComposeLocked() {
-	if v.photo == nil {
-		v.composed = nil
+// ivOverlayLocked makes the overlay's texture: pixel (c, r) is the colour of the value of
+// sequence index grid.At(r, c), opaque, or transparent where the patch is uncoloured (no
+// value, NaN); nil without values or a grid. The composed page is made again when asked.
+func (v *ImageView) ivOverlayLocked() {
+	v.composed = nil
+	g := v.grid
+	if v.photo == nil || v.values == nil || v.rasterOf == nil || g.Len() == 0 {
+		v.overlay = nil
 		return
 	}
-	values := v.values
-	if v.rasterOf == nil {
-		values = nil
+	ov := image.NewNRGBA(image.Rect(0, 0, g.Cols, g.Rows))
+	for r := range g.Rows {
+		for c := range g.Cols {
+			if s := g.At(r, c); s < len(v.values) {
+				col := v.cm.At(v.scale.Norm(v.values[s]))
+				if col.A != 0 {
+					col.A = 255
+				}
+				ov.SetNRGBA(c, r, col)
+			}
+		}
 	}
-	v.composed = ivCompose(v.photo, v.grid, values, v.cm, v.scale, v.opacity)
+	v.overlay = ov
 }
 
 // ComposeHeatmap is the view's heatmap at any resolution: img (scaled to fill, origin 0,0)
@@ -603,12 +652,16 @@ func (v *ImageView) MouseMoved(ev *desktop.MouseEvent) {
 func (v *ImageView) MouseOut() { v.ivPointer(fyne.Position{}, false, 0) }
 
 func (v *ImageView) ivPointer(pos fyne.Position, in bool, mods fyne.KeyModifier) {
+	now := time.Now()
 	v.mu.Lock()
 	p := -1
 	if in {
 		p = v.ivPatchAtLocked(pos, v.Size())
 	}
 	changed := p != v.hovered
+	if changed && p >= 0 {
+		v.hoverAt = now
+	}
 	modsChanged := mods != v.mods
 	v.hovered, v.pointer, v.pointerIn, v.mods = p, pos, in, mods
 	v.dirty |= ivDirtyHover
@@ -666,6 +719,9 @@ func (v *ImageView) CreateRenderer() fyne.WidgetRenderer {
 	r := &ivRenderer{v: v}
 	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	r.img = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScaleFastest}
+	// one pixel per patch, stretched with nearest sampling: each texel covers its patch
+	r.ov = &canvas.Image{FillMode: canvas.ImageFillStretch, ScaleMode: canvas.ImageScalePixels}
+	r.frame = canvas.NewRaster(r.framePainted)
 	r.empty = canvas.NewText("No image", theme.Color(theme.ColorNamePlaceHolder))
 	r.empty.Alignment = fyne.TextAlignCenter
 	r.sel = ivNewFrames(ivHaloColor, ivSelectColor)
@@ -745,7 +801,9 @@ type ivMark struct {
 type ivRenderer struct {
 	v       *ImageView
 	bg      *canvas.Rectangle
-	img     *canvas.Image
+	img     *canvas.Image  // the photo: uploaded once per page
+	ov      *canvas.Image  // the overlay: Cols x Rows texels over the photo
+	frame   *canvas.Raster // drawn last, 1x1 and clear: its paint marks the frame's (OnFrame)
 	empty   *canvas.Text
 	lines   []*canvas.Rectangle // grid lines: Cols-1 vertical, then Rows-1 horizontal
 	marks   []ivMark
@@ -782,12 +840,19 @@ func (r *ivRenderer) Refresh() {
 		r.tipText.TextSize = theme.CaptionTextSize()
 	}
 	if d&ivDirtyImage != 0 {
-		if v.composed != nil {
-			r.img.Image = v.composed
-		} else {
-			r.img.Image = nil
+		r.img.Image = nil
+		if v.photo != nil {
+			r.img.Image = v.photo
 		}
 	}
+	if d&ivDirtyOverlay != 0 {
+		r.ov.Image = nil
+		if v.overlay != nil {
+			r.ov.Image = v.overlay
+		}
+		r.ov.Translucency = 1 - v.opacity
+	}
+	timed := !v.frameFor.IsZero() && d&ivDirtyOverlay != 0
 	if d&ivDirtyDeco != 0 {
 		r.rebuildLocked()
 	}
@@ -796,6 +861,12 @@ func (r *ivRenderer) Refresh() {
 
 	if d&ivDirtyImage != 0 {
 		r.img.Refresh()
+	}
+	if d&ivDirtyOverlay != 0 {
+		r.ov.Refresh()
+	}
+	if timed {
+		r.frame.Refresh() // repainted in the frame that shows the new overlay
 	}
 	if d&^ivDirtyHover != 0 {
 		canvas.Refresh(v)
@@ -833,7 +904,7 @@ func (r *ivRenderer) rebuildLocked() {
 	}
 	r.marks = r.marks[:nm]
 
-	objs := []fyne.CanvasObject{r.bg, r.img, r.empty}
+	objs := []fyne.CanvasObject{r.bg, r.img, r.ov, r.empty}
 	for _, l := range r.lines {
 		objs = append(objs, l)
 	}
@@ -845,8 +916,23 @@ func (r *ivRenderer) rebuildLocked() {
 		objs = append(objs, m.badge, m.label)
 	}
 	objs = append(objs, r.sel.objects()...)
-	objs = append(objs, r.tipBg, r.tipText)
+	objs = append(objs, r.tipBg, r.tipText, r.frame)
 	r.objects = objs
+}
+
+// framePainted is the frame marker's raster: called when a frame paints it again, which
+// Refresh asks for with a new overlay that a hover waits for. It reports the hover's time to
+// this paint (OnFrame) and draws nothing.
+func (r *ivRenderer) framePainted(w, h int) image.Image {
+	v := r.v
+	v.mu.Lock()
+	at, report := v.frameFor, v.OnFrame
+	v.frameFor = time.Time{}
+	v.mu.Unlock()
+	if !at.IsZero() && report != nil {
+		report(time.Since(at))
+	}
+	return image.NewNRGBA(image.Rect(0, 0, max(w, 1), max(h, 1)))
 }
 
 // layoutLocked places every object for the widget size.
@@ -857,6 +943,9 @@ func (r *ivRenderer) layoutLocked(size fyne.Size) {
 	r.empty.Hidden = v.photo != nil
 	r.empty.Move(fyne.Position{})
 	r.empty.Resize(size)
+	r.frame.Move(fyne.Position{})
+	r.frame.Resize(fyne.NewSize(1, 1))
+	r.ov.Hidden = true
 	if v.photo == nil {
 		r.img.Hidden = true
 		r.sel.show(false)
@@ -885,6 +974,9 @@ func (r *ivRenderer) layoutLocked(size fyne.Size) {
 	o, s := geo.image()
 	r.img.Move(o)
 	r.img.Resize(s)
+	r.ov.Hidden = v.overlay == nil || g.Len() == 0
+	r.ov.Move(o)
+	r.ov.Resize(s)
 	u := geo.unit
 	// cell returns the screen rectangle of sequence index p.
 	cell := func(p int) (x0, y0, x1, y1 float32) {
