@@ -57,6 +57,10 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	if os.Getenv(readyEnv) != "" { // a watching script asked for it (the smoke test); never in normal use
 		announceReady(in, os.Stderr)
 	}
+	var frames *ui.FrameLog
+	if os.Getenv(frameTimesEnv) != "" { // an engineer asked: one line per follow-mouse frame, a summary at the end
+		frames = in.LogFrames(os.Stderr)
+	}
 	w.SetMainMenu(in.MainMenu())
 	w.Resize(in.WindowSize(fyne.NewSize(1280, 720)))
 	if *demo && (*dir != "" || *image != "") {
@@ -68,6 +72,9 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	quitOnSignals(a)
 	w.ShowAndRun()
 	ctl.Close()
+	if frames != nil {
+		fmt.Fprintln(os.Stderr, frames.Summary())
+	}
 	return nil
 }
 
@@ -127,6 +134,10 @@ func haveDisplay() error {
 
 // readyEnv asks the window to announce on stderr that its first run finished (announceReady).
 const readyEnv = "INSPECTOR_READY_LINE"
+
+// frameTimesEnv turns the follow-mouse frame-time probe on (ui.FrameLog): each hover that
+// moves the query, timed from the pointer event to the paint of its map, on stderr.
+const frameTimesEnv = "INSPECTOR_FRAME_TIMES"
 
 // announceReady tells a watching script (the smoke test), once, that the first run
 // finished, and where the image view and the Run all button are, in window coordinates.

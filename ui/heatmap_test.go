@@ -565,3 +565,31 @@ func closeTo(a, b []float32, rel float64) bool {
 	}
 	return true
 }
+
+// The frame-time probe logs each followed hover once, from the pointer event to the paint of
+// its map, naming what was drawn, and sums the frames up. Catches: a time taken when the map
+// arrives (it would miss the probe's work), a frame logged twice, no log at all.
+func TestFrameLogTimesFollowedHovers(t *testing.T) {
+	h := hmDemo(t)
+	p, in := h.in.image, h.in
+	var out strings.Builder
+	log := in.LogFrames(&out)
+	p.follow.SetChecked(true)
+	g := patchGrid(in.Snap)
+	for i, patch := range []int{g.At(2, 3), g.At(10, 20)} {
+		p.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: hmPointAt(t, h, patch)}})
+		h.pump("the follow redraw", func() bool { return !p.followPending })
+		h.settle()
+		h.win.Canvas().Capture() // the paint
+		h.win.Canvas().Capture() // a frame with nothing new: not timed
+		if n := strings.Count(out.String(), "frame: "); n != i+1 {
+			t.Fatalf("after %d hovers: %d frames logged:\n%s", i+1, n, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("from hover to paint (attention, mean of heads, %d patches)", in.Snap.Layout.Rows())) {
+		t.Errorf("the lines do not say what was drawn:\n%s", out.String())
+	}
+	if s := log.Summary(); !strings.Contains(s, "2 hovers") || !strings.Contains(s, "median") {
+		t.Errorf("summary %q", s)
+	}
+}
