@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -39,6 +40,11 @@ type attentionPanel struct {
 	dist    [][]float64 // [block][head], for the blocks computed so far
 	entropy [][]float64
 	failed  error // the last computation's error: not retried until the next run
+	drawn   string // what the block x head matrix shows (run, blocks, metric): a hover redraws only its selection
+	base    struct {
+		of      *probe.Store // the run whose uniform baseline this is
+		dist, H float64
+	}
 	lower   *container.AppTabs
 	mtx     matrixPane
 }
@@ -228,6 +234,12 @@ func (a *attentionPanel) drawMatrix() {
 	if !s.Loaded() {
 		return
 	}
+	key := fmt.Sprintf("%s/%d/%s/%dx%d", a.statKey, len(data), a.metric.Selected, s.Config.Depth, s.Config.Heads)
+	if key == a.drawn { // the same numbers: a hover or a click moved only the selection
+		a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
+		return
+	}
+	a.drawn = key
 	rows, cols := s.Config.Depth, s.Config.Heads
 	vals := make([]float64, rows*cols)
 	for i := range vals {
@@ -244,7 +256,11 @@ func (a *attentionPanel) drawMatrix() {
 		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
 		return
 	}
-	bd, be := s.Probes.UniformBaseline(headStatQueries)
+	if a.base.of != s.Probes { // once per run: it is the page's, O(queries x patches)
+		a.base.of = s.Probes
+		a.base.dist, a.base.H = s.Probes.UniformBaseline(headStatQueries)
+	}
+	bd, be := a.base.dist, a.base.H
 	baseline := fmt.Sprintf("%.2f patches", bd)
 	if a.metric.Selected == "entropy" {
 		baseline = fmt.Sprintf("%.3f nats", be)

@@ -531,6 +531,7 @@ func TestRowsFollowTheRun(t *testing.T) {
 	h.pump("the flipped run", func() bool { return in.Snap.Gen != gen && in.Snap.Finished })
 	in.Sel.Query, in.Sel.Block = q, b
 	in.refresh()
+	h.settle() // the row is computed off the UI goroutine (a cache keyed without the run answers at once, with the old row)
 	want, err := in.Snap.Probes.AttentionRowMean(b, q)
 	if err != nil {
 		t.Fatal(err)
