@@ -39,14 +39,14 @@ type attentionPanel struct {
 	statKey string
 	dist    [][]float64 // [block][head], for the blocks computed so far
 	entropy [][]float64
-	failed  error // the last computation's error: not retried until the next run
+	failed  error  // the last computation's error: not retried until the next run
 	drawn   string // what the block x head matrix shows (run, blocks, metric): a hover redraws only its selection
 	base    struct {
 		of      *probe.Store // the run whose uniform baseline this is
 		dist, H float64
 	}
-	lower   *container.AppTabs
-	mtx     matrixPane
+	lower *container.AppTabs
+	mtx   matrixPane
 }
 
 func newAttentionPanel(in *Inspector) *attentionPanel {
