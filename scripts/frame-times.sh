@@ -1,0 +1,79 @@
+#!/bin/sh
+# frame-times.sh: what following the pointer costs in the real window, as the user sees it.
+# It opens CHECKPOINT on IMAGE in the window under Xvfb (fresh preferences, FYNE_SCALE=1),
+# waits for the first run to finish, then holds Shift and moves the pointer to a new patch
+# MOVES times with a pause between moves (latency, not throughput): first with the mean of
+# heads shown, then head 3. INSPECTOR_FRAME_TIMES makes the window time each move from the
+# pointer event to the paint of the frame that shows its map (ui/frames.go); this prints
+# the median, 90th percentile and worst for each, from those lines.
+#
+#   scripts/frame-times.sh CHECKPOINT IMAGE [MOVES] [PAUSE_S]
+#
+# For the 8B tower's 5,120 patches: `bin/inspector gen --preset qwen3-vl-8b --out /tmp/8b`
+# and a 1280x1024 image (80 x 64 patches of 16 px). Needs Xvfb and xdotool.
+set -eu
+[ $# -ge 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
+ckpt=$1 image=$2 moves=${3:-40} pause=${4:-0.3}
+bin=${BIN:-bin/inspector}
+for tool in Xvfb xdotool; do
+	command -v $tool >/dev/null || { echo "frame-times: needs $tool (apt-get install xvfb xdotool)" >&2; exit 1; }
+done
+[ -x "$bin" ] || { echo "frame-times: $bin not built (make build)" >&2; exit 1; }
+work=$(mktemp -d)
+display=:$((90 + $$ % 100))
+Xvfb $display -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+app=
+cleanup() {
+	[ -n "$app" ] && kill $app 2>/dev/null || true
+	kill $xvfb 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+sleep 1
+export DISPLAY=$display
+HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache FYNE_SCALE=1 \
+	INSPECTOR_READY_LINE=1 INSPECTOR_FRAME_TIMES=1 "$bin" gui --checkpoint "$ckpt" --image "$image" 2>"$work/err" &
+app=$!
+echo "frame-times: waiting for the first run of $ckpt on $image…" >&2
+while ! grep -q '^inspector: ready' "$work/err"; do
+	kill -0 $app 2>/dev/null || { cat "$work/err" >&2; exit 1; }
+	sleep 2
+done
+# inspector: ready; image view at X,Y size WxH; ...
+set -- $(sed -n 's/^inspector: ready; image view at \([0-9]*\),\([0-9]*\) size \([0-9]*\)x\([0-9]*\);.*/\1 \2 \3 \4/p' "$work/err")
+gx=$1 gy=$2 gw=$3 gh=$4
+win=$(xdotool search --sync --onlyvisible --name "TurboSpark Vision Inspector" | head -1)
+sweep() { # moves over a zigzag of distinct patches, Shift held
+	xdotool mousemove --window "$win" $((gx + gw / 2)) $((gy + gh / 2))
+	sleep 1
+	xdotool keydown shift
+	i=0
+	while [ $i -lt "$moves" ]; do
+		x=$((gx + gw * (5 + (i * 37) % 90) / 100))
+		y=$((gy + gh * (5 + (i * 53) % 90) / 100))
+		xdotool mousemove --window "$win" $x $y
+		sleep "$pause"
+		i=$((i + 1))
+	done
+	xdotool keyup shift
+	sleep 2
+}
+sweep                                         # the mean of heads (the default)
+xdotool key equal equal equal equal; sleep 2 # head 3
+sweep
+xdotool key ctrl+q
+wait $app || true
+app=
+summarize() {
+	grep "^frame: .*($1," "$work/err" | awk '{print $2}' | sort -n | awk -v what="$1" '
+		{ t[NR] = $1 }
+		END {
+			if (NR == 0) { print what ": no frames"; exit }
+			p90 = int(NR * 0.9); if (p90 < 1) p90 = 1
+			printf "%-26s %3d frames: median %6.1f ms, 90th pct %6.1f ms, worst %6.1f ms\n", what, NR, t[int((NR + 1) / 2)], t[p90], t[NR]
+		}'
+}
+grep '^frame: ' "$work/err" | head -1 | sed 's/.*(\(.*\))/frame-times: \1/'
+summarize "attention, mean of heads"
+summarize "attention, head 3"
