@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +159,17 @@ func TestReadyLineOnce(t *testing.T) {
 	pump(2)
 	if n := strings.Count(out.String(), "inspector: ready; image view at "); n != 1 {
 		t.Errorf("%d ready lines after two runs:\n%s", n, out.String())
+	}
+	// The span holds the work and the time lent to the window, all between the embedding's
+	// start and the merger's end (to the line's 0.1 ms).
+	m := regexp.MustCompile(`run span ([0-9.]+) ms, work ([0-9.]+) ms, lent to the window ([0-9.]+) ms`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("the ready line has no span:\n%s", out.String())
+	}
+	span, _ := strconv.ParseFloat(m[1], 64)
+	work, _ := strconv.ParseFloat(m[2], 64)
+	lent, _ := strconv.ParseFloat(m[3], 64)
+	if work <= 0 || work+lent > span+0.2 {
+		t.Errorf("run span %.1f ms, work %.1f ms, lent %.1f ms: the span must hold both", span, work, lent)
 	}
 }

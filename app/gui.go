@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"sync"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -140,15 +141,22 @@ const readyEnv = "INSPECTOR_READY_LINE"
 const frameTimesEnv = "INSPECTOR_FRAME_TIMES"
 
 // announceReady tells a watching script (the smoke test), once, that the first run
-// finished, and where the image view and the Run all button are, in window coordinates.
+// finished, where the image view and the Run all button are, in window coordinates, and the
+// first run's span, work and time lent to the window (scripts/window-vs-cli.sh reads them).
 func announceReady(in *ui.Inspector, w io.Writer) {
 	var once sync.Once
-	in.OnFinished = func(*ui.Snapshot) {
+	in.OnFinished = func(s *ui.Snapshot) {
 		once.Do(func() {
 			pos, size := in.ImageViewBounds()
 			bpos, bsize, _ := in.ButtonBounds("Run all")
-			fmt.Fprintf(w, "inspector: ready; image view at %.0f,%.0f size %.0fx%.0f; Run all at %.0f,%.0f size %.0fx%.0f\n",
-				pos.X, pos.Y, size.Width, size.Height, bpos.X, bpos.Y, bsize.Width, bsize.Height)
+			var lent time.Duration
+			for _, d := range s.WindowTime {
+				lent += d
+			}
+			fmt.Fprintf(w, "inspector: ready; image view at %.0f,%.0f size %.0fx%.0f; Run all at %.0f,%.0f size %.0fx%.0f; "+
+				"run span %.1f ms, work %.1f ms, lent to the window %.1f ms\n",
+				pos.X, pos.Y, size.Width, size.Height, bpos.X, bpos.Y, bsize.Width, bsize.Height,
+				s.Report.SpanMS(), s.Report.Totals.WallMS, engine.Millis(lent))
 		})
 	}
 }

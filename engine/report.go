@@ -136,6 +136,16 @@ func (r *Report) Finish(run *Run) {
 	r.NonFinite = run.NonFinite
 }
 
+// SpanMS is the run's host-clock span, from the embedding's start to the merger's end: the
+// work plus whatever ran between its parts (host work, the window's time, a user's pauses).
+// Zero before the merger ran.
+func (r *Report) SpanMS() float64 {
+	if r.MergerAt == 0 {
+		return 0
+	}
+	return r.MergerAt + r.MergerMS - r.EmbedAt
+}
+
 // WriteCSV writes one row per block with a header.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
