@@ -11,7 +11,11 @@ package ui
 // break it: delivering every result as it finishes — a slow result for an old query would
 // overwrite the newer one the user is looking at.
 
-import "context"
+import (
+	"context"
+	"sync"
+	"time"
+)
 
 // latest is a background computation of which only the newest request matters. UI
 // goroutine only.
@@ -24,15 +28,40 @@ type latest struct {
 // start runs compute off the UI goroutine, cancelling the computation in flight; land gets
 // its result on the UI goroutine if no newer start came meanwhile.
 func (l *latest) start(ctl *Controller, compute func(context.Context) (any, error), land func(any, error)) {
+	l.startWithin(ctl, 0, compute, land)
+}
+
+// startWithin is start, but the UI goroutine waits up to wait for the result: one that comes
+// in time is returned (done) and never reaches land, so the caller draws it in the frame of
+// the event that asked for it (a background result lands a frame later at the earliest:
+// the GL loop handles events, then paints, once per tick). A result later than wait lands
+// as start's does. wait is the window's frame budget, never the computation's length: the
+// UI goroutine is never held longer, however slow the probe (a shared scale over 27
+// blocks, a probe waiting at the gate while a block runs).
+func (l *latest) startWithin(ctl *Controller, wait time.Duration, compute func(context.Context) (any, error), land func(any, error)) (v any, err error, done bool) {
 	l.cancel()
 	l.gen++
 	ctx, cancel := context.WithCancel(ctl.ProbeContext())
 	l.stop, l.running = cancel, true
 	gen := l.gen
 	end := ctl.gate.Begin()
+	type result struct {
+		v   any
+		err error
+	}
+	var mu sync.Mutex
+	waiting := wait > 0
+	inTime := make(chan result, 1)
 	go func() {
 		v, err := compute(ctx)
 		end()
+		mu.Lock()
+		if waiting { // the UI goroutine takes it
+			inTime <- result{v, err}
+			mu.Unlock()
+			return
+		}
+		mu.Unlock()
 		ctl.do(func() {
 			if gen != l.gen {
 				return // superseded (and cancelled)
@@ -46,6 +75,32 @@ func (l *latest) start(ctl *Controller, compute func(context.Context) (any, erro
 			land(v, err)
 		})
 	}()
+	if !waiting {
+		return nil, nil, false
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-inTime:
+	case <-timer.C:
+		mu.Lock()
+		select {
+		case r = <-inTime: // it came as the wait ended
+		default:
+			waiting = false // it lands later, through land
+			mu.Unlock()
+			return nil, nil, false
+		}
+		mu.Unlock()
+	}
+	l.running = false
+	gone := ctx.Err() != nil
+	cancel()
+	if gone && r.err != nil {
+		return nil, nil, false // the run it was of is gone: its snapshot redraws everything
+	}
+	return r.v, r.err, true
 }
 
 // busy says whether a computation is in flight.

@@ -19,9 +19,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -295,16 +298,23 @@ func TestFollowMouse(t *testing.T) {
 	if in.Sel.Query != b {
 		t.Errorf("Shift released: the query moved to %d", in.Sel.Query)
 	}
-	// pointer moves that arrive before the redraw runs fold into one, to the last patch
+	// a burst of pointer moves (one GL tick's events): the first is drawn in the event, the
+	// rest fold into one redraw after it, at the last patch (the one between is never drawn:
+	// its rows are never asked for)
 	p.follow.SetChecked(true)
-	for _, patch := range []int{a, b, c, a} {
-		p.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: hmPointAt(t, h, patch)}})
-	}
-	before := in.Sel.Query
+	d, e, f := g.At(4, 4), g.At(8, 12), g.At(12, 16)
+	time.Sleep(followGap)
+	p.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: hmPointAt(t, h, d)}})
+	first := in.Sel.Query
+	// the view's callback for the next moves of the burst, as the GL driver's event loop
+	// calls it (the test driver's MouseMoved renders, which takes longer than a burst's gap)
+	p.view.OnHoverMods(e, 0)
+	p.view.OnHoverMods(f, 0)
 	h.pump("the folded redraw", func() bool { return !p.followPending })
 	h.settle()
-	if in.Sel.Query != a || before != b {
-		t.Errorf("after moving over a, b, c, a: query %d (was %d before the redraw), want a = %d", in.Sel.Query, before, a)
+	_, drewE := p.rows.lookup(rowKey{s.Probes, in.Sel.Block, e})
+	if first != d || in.Sel.Query != f || drewE {
+		t.Errorf("after a burst over d, e, f: query %d in the event (want d = %d), then %d (want f = %d); e drawn: %v", first, d, in.Sel.Query, f, drewE)
 	}
 }
 
@@ -582,15 +592,47 @@ func TestFrameLogTimesFollowedHovers(t *testing.T) {
 		h.pump("the follow redraw", func() bool { return !p.followPending })
 		h.settle()
 		h.win.Canvas().Capture() // the paint
+		h.pump("the frame's end", func() bool { return strings.Count(out.String(), "frame: ") > i })
 		h.win.Canvas().Capture() // a frame with nothing new: not timed
+		h.settle()
 		if n := strings.Count(out.String(), "frame: "); n != i+1 {
 			t.Fatalf("after %d hovers: %d frames logged:\n%s", i+1, n, out.String())
 		}
 	}
-	if !strings.Contains(out.String(), fmt.Sprintf("from hover to paint (attention, mean of heads, %d patches)", in.Snap.Layout.Rows())) {
-		t.Errorf("the lines do not say what was drawn:\n%s", out.String())
+	lines := regexp.MustCompile(`frame: ([0-9.]+) ms from hover to paint, ([0-9.]+) ms to the frame's end \(attention, mean of heads, (\d+) patches\)`).FindAllStringSubmatch(out.String(), -1)
+	if len(lines) != 2 {
+		t.Fatalf("the lines do not say what was drawn:\n%s", out.String())
 	}
-	if s := log.Summary(); !strings.Contains(s, "2 hovers") || !strings.Contains(s, "median") {
+	for _, m := range lines {
+		painted, _ := strconv.ParseFloat(m[1], 64)
+		ended, _ := strconv.ParseFloat(m[2], 64)
+		if m[3] != strconv.Itoa(in.Snap.Layout.Rows()) || painted <= 0 || ended < painted {
+			t.Errorf("frame line %q: the frame ends after its paint, which comes after the hover, on this page", m[0])
+		}
+	}
+	if s := log.Summary(); !strings.Contains(s, "2 hovers") || strings.Count(s, "median") != 2 {
 		t.Errorf("summary %q", s)
+	}
+	// A move whose rows are not in yet (held at the gate, as while a block runs): the last
+	// map stays, marked, and is not timed; the new map's frame is, from the move, when it
+	// lands.
+	h.in.Ctl.gate.Hold()
+	p.view.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: hmPointAt(t, h, g.At(6, 7))}})
+	const held = 50 * time.Millisecond
+	time.Sleep(held)
+	h.win.Canvas().Capture()
+	for len(h.ui) > 0 { // what is queued, without waiting for the held probe
+		(<-h.ui)()
+	}
+	if !strings.Contains(p.caption.Text, "computing the new map") || strings.Count(out.String(), "frame: ") != 2 {
+		t.Fatalf("rows held back: caption %q; the marked old map must not be timed:\n%s", p.caption.Text, out.String())
+	}
+	h.in.Ctl.gate.Release()
+	h.pump("the held rows", func() bool { return !strings.Contains(p.caption.Text, "computing") })
+	h.win.Canvas().Capture()
+	h.pump("the frame's end", func() bool { return strings.Count(out.String(), "frame: ") == 3 })
+	m := regexp.MustCompile(`frame: ([0-9.]+) ms from hover to paint`).FindAllStringSubmatch(out.String(), -1)
+	if d, _ := strconv.ParseFloat(m[2][1], 64); d < ms(held) {
+		t.Errorf("the held map's frame: %.1f ms from the move, less than the %v its rows were held", d, held)
 	}
 }

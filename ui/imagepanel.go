@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -61,8 +62,12 @@ type imagePanel struct {
 	rollTable     rolloutTable // rollout of every query, built once per run and setting
 	attTo         mapJob       // the attention-to column, the same way
 
-	followTo      int  // the patch the pointer is over, while following
-	followPending bool // a follow redraw is posted and has not run
+	followTo      int       // the patch the pointer is over, while following
+	followPending bool      // a follow redraw is posted and has not run
+	followedAt    time.Time // when the last followed move was drawn
+	followEvent   time.Time // the event of the move to followTo
+	timeFrom      time.Time // the followed move whose map is not drawn yet (zero: none)
+	stale         bool      // the overlay being drawn is the last query's, marked busy
 
 	exp     exporter
 	syncing bool
@@ -232,26 +237,49 @@ func (p *imagePanel) setPage(s *Snapshot) {
 }
 
 // hovered follows the pointer: while following (or while Shift is held) the hovered patch
-// becomes the query. The redraw is posted to the UI goroutine rather than done in the event,
-// so the pointer events that arrive while one redraw runs fold into one: the query jumps to
-// where the pointer is instead of replaying every patch it crossed.
+// becomes the query. A move is drawn in the event, so its map is in the frame that handled
+// it (its rows wait up to rowWait; a posted redraw would paint a frame later); the moves
+// that come right after it in the same burst fold into one posted redraw at the last patch,
+// so the query jumps to where the pointer is instead of replaying every patch it crossed.
 func (p *imagePanel) hovered(patch int, mods fyne.KeyModifier) {
+	p.followFrom(patch, mods, p.view.MovedAt())
+}
+
+// followFrom follows the pointer to patch for the event at (a move, or Shift pressed over
+// the image): the map drawn for it is timed from then (the frame-time probe).
+func (p *imagePanel) followFrom(patch int, mods fyne.KeyModifier, at time.Time) {
 	in := p.in
 	follow := p.opts.Follow || mods&fyne.KeyModifierShift != 0 || in.shiftHeld
 	if !follow || patch < 0 {
 		return
 	}
-	p.followTo = patch
+	p.followTo, p.followEvent = patch, at
 	if p.followPending {
 		return
 	}
-	p.followPending = true
+	if time.Since(p.followedAt) >= followGap { // the first move of a burst: in this frame
+		p.followPointer()
+		return
+	}
+	p.followPending = true // the rest of a burst: once, after this frame, at its last patch
 	go in.Ctl.do(func() {
 		p.followPending = false
-		if q := p.followTo; q != in.Sel.Query {
-			in.SelectQuery(q)
-		}
+		p.followPointer()
 	})
+}
+
+// followGap is how soon after a followed move the next one waits for the frame to end: the
+// pointer events of one GL tick come in a burst (tens of µs apart), and only the first is
+// drawn at once; the rest are folded into one move to the last patch, after the frame.
+const followGap = 4 * time.Millisecond
+
+// followPointer makes the patch the pointer is over the query, timing when the move ended.
+func (p *imagePanel) followPointer() {
+	if q := p.followTo; q != p.in.Sel.Query {
+		p.timeFrom = p.followEvent // the frame-time probe times the map of q from the move
+		p.in.SelectQuery(q)
+	}
+	p.followedAt = time.Now()
 }
 
 // refresh recomputes the overlay for the selection.
@@ -260,9 +288,14 @@ func (p *imagePanel) refresh() {
 	if !in.Snap.Loaded() {
 		return
 	}
+	p.stale = false
 	vals, caption := p.overlayValues()
 	p.values = vals
 	p.view.SetSelected(in.Sel.Query)
+	if vals != nil && !p.stale && !p.timeFrom.IsZero() { // the map the followed move asked for
+		p.view.TimeNextOverlay(p.timeFrom)
+		p.timeFrom = time.Time{}
+	}
 	p.paint(vals, caption)
 	p.view.SetMarked(p.marks())
 }
@@ -411,6 +444,7 @@ func (p *imagePanel) attentionValues() ([]float32, string) {
 	e, err := p.rows.rowsOf(in.Ctl, in.Snap, in.Sel.Block, in.Sel.Query)
 	if err == errComputing { // the last map drawn stays, marked, until the new one lands
 		if p.lastAttention.store == in.Snap.Probes && p.lastAttention.vals != nil {
+			p.stale = true
 			return p.lastAttention.vals, p.lastAttention.caption + " · computing the new map…"
 		}
 		return nil, caption + " · computing…"

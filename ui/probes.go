@@ -13,10 +13,18 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"time"
 
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/probe"
 )
+
+// rowWait is how long the UI goroutine waits for rows it asked for before drawing the last
+// ones marked busy: about half a 60 Hz frame, so a hover's map (one query's rows of every
+// head of a block: ~2-5 ms at 5,120 patches) is painted in the frame that handled the
+// hover, and a slower computation (a shared scale over every block, a probe held at the gate
+// while a block runs) costs the window no more than this.
+const rowWait = 8 * time.Millisecond
 
 // rowCacheSize bounds the (block, query) entries kept: every block of one query (a shared
 // scale over blocks), a little more.
@@ -81,7 +89,7 @@ func (c *rowCache) ensure(ctl *Controller, keys ...rowKey) (bool, error) {
 	for _, k := range missing {
 		c.asked[k] = true
 	}
-	c.job.start(ctl, func(ctx context.Context) (any, error) {
+	v, err, done := c.job.startWithin(ctl, rowWait, func(ctx context.Context) (any, error) {
 		out := make([]headRows, len(missing))
 		for i, k := range missing {
 			rows, mean, err := k.store.QueryRows(ctx, k.block, k.query)
@@ -92,27 +100,33 @@ func (c *rowCache) ensure(ctl *Controller, keys ...rowKey) (bool, error) {
 		}
 		return out, nil
 	}, func(v any, err error) {
-		c.asked = nil
-		if err != nil {
-			if c.failed == nil || len(c.failed) > rowCacheSize {
-				c.failed = map[rowKey]error{}
-			}
-			for _, k := range missing {
-				c.failed[k] = err
-			}
-			if c.ready != nil {
-				c.ready()
-			}
-			return
-		}
-		for i, e := range v.([]headRows) {
-			c.put(missing[i], e)
-		}
+		c.keep(missing, v, err)
 		if c.ready != nil {
 			c.ready()
 		}
 	})
-	return false, nil
+	if !done {
+		return false, nil
+	}
+	c.keep(missing, v, err) // in time for this frame: the caller draws them, no redraw
+	return err == nil, err
+}
+
+// keep files the rows computed for keys (or the error that stopped them).
+func (c *rowCache) keep(keys []rowKey, v any, err error) {
+	c.asked = nil
+	if err != nil {
+		if c.failed == nil || len(c.failed) > rowCacheSize {
+			c.failed = map[rowKey]error{}
+		}
+		for _, k := range keys {
+			c.failed[k] = err
+		}
+		return
+	}
+	for i, e := range v.([]headRows) {
+		c.put(keys[i], e)
+	}
 }
 
 // errComputing says rows are being computed: the panel draws what it had, marked busy.

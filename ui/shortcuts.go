@@ -13,6 +13,8 @@ package ui
 // order the "patch to the right" is then often the one below.
 
 import (
+	"time"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -49,7 +51,7 @@ func (in *Inspector) keyDown(ev *fyne.KeyEvent) {
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
 		in.shiftHeld = true
 		if p := in.image.view.Hovered(); p >= 0 {
-			in.image.hovered(p, fyne.KeyModifierShift)
+			in.image.followFrom(p, fyne.KeyModifierShift, time.Now())
 		}
 	}
 }

@@ -114,9 +114,10 @@ type ImageView struct {
 	// a view that follows the pointer while a key is held. Called when the patch under the
 	// pointer or the modifiers change.
 	OnHoverMods func(patch int, mods fyne.KeyModifier)
-	// OnFrame, when set, gets the time from a pointer event that moved to another patch to
-	// the paint of the first frame showing an overlay set after it: what following the
-	// pointer costs, as the user sees it. It runs on the painting goroutine.
+	// OnFrame, when set, gets the time from the event TimeNextOverlay named (a pointer move
+	// that the map follows) to the paint of the first frame showing the overlay set after
+	// it: what following the pointer costs, as the user sees it. It runs on the painting
+	// goroutine.
 	OnFrame func(eventToPaint time.Duration)
 
 	mu        sync.Mutex
@@ -139,7 +140,8 @@ type ImageView struct {
 	mods      fyne.KeyModifier // held at the last pointer event
 	tip       string           // hover text of the hovered patch
 	dirty     ivDirty
-	hoverAt   time.Time // when the pointer last moved to another patch (zero: served)
+	movedAt   time.Time // when the pointer last moved to another patch
+	timeFrom  time.Time // the event the next overlay answers (TimeNextOverlay; zero: none)
 	frameFor  time.Time // the hover whose map waits for its frame (zero: none)
 }
 
@@ -204,11 +206,27 @@ func (v *ImageView) SetOverlayScale(values []float32, cm Colormap, sc Scale) {
 		v.cm, v.scale = cm, sc
 		v.ivOverlayLocked()
 		v.dirty |= ivDirtyOverlay
-		if !v.hoverAt.IsZero() { // the map a hover asked for: time its frame
-			v.frameFor, v.hoverAt = v.hoverAt, time.Time{}
+		if !v.timeFrom.IsZero() { // the map an event asked for: time its frame
+			v.frameFor, v.timeFrom = v.timeFrom, time.Time{}
 		}
 	})
 	v.ivUpdateTip()
+}
+
+// MovedAt is when the pointer last moved onto another patch: the event a map that follows
+// it answers.
+func (v *ImageView) MovedAt() time.Time {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.movedAt
+}
+
+// TimeNextOverlay says that the next overlay set answers the event at: OnFrame gets the time
+// from it to the paint of that overlay's frame.
+func (v *ImageView) TimeNextOverlay(at time.Time) {
+	v.mu.Lock()
+	v.timeFrom = at
+	v.mu.Unlock()
 }
 
 // SetOpacity sets the overlay opacity, clamped to 0..1.
@@ -660,7 +678,7 @@ func (v *ImageView) ivPointer(pos fyne.Position, in bool, mods fyne.KeyModifier)
 	}
 	changed := p != v.hovered
 	if changed && p >= 0 {
-		v.hoverAt = now
+		v.movedAt = now
 	}
 	modsChanged := mods != v.mods
 	v.hovered, v.pointer, v.pointerIn, v.mods = p, pos, in, mods

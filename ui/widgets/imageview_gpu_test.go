@@ -102,9 +102,9 @@ func TestImageViewNewMapKeepsThePhoto(t *testing.T) {
 	}
 }
 
-// OnFrame gets one time per hover whose map was painted: from the pointer's move onto a new
-// patch to the paint of the frame with the map set after it; none for a map no hover asked
-// for, none for a frame without a new map.
+// OnFrame gets one time per followed move whose map was painted: from the pointer's move
+// onto a new patch to the paint of the frame with the map set after it; none for a map no
+// event asked for (even after a move), none for a frame without a new map.
 func TestImageViewTimesAHoverToItsFrame(t *testing.T) {
 	v, w, g := ivTestView(t, ivTestPhoto(256, 128), fyne.NewSize(256, 128))
 	var frames []time.Duration
@@ -115,6 +115,13 @@ func TestImageViewTimesAHoverToItsFrame(t *testing.T) {
 		t.Fatalf("a map no hover asked for was timed: %v", frames)
 	}
 	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: ivTestCentre(v.Size(), 256, 128, g, 1, 1)}})
+	v.SetOverlayScale(ivTestValues(g.Len()), Turbo, LinearScale(0, 1)) // a move no map followed
+	w.Canvas().Capture()
+	if len(frames) != 0 {
+		t.Fatalf("a move no map followed was timed: %v", frames)
+	}
+	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: ivTestCentre(v.Size(), 256, 128, g, 2, 1)}})
+	v.TimeNextOverlay(v.MovedAt()) // the map follows this move
 	const work = 20 * time.Millisecond
 	time.Sleep(work) // the map's computation
 	v.SetOverlayScale(ivTestValues(g.Len()), Magma, LinearScale(0, 1))
