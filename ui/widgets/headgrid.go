@@ -151,6 +151,7 @@ func (g *HeadGrid) headGridComposeLocked() {
 	for h := range g.maps {
 		scales[h] = g.headGridScaleLocked(h)
 	}
+	blend := headGridBlendTable()
 	// the heads on all cores (each writes its own thumbnail)
 	par.Do(len(g.maps), par.Workers(len(g.maps)), func(_, h int) {
 		m, sc := g.maps[h], scales[h]
@@ -169,10 +170,8 @@ func (g *HeadGrid) headGridComposeLocked() {
 						o := img.PixOffset(x, y)
 						p := img.Pix[o : o+4 : o+4]
 						if bg != nil {
-							l := float64(bg.Pix[bg.PixOffset(x, y)])
-							p[0] = uint8(math.Round(float64(col.R)*(1-headGridBgWeight) + l*headGridBgWeight))
-							p[1] = uint8(math.Round(float64(col.G)*(1-headGridBgWeight) + l*headGridBgWeight))
-							p[2] = uint8(math.Round(float64(col.B)*(1-headGridBgWeight) + l*headGridBgWeight))
+							l := bg.Pix[bg.PixOffset(x, y)]
+							p[0], p[1], p[2] = blend[col.R][l], blend[col.G][l], blend[col.B][l]
 						} else {
 							p[0], p[1], p[2] = col.R, col.G, col.B
 						}
@@ -184,6 +183,20 @@ func (g *HeadGrid) headGridComposeLocked() {
 		g.thumbs[h] = img
 	})
 }
+
+// headGridBlendTable is the thumbnails' blend of a colour channel c with the photo's
+// luminance l, round(c*(1-w) + l*w) for w = headGridBgWeight, for every c and l: looked up
+// per texel (16 heads x 20,000 texels x 3 channels on every hover at 5,120 patches) instead
+// of computed, with the same rounding.
+var headGridBlendTable = sync.OnceValue(func() *[256][256]uint8 {
+	var t [256][256]uint8
+	for c := range 256 {
+		for l := range 256 {
+			t[c][l] = uint8(math.Round(float64(c)*(1-headGridBgWeight) + float64(l)*headGridBgWeight))
+		}
+	}
+	return &t
+})
 
 // Scale is the scale map h is painted with (its own maximum's under SetMaps).
 func (g *HeadGrid) Scale(h int) Scale {
