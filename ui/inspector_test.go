@@ -674,6 +674,22 @@ func TestExportCompareJSON(t *testing.T) {
 	}
 }
 
+// Showing a tab never widens the tabs' pane: its content, once drawn (Settings' tap list is
+// filled when shown), fits the width the first tab needed, so the split between the image and
+// the tabs stays where it was (at 1280x720 a wider tab pushed it ~85 px left, shrinking the
+// image, from the first visit to Settings on). Catches: a tab whose drawn content is wider.
+func TestShowingATabKeepsThePaneWidth(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	before := h.in.tabs.MinSize().Width
+	for _, it := range h.in.tabs.Items {
+		h.show(it.Text)
+		if w := h.in.tabs.MinSize().Width; w > before+0.5 {
+			t.Errorf("showing %s widened the tabs' pane from %.1f to %.1f", it.Text, before, w)
+		}
+	}
+}
+
 // A hidden tab is not redrawn while the run goes on (its text layout cost the blocks time),
 // and is up to date the moment it is shown, by a click or View ▸ its name.
 func TestHiddenTabsDrawWhenShown(t *testing.T) {

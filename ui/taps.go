@@ -81,7 +81,7 @@ func tapMemory(s *Snapshot, t engine.Tap) string {
 	}
 	note := engine.FormatBytes(s.Config.TapBytes(t, s.Layout.Rows()))
 	if t == engine.TapFFNAct {
-		note += ", one MLP pass per tile"
+		note += ", a pass per tile"
 	}
 	return note
 }

@@ -52,7 +52,7 @@ func TestActivationsShowASelectedTap(t *testing.T) {
 	rows, I := s.Layout.Rows(), s.Config.Intermediate
 	actBytes := engine.FormatBytes(int64(rows) * int64(I) * 4 * int64(s.Config.Depth))
 	h.show("Settings")
-	if label := st.taps[engine.TapFFNAct].Text; !strings.Contains(label, actBytes) || !strings.Contains(label, "one MLP pass per tile") {
+	if label := st.taps[engine.TapFFNAct].Text; !strings.Contains(label, actBytes) || !strings.Contains(label, "a pass per tile") {
 		t.Errorf("ffn_act's check says %q, want its memory %s and its cost", label, actBytes)
 	}
 	st.taps[engine.TapFFNAct].SetChecked(true)
