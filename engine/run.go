@@ -22,7 +22,6 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/probe"
-	"github.com/turbospark/inspector/internal/par"
 )
 
 // Engine is a checkpoint, its resident weights and a backend. The engine owns the backend:
@@ -114,10 +113,9 @@ type Run struct {
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
 
-	sites    [numTaps]tapSite             // where the pass being encoded left each tap
-	act      []float32                    // ffn_act of the block in flight, [S, I], filled tile by tile
-	scratch  map[backend.Buffer][]float32 // host copies of strided-tap buffers (tapScratch)
-	tileTime time.Duration                // the ffn_act tile passes of the MLP half in flight
+	sites    [numTaps]tapSite // where the pass being encoded left each tap
+	act      []float32        // ffn_act of the block in flight, [S, I], filled tile by tile
+	tileTime time.Duration    // the ffn_act tile passes of the MLP half in flight
 }
 
 // tapSite is where the graph left a tap in the pass being encoded (graph.name).
@@ -335,33 +333,6 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 	return nil
 }
 
-// tapScratch is the host copy of a buffer that holds strided taps (q, k, v in qkv): one per
-// buffer for the run, reused every block — the graph's buffers are the same each block, and a
-// new copy per block cost ~70 MB of fresh pages (faulted and zeroed) at 5,120 patches.
-func (r *Run) tapScratch(b backend.Buffer) []float32 {
-	if r.scratch == nil {
-		r.scratch = map[backend.Buffer][]float32{}
-	}
-	buf := r.scratch[b]
-	if len(buf) != b.Len() {
-		buf = make([]float32, b.Len())
-		r.scratch[b] = buf
-	}
-	return buf
-}
-
-// splitRows copies rows rows of width w, stride apart in src, to dst densely, the rows
-// spread over the cores (the copy into freshly allocated kept taps is page faults as much
-// as bytes).
-func splitRows(dst, src []float32, rows, w, stride int) {
-	const chunk = 256
-	par.Do((rows+chunk-1)/chunk, par.Workers((rows+chunk-1)/chunk), func(_, t int) {
-		for s := t * chunk; s < min(rows, (t+1)*chunk); s++ {
-			copy(dst[s*w:(s+1)*w], src[s*stride:][:w])
-		}
-	})
-}
-
 // takeTaps downloads the taps named in the pass just committed that the run keeps, and the
 // block output always (its statistics need it). A strided buffer (q, k, v in qkv) is
 // downloaded once for all its taps.
@@ -382,11 +353,12 @@ func (r *Run) takeTaps() map[Tap][]float32 {
 		} else {
 			buf, ok := whole[site.x.Buf]
 			if !ok {
-				buf = r.tapScratch(site.x.Buf)
-				r.e.Backend.Download(buf, v(site.x.Buf))
+				buf = r.download(site.x.Buf, site.x.Buf.Len())
 				whole[site.x.Buf] = buf
 			}
-			splitRows(vals, buf[site.x.Off:], S, W, site.stride)
+			for s := range S {
+				copy(vals[s*W:(s+1)*W], buf[site.x.Off+s*site.stride:][:W])
+			}
 		}
 		got[t] = vals
 	}
