@@ -15,32 +15,12 @@
 set -eu
 [ $# -ge 2 ] || { sed -n '2,13p' "$0" >&2; exit 2; }
 ckpt=$1 image=$2 moves=${3:-40} pause=${4:-0.3}
-bin=${BIN:-bin/inspector}
-for tool in Xvfb xdotool; do
-	command -v $tool >/dev/null || { echo "frame-times: needs $tool (apt-get install xvfb xdotool)" >&2; exit 1; }
-done
-[ -x "$bin" ] || { echo "frame-times: $bin not built (make build)" >&2; exit 1; }
-work=$(mktemp -d)
-display=:$((90 + $$ % 100))
-Xvfb $display -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-app=
-cleanup() {
-	[ -n "$app" ] && kill $app 2>/dev/null || true
-	kill $xvfb 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-sleep 1
+. "$(dirname "$0")/window-lib.sh"
+window_setup frame-times Xvfb xdotool
 export DISPLAY=$display
-HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache FYNE_SCALE=1 \
-	INSPECTOR_READY_LINE=1 INSPECTOR_FRAME_TIMES=1 "$bin" gui --checkpoint "$ckpt" --image "$image" 2>"$work/err" &
-app=$!
+window_open INSPECTOR_FRAME_TIMES=1
 echo "frame-times: waiting for the first run of $ckpt on $image…" >&2
-while ! grep -q '^inspector: ready' "$work/err"; do
-	kill -0 $app 2>/dev/null || { cat "$work/err" >&2; exit 1; }
-	sleep 2
-done
+window_ready 2
 # inspector: ready; image view at X,Y size WxH; ...
 set -- $(sed -n 's/^inspector: ready; image view at \([0-9]*\),\([0-9]*\) size \([0-9]*\)x\([0-9]*\);.*/\1 \2 \3 \4/p' "$work/err")
 gx=$1 gy=$2 gw=$3 gh=$4
@@ -68,7 +48,7 @@ sweep                                         # the mean of heads (the default)
 xdotool key equal equal equal equal; sleep 2 # head 3
 sweep
 xdotool key ctrl+q
-wait $app || true
+wait "$app" || true
 app=
 stats() { # median, 90th percentile and worst of the numbers on stdin
 	sort -n | awk '{ t[NR] = $1 } END {

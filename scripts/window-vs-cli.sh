@@ -17,21 +17,8 @@ shift 2
 pairs=5
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then pairs=$1; shift; fi
 [ $# -gt 0 ] && [ "$1" = "--" ] && shift
-bin=${BIN:-bin/inspector}
-command -v Xvfb >/dev/null || { echo "window-vs-cli: needs Xvfb (apt-get install xvfb)" >&2; exit 1; }
-[ -x "$bin" ] || { echo "window-vs-cli: $bin not built (make build)" >&2; exit 1; }
-work=$(mktemp -d)
-display=:$((190 + $$ % 100))
-Xvfb $display -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-app=
-cleanup() {
-	[ -n "$app" ] && kill $app 2>/dev/null || true
-	kill $xvfb 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-sleep 1
+. "$(dirname "$0")/window-lib.sh"
+window_setup window-vs-cli Xvfb
 
 cli_span() { # the CLI run's span in ms
 	"$bin" run --checkpoint "$ckpt" --image "$image" --json "$work/run.json" "$@" >/dev/null
@@ -41,17 +28,9 @@ cli_span() { # the CLI run's span in ms
 }
 
 window_span() { # the window's first run: span, work and time lent, in ms
-	rm -rf "$work/home"
-	HOME=$work/home XDG_CONFIG_HOME=$work/home/.config XDG_CACHE_HOME=$work/home/.cache FYNE_SCALE=1 DISPLAY=$display \
-		INSPECTOR_READY_LINE=1 "$bin" gui --checkpoint "$ckpt" --image "$image" 2>"$work/err" &
-	app=$!
-	while ! grep -q '^inspector: ready' "$work/err"; do
-		kill -0 $app 2>/dev/null || { cat "$work/err" >&2; exit 1; }
-		sleep 0.5
-	done
-	kill $app 2>/dev/null || true
-	wait $app 2>/dev/null || true
-	app=
+	window_open
+	window_ready 0.5
+	window_close
 	sed -n 's/^inspector: ready;.*run span \([0-9.]*\) ms, work \([0-9.]*\) ms, lent to the window \([0-9.]*\) ms.*/\1 \2 \3/p' "$work/err"
 }
 
