@@ -54,7 +54,7 @@ stats() { # median, 90th percentile and worst of the numbers on stdin
 	sort -n | awk '{ t[NR] = $1 } END {
 		if (NR == 0) { printf "no frames"; exit }
 		p90 = int(NR * 0.9); if (p90 < 1) p90 = 1
-		printf "%3d frames, median %6.1f ms, 90th pct %6.1f ms, worst %6.1f ms", NR, t[int((NR + 1) / 2)], t[p90], t[NR] }'
+		printf "%3d frames, median %6.1f ms, 90th pct %6.1f ms, worst %6.1f ms", NR, (t[int((NR + 1) / 2)] + t[int(NR / 2) + 1]) / 2, t[p90], t[NR] }'
 }
 summarize() {
 	# frame: P ms from hover to paint, E ms to the frame's end (WHAT)

@@ -51,4 +51,4 @@ while [ $i -lt "$pairs" ]; do
 	echo "$w $c" | awk '{ printf "%.4f\n", $1 / $2 }' >>"$work/ratios"
 	i=$((i + 1))
 done
-sort -n "$work/ratios" | awk '{ r[NR] = $1 } END { printf "window/CLI over %d pairs: median %.3fx, min %.3fx, max %.3fx\n", NR, r[int((NR + 1) / 2)], r[1], r[NR] }'
+sort -n "$work/ratios" | awk '{ r[NR] = $1 } END { printf "window/CLI over %d pairs: median %.3fx, min %.3fx, max %.3fx\n", NR, (r[int((NR + 1) / 2)] + r[int(NR / 2) + 1]) / 2, r[1], r[NR] }'
