@@ -51,7 +51,8 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	quietFyneLog()
-	a := fyneapp.NewWithID("com.turbospark.inspector")
+	fyneapp.SetMetadata(fyneMetadata(ui.Title, threadChecksAsked()))
+	a := fyneapp.NewWithID(appID)
 	w := a.NewWindow(ui.Title)
 	ctl := ui.NewController(fyne.Do, windowBackends())
 	in := ui.NewInspector(w, ctl, a.Preferences())

@@ -186,9 +186,10 @@ func (a *appProc) stopWith(t *testing.T, sig syscall.Signal) {
 }
 
 // windowEnv runs the app on display with its own home (preferences, caches) and Debian's
-// default locale.
+// default locale, with fyne's thread checks on (fynemeta.go): a fyne call of ours off the
+// main goroutine then reports on stderr, which the smoke tests fail on.
 func windowEnv(display, home string) []string {
-	return append(localeEnv("LANG=C.UTF-8"), readyEnv+"=1", "DISPLAY="+display, "FYNE_SCALE=1", "HOME="+home,
+	return append(localeEnv("LANG=C.UTF-8"), readyEnv+"=1", threadChecksEnv+"=1", "DISPLAY="+display, "FYNE_SCALE=1", "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 }
 
