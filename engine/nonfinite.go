@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/probe"
 )
 
 // NonFinite is where the first NaN or Inf of a run appeared.
@@ -121,10 +122,11 @@ func (r *Run) checkEmbedding() {
 		res.Global("patch_embed.proj.bias"), res.Global("pos_embed.weight"))}
 }
 
-// checkBlock records block i's failure the first time an output is not finite, by
-// re-running the block from in (its input) with every intermediate read.
-func (r *Run) checkBlock(ctx context.Context, i int, in []float32) error {
-	if r.NonFinite != nil || finite(r.cur) || !finite(in) {
+// checkBlock records block i's failure the first time an output is not finite (st: the
+// block's statistics, whose pass over its input and output found it, inside the block's
+// wall time), by re-running the block from in (its input) with every intermediate read.
+func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.PatchStats) error {
+	if r.NonFinite != nil || st.Finite || !st.InFinite { // the statistics' pass saw every value
 		return nil
 	}
 	w, _, err := r.e.Res.Block(i)

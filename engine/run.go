@@ -22,6 +22,7 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // Engine is a checkpoint, its resident weights and a backend. The engine owns the backend:
@@ -250,7 +251,7 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	t.Ops = r.takeOps()
 	res = r.observe(i, &t, start)
 	r.next++
-	if err := r.checkBlock(ctx, i, in); err != nil {
+	if err := r.checkBlock(ctx, i, in, res.Stats); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -334,13 +335,12 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 }
 
 // takeTaps downloads the taps named in the pass just committed that the run keeps, and the
-// block output always (its statistics need it). A strided buffer (q, k, v in qkv) is
-// downloaded once for all its taps.
+// block output always (its statistics need it). A strided tap (q, k, v in qkv) is read row by
+// row from its place in the strided buffer.
 func (r *Run) takeTaps() map[Tap][]float32 {
 	S, cfg := r.g.seq, r.Config()
 	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
 	got := map[Tap][]float32{}
-	whole := map[backend.Buffer][]float32{}
 	for _, t := range want.List() {
 		site := r.sites[t]
 		if !site.named {
@@ -348,21 +348,29 @@ func (r *Run) takeTaps() map[Tap][]float32 {
 		}
 		W := t.Width(cfg)
 		vals := make([]float32, S*W)
-		if site.stride == W {
-			r.e.Backend.Download(vals, site.x)
-		} else {
-			buf, ok := whole[site.x.Buf]
-			if !ok {
-				buf = r.download(site.x.Buf, site.x.Buf.Len())
-				whole[site.x.Buf] = buf
-			}
-			for s := range S {
-				copy(vals[s*W:(s+1)*W], buf[site.x.Off+s*site.stride:][:W])
-			}
-		}
+		r.downloadRows(vals, site.x, S, W, site.stride)
 		got[t] = vals
 	}
 	return got
+}
+
+// downloadRowsPerTask is the fewest rows a goroutine of a download takes.
+const downloadRowsPerTask = 64
+
+// downloadRows copies rows rows of width W, stride apart in src, into dst ([rows, W]), the
+// rows spread over the run's threads: a block output at 5,120 patches is ~24 MB of fresh
+// pages, whose faults and copy took ~18 ms a block on one thread (host work, in the wall).
+func (r *Run) downloadRows(dst []float32, src backend.View, rows, W, stride int) {
+	be := r.e.Backend
+	par.RangesOn(rows, downloadRowsPerTask, r.e.Settings.Threads, func(lo, hi int) {
+		if stride == W {
+			be.Download(dst[lo*W:hi*W], src.At(lo*W))
+			return
+		}
+		for s := lo; s < hi; s++ {
+			be.Download(dst[s*W:(s+1)*W], src.At(s*stride))
+		}
+	})
 }
 
 // keepTaps hands a finished block's kept taps to the Store in graph order (q and k as one
@@ -420,7 +428,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 // observers.
 func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	D := r.e.Checkpoint.Config.Hidden
-	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D)}
+	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D, r.e.Settings.Threads)}
 	r.changes = append(r.changes, res.Stats.MeanChange)
 	r.prev = r.cur
 	t.Wall = time.Since(start)

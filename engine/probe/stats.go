@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/turbospark/inspector/internal/par"
 )
 
 // PatchStats are per-patch statistics of a block's output (or of any tap: then without
@@ -21,47 +23,99 @@ type PatchStats struct {
 	Norm, Mean, MaxAbs []float32 // of the row
 	Change             []float32 // ||out-in|| / ||in||; nil for RowStats
 	MeanChange         float64   // the mean of Change over the patches
+	// Finite says every value of the rows is a number (no NaN, no ±Inf); InFinite the same
+	// of the block's input (NewPatchStats only). They come free with the sums of squares: in
+	// float64 a sum of squared float32 values is finite exactly when every value is (the
+	// largest float32 squared is ~1.2e77, far from float64's overflow).
+	Finite, InFinite bool
 }
 
-// NewPatchStats computes the statistics of out ([S, d]) against the block's input in.
-func NewPatchStats(in, out []float32, d int) PatchStats {
-	st := RowStats(out, d)
-	n := len(st.Norm)
-	st.Change = make([]float32, n)
-	for p := 0; p < n; p++ {
-		var diff, inSS float64
-		for j, x := range out[p*d : (p+1)*d] {
-			xf, xin := float64(x), float64(in[p*d+j])
-			diff += (xf - xin) * (xf - xin)
-			inSS += xin * xin
+// statRowsPerTask is the fewest rows a goroutine of the statistics takes: enough to pay for
+// starting it, few enough to spread 1,024 rows over 16 threads.
+const statRowsPerTask = 32
+
+// NewPatchStats computes the statistics of out ([S, d]) against the block's input in, one
+// pass over both, rows spread over threads goroutines (0: every core). Each row is summed in
+// index order on one goroutine, so the numbers do not depend on the number of threads.
+func NewPatchStats(in, out []float32, d, threads int) PatchStats {
+	st := newRowStats(len(out), d, true)
+	outOK, inOK := make([]bool, len(st.Norm)), make([]bool, len(st.Norm)) // per row: one writer each
+	par.RangesOn(len(st.Norm), statRowsPerTask, threads, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			outOK[p], inOK[p] = st.row(p, out[p*d:(p+1)*d], in[p*d:(p+1)*d])
 		}
-		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
-		st.MeanChange += float64(st.Change[p])
+	})
+	st.Finite, st.InFinite = allTrue(outOK), allTrue(inOK)
+	for _, c := range st.Change { // in patch order: the same sum on any number of threads
+		st.MeanChange += float64(c)
 	}
-	st.MeanChange /= float64(max(n, 1))
+	st.MeanChange /= float64(max(len(st.Norm), 1))
 	return st
 }
 
 // RowStats are the L2 norm, mean and max |x| of each row of x ([rows, width]: any tap of a
 // block, per patch). Change is nil: it is defined for a block output against its input.
 func RowStats(x []float32, width int) PatchStats {
-	n := 0
-	if width > 0 {
-		n = len(x) / width
-	}
-	st := PatchStats{Norm: make([]float32, n), Mean: make([]float32, n), MaxAbs: make([]float32, n)}
-	for p := 0; p < n; p++ {
-		var ss, sum, mx float64
-		for _, v := range x[p*width : (p+1)*width] {
-			xf := float64(v)
-			ss += xf * xf
-			sum += xf
-			mx = math.Max(mx, math.Abs(xf))
+	st := newRowStats(len(x), width, false)
+	ok := make([]bool, len(st.Norm))
+	par.Ranges(len(st.Norm), statRowsPerTask, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			ok[p], _ = st.row(p, x[p*width:(p+1)*width], nil)
 		}
-		st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(width)), float32(mx)
+	})
+	st.Finite = allTrue(ok)
+	return st
+}
+
+func newRowStats(n, width int, change bool) PatchStats {
+	rows := 0
+	if width > 0 {
+		rows = n / width
+	}
+	st := PatchStats{Norm: make([]float32, rows), Mean: make([]float32, rows), MaxAbs: make([]float32, rows)}
+	if change {
+		st.Change = make([]float32, rows)
 	}
 	return st
 }
+
+// row fills row p's statistics from its values x (and in, the block's input, for Change:
+// nil for RowStats) and says whether x and in are finite. One loop carries all the sums, in
+// index order, in float64. max |x| is a compare, not math.Max (a call per value, the
+// slowest part of the old loop); math.Max's answers are kept for the values it treats
+// specially: +Inf anywhere gives +Inf, else a NaN anywhere gives NaN (ss is NaN then).
+func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
+	var ss, sum, mx, diff, inSS float64
+	if in == nil {
+		for _, v := range x {
+			xf := float64(v)
+			ss += xf * xf
+			sum += xf
+			if a := math.Abs(xf); a > mx {
+				mx = a
+			}
+		}
+	} else {
+		for j, v := range x {
+			xf, xin := float64(v), float64(in[j])
+			ss += xf * xf
+			sum += xf
+			if a := math.Abs(xf); a > mx {
+				mx = a
+			}
+			diff += (xf - xin) * (xf - xin)
+			inSS += xin * xin
+		}
+		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
+	}
+	if math.IsNaN(ss) && !math.IsInf(mx, 1) {
+		mx = math.NaN()
+	}
+	st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(len(x))), float32(mx)
+	return !math.IsNaN(ss) && !math.IsInf(ss, 0), !math.IsNaN(inSS) && !math.IsInf(inSS, 0)
+}
+
+func allTrue(flags []bool) bool { return !slices.Contains(flags, false) }
 
 // ChannelMap is channel ch of block's output for every patch: [S] in sequence order (place
 // it on the image with Layout.Pos). It needs KeepOutputs.

@@ -90,7 +90,7 @@ func TestRowStats(t *testing.T) {
 	if st.Change != nil {
 		t.Error("RowStats has a change")
 	}
-	ps := probe.NewPatchStats(make([]float32, len(x)), x, 3)
+	ps := probe.NewPatchStats(make([]float32, len(x)), x, 3, 0)
 	if !slices.Equal(ps.Norm, st.Norm) || !slices.Equal(ps.Mean, st.Mean) || !slices.Equal(ps.MaxAbs, st.MaxAbs) {
 		t.Error("RowStats and NewPatchStats differ on the same rows")
 	}

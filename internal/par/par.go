@@ -101,11 +101,18 @@ func Do(n, workers int, fn func(worker, task int)) {
 // Ranges splits [0, n) into contiguous ranges of at least minChunk items (one per
 // goroutine worth starting) and calls fn on each, concurrently; the ranges cover [0, n)
 // exactly. For row loops whose rows are cheap alone.
-func Ranges(n, minChunk int, fn func(lo, hi int)) {
+func Ranges(n, minChunk int, fn func(lo, hi int)) { RangesOn(n, minChunk, 0, fn) }
+
+// RangesOn is Ranges on at most threads goroutines (0: GOMAXPROCS), for work that belongs
+// to a run with a thread count of its own.
+func RangesOn(n, minChunk, threads int, fn func(lo, hi int)) {
 	if n <= 0 {
 		return
 	}
 	workers := Workers((n + max(minChunk, 1) - 1) / max(minChunk, 1))
+	if threads > 0 {
+		workers = min(workers, threads)
+	}
 	chunk := (n + workers - 1) / workers
 	Do((n+chunk-1)/chunk, workers, func(_, t int) { fn(t*chunk, min((t+1)*chunk, n)) })
 }

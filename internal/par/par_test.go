@@ -2,6 +2,7 @@ package par
 
 import (
 	"context"
+	"runtime"
 	"sync/atomic"
 	"testing"
 )
@@ -82,6 +83,30 @@ func TestRangesCover(t *testing.T) {
 			if hit[i].Load() != 1 {
 				t.Fatalf("n=%d minChunk=%d: item %d covered %d times", c.n, c.minChunk, i, hit[i].Load())
 			}
+		}
+	}
+}
+
+// RangesOn covers [0, n) exactly too, in at most threads ranges (a run's own thread count,
+// not the machine's: a bench at 2 threads keeps its host work on 2).
+func TestRangesOnKeepsToItsThreads(t *testing.T) {
+	for _, threads := range []int{1, 2, 3} {
+		const n = 1000
+		hit := make([]atomic.Int32, n)
+		var ranges atomic.Int32
+		RangesOn(n, 8, threads, func(lo, hi int) {
+			ranges.Add(1)
+			for i := lo; i < hi; i++ {
+				hit[i].Add(1)
+			}
+		})
+		for i := range hit {
+			if hit[i].Load() != 1 {
+				t.Fatalf("%d threads: item %d covered %d times", threads, i, hit[i].Load())
+			}
+		}
+		if got := ranges.Load(); got > int32(threads) || (runtime.GOMAXPROCS(0) >= threads && got != int32(threads)) {
+			t.Errorf("%d threads: %d ranges", threads, got)
 		}
 	}
 }
