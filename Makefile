@@ -3,10 +3,15 @@
 GO      ?= go
 BIN     := bin/inspector
 
-.PHONY: build run demo-cli test test-arm64 bench fuzz vet fmt clean
+.PHONY: build run demo-cli test test-arm64 bench fuzz vet fmt clean bin/static/inspector
 
 build:
 	$(GO) build -o $(BIN) ./app
+
+# The inspector without its window, as one static binary (no cgo): for a headless server, or a
+# machine with no Go to carry it to (scripts/bench.sh says how). `make test` builds it too.
+bin/static/inspector:
+	CGO_ENABLED=0 $(GO) build -tags nogui -o $@ ./app
 
 run: build
 	./$(BIN)
@@ -15,6 +20,7 @@ demo-cli: build
 	./$(BIN) run --checkpoint assets/demo --image assets/sample.png
 
 test: vet
+	CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app
 	$(GO) test -count=1 ./...
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
 

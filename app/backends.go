@@ -17,7 +17,6 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/metal"
-	"github.com/turbospark/inspector/ui"
 )
 
 // backendAuto picks Metal where it runs, else the CPU.
@@ -85,29 +84,6 @@ func openBackend(s *engine.Settings) (backend.Backend, string, error) {
 // metalExpected says whether a user here would expect Metal, so its absence is worth a
 // note: on macOS (and under the tests' stand-in GPU).
 func metalExpected() bool { return runtime.GOOS == "darwin" || standinGPU() }
-
-// windowBackends is what the window offers: Metal first where it runs, and the CPU; where
-// Metal was expected but failed, the note says why and Retry probes again.
-func windowBackends() ui.Backends {
-	b := ui.Backends{Names: []string{"cpu"}, New: newBackend, Unavailable: map[string]string{}}
-	err := metalOK()
-	if err == nil {
-		b.Names = []string{"metal", "cpu"}
-		if n := metalFallbacksNote(); n != "" {
-			b.Notes = map[string]string{"metal": n}
-		}
-		return b
-	}
-	b.Unavailable["metal"] = err.Error()
-	if metalExpected() {
-		b.Notes = map[string]string{"cpu": "running on the CPU: " + err.Error()}
-		b.Retry = func() (ui.Backends, error) {
-			err := retryMetal()
-			return windowBackends(), err
-		}
-	}
-	return b
-}
 
 // standinBackend is the tests' stand-in GPU: the CPU engine under a name of its own.
 type standinBackend struct{ *cpu.Backend }

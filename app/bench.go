@@ -52,6 +52,7 @@ type benchResult struct {
 	BlockS          float64      `json:"block_s"`     // median wall of a block's own work
 	AttentionS      float64      `json:"attention_s"` // median attention half
 	MLPS            float64      `json:"mlp_s"`       // median MLP half
+	HostS           float64      `json:"host_s"`      // median host work: the wall less the halves, the weight wait and deepstack
 	AttentionGFLOPs float64      `json:"attention_gflops"`
 	AttentionOpS    float64      `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
 	AttentionOpGF   float64      `json:"attention_op_gflops"` // 4*S^2*D over it
@@ -324,7 +325,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
-	var wall, att, mlp, wait, read, attOp []float64
+	var wall, att, mlp, wait, read, attOp, host []float64
 	for range n {
 		res, err := run.Step(ctx)
 		if err != nil {
@@ -337,10 +338,11 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		wait = append(wait, t.Wait.Seconds())
 		read = append(read, float64(t.BytesRead))
 		attOp = append(attOp, t.Ops["attention"].Seconds())
+		host = append(host, (t.Wall - t.Wait - t.Attention - t.MLP - t.Deepstack).Seconds())
 	}
 	attFLOPs, mlpFLOPs := blockFLOPs(cfg, c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
-		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp),
+		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
@@ -442,10 +444,10 @@ func median(v []float64) float64 {
 
 func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention half s\tGFLOP/s\tattention op GFLOP/s\tMLP half s\tGFLOP/s\tstall ms\tread MiB\tpeak RSS MiB\t")
+	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention half s\tGFLOP/s\tattention op GFLOP/s\tMLP half s\tGFLOP/s\thost ms\tstall ms\tread MiB\tpeak RSS MiB\t")
 	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f\t%.0f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
-			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.AttentionOpGF, r.MLPS, r.MLPGFLOPs, r.WeightStallS*1e3,
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f\t%.0f\t%.1f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
+			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.AttentionOpGF, r.MLPS, r.MLPGFLOPs, r.HostS*1e3, r.WeightStallS*1e3,
 			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
 	}
 	tw.Flush()

@@ -40,11 +40,14 @@ func TestBenchSweep(t *testing.T) {
 		if r.Blocks != 2 {
 			t.Errorf("%+v: %d blocks timed, want 2", r.benchConfig, r.Blocks)
 		}
-		for name, v := range map[string]float64{"block": r.BlockS, "attention": r.AttentionS, "mlp": r.MLPS,
+		for name, v := range map[string]float64{"block": r.BlockS, "attention": r.AttentionS, "mlp": r.MLPS, "host": r.HostS,
 			"attention GFLOP/s": r.AttentionGFLOPs, "attention op GFLOP/s": r.AttentionOpGF, "MLP GFLOP/s": r.MLPGFLOPs, "peak RSS": float64(r.PeakRSS)} {
 			if !(v > 0) || math.IsInf(v, 0) {
 				t.Errorf("%+v: %s = %v, want a positive number", r.benchConfig, name, v)
 			}
+		}
+		if r.HostS >= r.BlockS { // the statistics and downloads: never the whole block
+			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.benchConfig, r.HostS, r.BlockS)
 		}
 		if r.AttentionS+r.MLPS > r.BlockS*1.01 {
 			t.Errorf("%+v: halves %.6f + %.6f s exceed the block's %.6f s", r.benchConfig, r.AttentionS, r.MLPS, r.BlockS)
@@ -52,7 +55,7 @@ func TestBenchSweep(t *testing.T) {
 		if (r.Residency == "pread") != (r.BytesRead > 0) {
 			t.Errorf("%+v: %d bytes read per block", r.benchConfig, r.BytesRead)
 		}
-		if !strings.Contains(string(out), r.Residency) {
+		if !strings.Contains(string(out), r.Residency) || !strings.Contains(string(out), "host ms") {
 			t.Errorf("the table lacks %s:\n%s", r.Residency, out)
 		}
 	}

@@ -1,3 +1,5 @@
+//go:build !nogui
+
 package main
 
 // fynemeta.go: what the window tells fyne about itself before fyne's app is made.

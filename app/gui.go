@@ -1,3 +1,5 @@
+//go:build !nogui
+
 package main
 
 // gui.go opens the window: the only file that imports fyne's app package (it pulls in
@@ -160,4 +162,27 @@ func announceReady(in *ui.Inspector, w io.Writer) {
 				s.Report.SpanMS(), s.Report.Totals.WallMS, engine.Millis(lent))
 		})
 	}
+}
+
+// windowBackends is what the window offers: Metal first where it runs, and the CPU; where
+// Metal was expected but failed, the note says why and Retry probes again.
+func windowBackends() ui.Backends {
+	b := ui.Backends{Names: []string{"cpu"}, New: newBackend, Unavailable: map[string]string{}}
+	err := metalOK()
+	if err == nil {
+		b.Names = []string{"metal", "cpu"}
+		if n := metalFallbacksNote(); n != "" {
+			b.Notes = map[string]string{"metal": n}
+		}
+		return b
+	}
+	b.Unavailable["metal"] = err.Error()
+	if metalExpected() {
+		b.Notes = map[string]string{"cpu": "running on the CPU: " + err.Error()}
+		b.Retry = func() (ui.Backends, error) {
+			err := retryMetal()
+			return windowBackends(), err
+		}
+	}
+	return b
 }

@@ -7,13 +7,6 @@ package main
 // or a validation-layer assertion ends), hang (never returns), exit (exits 3 without an
 // answer). Only children call injectFault; the variable means nothing to a parent.
 
-/*
-#include <stdlib.h>
-static void ts_segv(void) { *(volatile int*)0 = 1; }
-static void ts_abort(void) { abort(); }
-*/
-import "C"
-
 import (
 	"os"
 	"strings"
@@ -28,10 +21,8 @@ func injectFault(where string) {
 		return
 	}
 	switch how {
-	case "segv":
-		C.ts_segv()
-	case "abort":
-		C.ts_abort()
+	case "segv", "abort":
+		crashInC(how)
 	case "hang":
 		for {
 			time.Sleep(time.Hour)
