@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""The anchors of `make bench`: PyTorch CPU running the same vision tower blocks in float32, and
-OpenBLAS sgemm (through numpy) at the block's GEMM shapes, side by side with our engine.
+"""The anchors of `make bench`: transformers' own Qwen3VLVisionModel blocks on PyTorch CPU in
+float32 with sdpa attention (the strongest anchor: torch's own BLAS, MKL on x86 wheels), or,
+where transformers is not importable, a hand-written PyTorch tower (labelled as the fallback);
+and OpenBLAS sgemm (through numpy) at the block's GEMM shapes, side by side with our engine.
 
     bench_torch.py CHECKPOINT --ours OURS.json [--threads N] [--blocks B]
 
@@ -9,7 +11,10 @@ per patch count: our median block time, PyTorch's, and the ratio; then per GEMM 
 (OURS.json from `inspector bench --gemm`) beside OpenBLAS's, and which OpenBLAS kernel ran. Exits 0 with a message when torch or numpy
 is missing (the anchors are optional; our numbers were printed already).
 
-The block is transformers' Qwen3-VL vision block in eager float32: LayerNorm, qkv Linear, rope
+The transformers anchor builds Qwen3VLVisionModel from the checkpoint's vision_config (depth cut
+to the blocks timed, no deepstack), loads each block's weights from the checkpoint, runs the
+model's own forward on a random page and times each block by hooks around it (the embedding and
+the merger are not timed, as ours are not in a block's time). The fallback block is transformers' Qwen3-VL vision block written out in eager float32: LayerNorm, qkv Linear, rope
 (rotate-half on 2D positions), per-head softmax(q k^T * scale) v, proj, residual, LayerNorm,
 fc1, gelu_pytorch_tanh, fc2, residual. Weights come from the checkpoint's safetensors (bf16 and
 f16 widened to float32 once, before timing), so both sides multiply the same numbers.
@@ -136,11 +141,7 @@ def torch_block_times(ckpt, cfg, patches, blocks, threads):
     torch.set_num_threads(threads)
     D, H, I = cfg["hidden_size"], cfg["num_heads"], cfg["intermediate_size"]
     hd, merge = D // H, cfg.get("spatial_merge_size", 2)
-    groups = patches // (merge * merge)
-    gh = int(math.isqrt(groups))
-    while groups % gh:
-        gh -= 1
-    h, w = gh * merge, groups // gh * merge
+    h, w = page_grid(patches, merge)
     cos, sin = rope_tables(h, w, hd, merge)
     cos, sin = cos[:, None, :], sin[:, None, :]
     x = torch.randn(patches, D, generator=torch.Generator().manual_seed(1))
@@ -168,6 +169,63 @@ def torch_block_times(ckpt, cfg, patches, blocks, threads):
     return statistics.median(times)
 
 
+def page_grid(patches, merge):
+    """The page of patches patches (h x w patches, whole merge groups, as near square as the
+    count allows): the grid both anchors and `inspector bench` use."""
+    groups = patches // (merge * merge)
+    gh = int(math.isqrt(groups))
+    while groups % gh:
+        gh -= 1
+    return gh * merge, groups // gh * merge
+
+
+def transformers_block_times(ckpt, cfg, patches, blocks, threads):
+    """(median block seconds, label) of transformers' Qwen3VLVisionModel blocks, or (None, why).
+    The model's own forward runs (its rope, its cu_seqlens, its attention dispatch); hooks
+    around each block take the block's time."""
+    try:
+        import transformers
+        from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLVisionConfig
+        from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLVisionModel
+    except Exception as e:  # not installed, or too old for Qwen3-VL
+        return None, f"transformers not importable ({type(e).__name__}: {e})"
+    torch.set_num_threads(threads)
+    conf = Qwen3VLVisionConfig(**dict(cfg, depth=blocks, deepstack_visual_indexes=[]))
+    try:
+        model = Qwen3VLVisionModel._from_config(conf, attn_implementation="sdpa", dtype=torch.float32)
+    except TypeError:
+        conf._attn_implementation = "sdpa"
+        model = Qwen3VLVisionModel(conf).float()
+    model.eval()
+    for b, blk in enumerate(model.blocks):
+        p = f"model.visual.blocks.{b}."
+        names = [p + k for k in blk.state_dict()]
+        state = {k[len(p):]: torch.from_numpy(np.ascontiguousarray(v)) for k, v in read_tensors(ckpt, names).items()}
+        blk.load_state_dict(state, strict=True)
+    began, times = {}, []
+    for b, blk in enumerate(model.blocks):
+        blk.register_forward_pre_hook(lambda m, a, b=b: began.__setitem__(b, time.perf_counter()))
+        blk.register_forward_hook(lambda m, a, o, b=b: times.append(time.perf_counter() - began[b]))
+    h, w = page_grid(patches, cfg.get("spatial_merge_size", 2))
+    px = cfg.get("in_channels", 3) * cfg.get("temporal_patch_size", 2) * cfg["patch_size"] ** 2
+    pixels = torch.randn(patches, px, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        model(pixels, grid_thw=torch.tensor([[1, h, w]]))
+    attn = getattr(model.config, "_attn_implementation", "?")
+    return statistics.median(times), (f"transformers {transformers.__version__} Qwen3VLVisionModel blocks, "
+                                      f"PyTorch {torch.__version__} CPU ({torch_blas()}), float32, attention {attn}")
+
+
+def torch_blas():
+    """The BLAS torch was built with (MKL, OpenBLAS, ...), from its build configuration."""
+    cfg = torch.__config__.show()
+    for key in ("BLAS_INFO=", "USE_MKL=ON"):
+        for line in cfg.splitlines():
+            if key in line:
+                return line.strip().split(",")[0]
+    return "BLAS unknown"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("checkpoint")
@@ -188,11 +246,17 @@ def main():
     if torch is None:
         print("PyTorch anchor skipped: torch is not installed (apt-get install python3-torch)")
     else:
-        print(f"Tower per block (median of blocks 0-{args.blocks - 1}), {threads} threads; PyTorch {torch.__version__} CPU, float32")
-        print(f"{'patches':>8} {'ours s':>9} {'PyTorch s':>10} {'ours/PyTorch':>13}")
         for r in rows:
-            pt = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads)
-            print(f"{r['patches']:>8} {r['block_s']:>9.3f} {pt:>10.3f} {r['block_s'] / pt:>13.2f}")
+            anchor, label = transformers_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads)
+            if anchor is None:
+                fallback = f"the hand-written PyTorch tower (FALLBACK, a weaker anchor: {label}), PyTorch {torch.__version__} CPU ({torch_blas()}), float32"
+                anchor, label = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads), fallback
+            if r is rows[0]:
+                print(f"Tower per block (median of blocks 0-{args.blocks - 1}), {threads} threads; anchor: {label}")
+                print(f"{'patches':>8} {'ours s':>9} {'ours host ms':>13} {'anchor s':>9} {'ours/anchor':>12}")
+            host = r.get("host_s")
+            host = f"{host * 1e3:>13.1f}" if host is not None else f"{'-':>13}"
+            print(f"{r['patches']:>8} {r['block_s']:>9.3f} {host} {anchor:>9.3f} {r['block_s'] / anchor:>12.2f}")
     print(f"\nGEMM at the block's shapes, rows = patches (OpenBLAS via numpy {np.__version__}, kernel {openblas_core()})")
     print(f"{'rows x in x out':>22} {'ours GFLOP/s':>13} {'OpenBLAS GFLOP/s':>17} {'ours/OpenBLAS':>14}")
     for r in rows:
