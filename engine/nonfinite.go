@@ -144,7 +144,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	if _, err := be.Commit(); err != nil {
 		return err
 	}
-	taps := r.takeTaps()
+	taps := r.downloadTaps(AllTaps) // q and k apart: the first of them not finite is named
 	r.startPass()
 	if err := r.g.mlpHalf(ctx, w); err != nil {
 		be.Commit()
@@ -153,7 +153,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	if _, err := be.Commit(); err != nil {
 		return err
 	}
-	for t, x := range r.takeTaps() {
+	for t, x := range r.downloadTaps(AllTaps) {
 		taps[t] = x
 	}
 	taps[TapFFNAct] = r.act

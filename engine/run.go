@@ -273,7 +273,7 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 	if err := ctx.Err(); err != nil { // the pass may have stopped part way: discard it
 		return err
 	}
-	taps := r.takeTaps()
+	taps, qk := r.takeTaps()
 	t.MLPAt = time.Since(r.began)
 	r.startPass()
 	if err := r.g.mlpHalf(ctx, w); err != nil {
@@ -288,13 +288,14 @@ func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	for tap, x := range r.takeTaps() {
+	mlpTaps, _ := r.takeTaps() // q and k are the attention pass's
+	for tap, x := range mlpTaps {
 		taps[tap] = x
 	}
 	if r.act != nil {
 		taps[TapFFNAct] = r.act
 	}
-	r.keepTaps(taps)
+	r.keepTaps(taps, qk)
 	return nil
 }
 
@@ -336,10 +337,33 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 
 // takeTaps downloads the taps named in the pass just committed that the run keeps, and the
 // block output always (its statistics need it). A strided tap (q, k, v in qkv) is read row by
-// row from its place in the strided buffer.
-func (r *Run) takeTaps() map[Tap][]float32 {
-	S, cfg := r.g.seq, r.Config()
+// row from its place in the strided buffer. q and k, when both are kept, come down together
+// as the q|k rows the probes read ([S, 2D]: they are adjacent in every qkv row), returned as
+// qk and not in the map: one copy of them, not three (q, k, then interleaved).
+func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
+	if qk = r.takeQK(want); qk != nil {
+		want &^= TapSetOf(TapQ, TapK)
+	}
+	return r.downloadTaps(want), qk
+}
+
+// takeQK downloads q|k ([S, 2D]) when want holds both and this pass named them side by side
+// in one buffer; else nil.
+func (r *Run) takeQK(want TapSet) []float32 {
+	q, k, D := r.sites[TapQ], r.sites[TapK], r.Config().Hidden
+	if !want.Has(TapQ) || !want.Has(TapK) || !q.named || !k.named ||
+		k.x.Buf != q.x.Buf || k.x.Off != q.x.Off+D || k.stride != q.stride || q.stride < 2*D {
+		return nil
+	}
+	qk := make([]float32, r.g.seq*2*D)
+	r.downloadRows(qk, q.x, r.g.seq, 2*D, q.stride)
+	return qk
+}
+
+// downloadTaps downloads the taps of want named in the pass just committed, each [S, W].
+func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
+	S, cfg := r.g.seq, r.Config()
 	got := map[Tap][]float32{}
 	for _, t := range want.List() {
 		site := r.sites[t]
@@ -374,14 +398,18 @@ func (r *Run) downloadRows(dst []float32, src backend.View, rows, W, stride int)
 }
 
 // keepTaps hands a finished block's kept taps to the Store in graph order (q and k as one
-// q|k), and makes its output the current hidden state.
-func (r *Run) keepTaps(taps map[Tap][]float32) {
+// q|k: qk when takeTaps brought them down so, else interleaved here), and makes its output the
+// current hidden state.
+func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
 	keep := r.e.Settings.Keep.Taps
 	r.cur = taps[TapOut]
 	for _, t := range keep.List() {
 		switch t {
 		case TapQ:
-			r.Probes.AddQK(interleave(taps[TapQ], taps[TapK], r.Config().Hidden))
+			if qk == nil {
+				qk = interleave(taps[TapQ], taps[TapK], r.Config().Hidden)
+			}
+			r.Probes.AddQK(qk)
 		case TapK: // with q
 		default:
 			r.Probes.AddTap(t.String(), taps[t])
