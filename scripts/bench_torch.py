@@ -115,6 +115,23 @@ def sgemm_rate(m, k, n, reps=5):
     return 2 * m * k * n / min(times) / 1e9
 
 
+def torch_linear_rate(m, k, n, threads, reps=5):
+    """GFLOP/s of torch's F.linear (x [m, k] times W [n, k] transposed: our weight layout) in
+    float32, the fastest of reps calls after a warm-up: torch's own BLAS (MKL on x86 wheels),
+    the GEMM transformers runs."""
+    torch.set_num_threads(threads)
+    x = torch.randn(m, k, generator=torch.Generator().manual_seed(1))
+    w = torch.randn(n, k, generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        torch.nn.functional.linear(x, w)  # warm
+        times = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            torch.nn.functional.linear(x, w)
+            times.append(time.perf_counter() - t)
+    return 2 * m * k * n / min(times) / 1e9
+
+
 def rope_tables(h, w, hd, merge, theta=10000.0):
     """cos/sin [S, hd] in the merge-group order of the tower, rotate-half layout."""
     half = hd // 2
@@ -217,13 +234,12 @@ def transformers_block_times(ckpt, cfg, patches, blocks, threads):
 
 
 def torch_blas():
-    """The BLAS torch was built with (MKL, OpenBLAS, ...), from its build configuration."""
+    """The BLAS torch was built with ("BLAS mkl", "BLAS open"), from its build configuration."""
     cfg = torch.__config__.show()
-    for key in ("BLAS_INFO=", "USE_MKL=ON"):
-        for line in cfg.splitlines():
-            if key in line:
-                return line.strip().split(",")[0]
-    return "BLAS unknown"
+    i = cfg.find("BLAS_INFO=")
+    if i < 0:
+        return "BLAS unknown"
+    return "BLAS " + cfg[i + len("BLAS_INFO="):].split(",")[0].strip()
 
 
 def main():
@@ -257,18 +273,23 @@ def main():
             host = r.get("host_s")
             host = f"{host * 1e3:>13.1f}" if host is not None else f"{'-':>13}"
             print(f"{r['patches']:>8} {r['block_s']:>9.3f} {host} {anchor:>9.3f} {r['block_s'] / anchor:>12.2f}")
-    print(f"\nGEMM at the block's shapes, rows = patches (OpenBLAS via numpy {np.__version__}, kernel {openblas_core()})")
-    print(f"{'rows x in x out':>22} {'ours GFLOP/s':>13} {'OpenBLAS GFLOP/s':>17} {'ours/OpenBLAS':>14}")
+    torch_blas_name = torch_blas() if torch is not None else ""
+    print(f"\nGEMM at the block's shapes, rows = patches; our weights as the checkpoint holds them; "
+          f"OpenBLAS via numpy {np.__version__} (kernel {openblas_core()})"
+          + (f"; torch F.linear ({torch_blas_name})" if torch is not None else ""))
+    print(f"{'rows x in x out':>22} {'ours GFLOP/s':>13} {'OpenBLAS GFLOP/s':>17} {'ours/OpenBLAS':>14}"
+          + (f" {'torch GFLOP/s':>14} {'ours/torch':>11}" if torch is not None else ""))
     for r in rows:
         S = r["patches"]
         ours_g = {(g["rows"], g["in"], g["out"]): g["gflops"] for g in r.get("gemms") or []}
         for (m, k, n) in [(S, D, 3 * D), (S, D, D), (S, D, I), (S, I, D)]:
             blas = sgemm_rate(m, k, n)
             mine = ours_g.get((m, k, n))
-            if mine is None:
-                print(f"{f'{m}x{k}x{n}':>22} {'-':>13} {blas:>17.0f} {'-':>14}")
-            else:
-                print(f"{f'{m}x{k}x{n}':>22} {mine:>13.0f} {blas:>17.0f} {mine / blas:>14.2f}")
+            line = f"{f'{m}x{k}x{n}':>22} " + (f"{'-':>13} {blas:>17.0f} {'-':>14}" if mine is None else f"{mine:>13.0f} {blas:>17.0f} {mine / blas:>14.2f}")
+            if torch is not None:
+                tl = torch_linear_rate(m, k, n, threads)
+                line += f" {tl:>14.0f} " + (f"{'-':>11}" if mine is None else f"{mine / tl:>11.2f}")
+            print(line)
         gem = [g["gflops"] for g in r.get("gemms") or []]
         line = (f"{'':>22} in the tower: attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s; "
                 f"the attention op {r.get('attention_op_gflops', 0):.0f} GFLOP/s")

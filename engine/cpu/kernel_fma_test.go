@@ -216,18 +216,27 @@ func testPackStripFast(t *testing.T) {
 
 // TestRowBlock: one row block per call where the panels keep the threads busy, more (of at
 // least fmaRows rows) where they do not, none longer than fmaMaxRows, always multiples of the
-// kernel's 6 rows covering every row.
+// kernel's 6 rows covering every row. With W packed for the pass, blocks of at least
+// packedRows rows until the last round of tasks is 90% full (proj at 1,024 rows on 16
+// threads: 4 blocks, not 1), and nothing changes where it already is (2 threads).
 func TestRowBlock(t *testing.T) {
-	for _, c := range []struct{ rows, panels, threads, want int }{
-		{1024, 54, 2, 1026}, {5120, 54, 2, 1026}, {5120, 18, 4, 1026}, {1700, 2, 2, 570}, {5, 1, 8, 6}, {1030, 1, 16, 1032},
-		{2000, 1, 16, 672}, {65536, 100, 2, 1026},
+	for _, c := range []struct {
+		rows, panels, threads int
+		packed                bool
+		want                  int
+	}{
+		{1024, 54, 2, false, 1026}, {5120, 54, 2, false, 1026}, {5120, 18, 4, false, 1026}, {1700, 2, 2, false, 570},
+		{5, 1, 8, false, 6}, {1030, 1, 16, false, 1032}, {2000, 1, 16, false, 672}, {65536, 100, 2, false, 1026},
+		{1024, 18, 16, false, 1026}, {1024, 18, 16, true, 258}, {1024, 54, 16, true, 516}, {1024, 68, 16, true, 516},
+		{1024, 18, 2, true, 1026}, {1024, 54, 2, true, 1026}, {5120, 18, 16, true, 642}, {5, 1, 8, true, 6},
+		{100, 18, 16, true, 102},
 	} {
-		got := rowBlock(c.rows, c.panels, c.threads)
+		got := rowBlock(c.rows, c.panels, c.threads, c.packed)
 		if got%fmaMR != 0 || got*chunks(c.rows, got) < c.rows || got > max(fmaMaxRows, fmaMR) {
-			t.Errorf("rowBlock(%d, %d, %d) = %d: not a multiple of 6 covering the rows", c.rows, c.panels, c.threads, got)
+			t.Errorf("rowBlock(%d, %d, %d, %v) = %d: not a multiple of 6 covering the rows", c.rows, c.panels, c.threads, c.packed, got)
 		}
 		if c.want >= 0 && got != c.want {
-			t.Errorf("rowBlock(%d, %d, %d) = %d, want %d", c.rows, c.panels, c.threads, got, c.want)
+			t.Errorf("rowBlock(%d, %d, %d, %v) = %d, want %d", c.rows, c.panels, c.threads, c.packed, got, c.want)
 		}
 	}
 }

@@ -72,10 +72,10 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 	}
 	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
 		job.panels = chunks(out, fmaCols)
-		job.rowsPer = rowBlock(rows, job.panels, b.threads)
-		job.rowBlocks = chunks(rows, job.rowsPer)
 		job.kern = pickKernel()
 		job.packed = b.packedWeight(&job)
+		job.rowsPer = rowBlock(rows, job.panels, b.threads, job.packed != nil)
+		job.rowBlocks = chunks(rows, job.rowsPer)
 		n := fmaScratch(in)
 		b.growScratch(n)
 		b.parallel(job.rowBlocks*job.panels, func(wk, t int) {

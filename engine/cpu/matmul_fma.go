@@ -31,8 +31,8 @@ import (
 // a task is a block of rows times a panel of fmaCols W rows. Per k-block of fmaDepth the task
 // widens its W panel into k-major strips (fmaCols x fmaDepth float32, 256 KiB, L2) once, then
 // runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip. Each row
-// block widens W again, so a call has as few row blocks as keep the threads busy (rowBlock),
-// never more than rows/fmaRows, and none longer than fmaMaxRows: a task's x rows (fmaMaxRows x
+// block widens W again (unless W is packed for the pass), so a call has as few row blocks as
+// keep the threads busy (rowBlock), never more than rows/fmaRows, and none longer than fmaMaxRows: a task's x rows (fmaMaxRows x
 // fmaDepth float32, 4 MiB) then stay in L3 across its panels. Measured on the Zen 5 machines
 // with BenchmarkMatMulKernels at 5,120 rows, alternating runs: uncapped (one 5,120-row block)
 // 255-330 GFLOP/s, capped at 1,032 rows 323-354, at 2,064 rows 313-366.
@@ -77,12 +77,41 @@ func fmaScratch(in int) int {
 
 // rowBlock is the rows of one FMA task: all of them unless fewer than 8 tasks per thread
 // would remain (then as many blocks as give 8, at least fmaRows rows each) or the block would
-// pass fmaMaxRows, a multiple of 6. The cut never changes the bits (a row's lanes depend on
-// its x row alone).
-func rowBlock(rows, panels, threads int) int {
+// pass fmaMaxRows, a multiple of 6. When W is packed for the pass (packed: packcache.go) a row
+// block costs no widening, and the call is cut finer where its panels alone would leave
+// threads idle (balancedBlocks). The cut never changes the bits (a row's lanes depend on its x
+// row alone).
+func rowBlock(rows, panels, threads int, packed bool) int {
 	blocks := min(chunks(8*threads, panels), max(1, rows/fmaRows))
 	blocks = max(blocks, chunks(rows, fmaMaxRows))
+	if packed {
+		blocks = balancedBlocks(blocks, rows, panels, threads)
+	}
 	return chunks(chunks(rows, blocks), fmaMR) * fmaMR
+}
+
+// packedRows is a row block's least size when W is packed for the pass: 16 of the kernel's
+// 6-row tiles, ~14 MFLOP a task at in 1,152 and 64 columns.
+const packedRows = 96
+
+// balancedBlocks is the fewest row blocks, from blocks on and of at least packedRows rows,
+// whose tasks (blocks x panels) fill the threads' last round to 90%, else the fullest. At
+// 1,024 rows on 16 threads, proj's and fc2's 18 panels made 18 tasks: two rounds, the second
+// with 2 of 16 threads busy (56%); 4 row blocks make 72 tasks in 5 rounds (90%). With 2
+// threads every call here already fills its rounds, and nothing changes.
+func balancedBlocks(blocks, rows, panels, threads int) int {
+	best, bestFill := blocks, 0.0
+	for b := blocks; b == blocks || b <= rows/packedRows; b++ {
+		tasks := b * panels
+		fill := float64(tasks) / float64(chunks(tasks, threads)*threads)
+		if fill >= 0.9 {
+			return b
+		}
+		if fill > bestFill {
+			best, bestFill = b, fill
+		}
+	}
+	return best
 }
 
 // taskFMA computes the block of y named by t (row block t/panels, column panel t%panels).
