@@ -51,10 +51,6 @@ func TestAddressLimit(t *testing.T) {
 	c := ck.Config
 	m := c.MergeSize
 	page := func(side int) *engine.Input { // side x side merge groups
-		// The last probe's page is the test's own garbage: collected first, or under load the
-		// heap can still hold it when this one is made (a fatal out of memory here, at the test's
-		// make, before the engine saw the page: 1 run in 10 with the machine busy).
-		runtime.GC()
 		g := geom.Grid{T: 1, H: side * m, W: side * m}
 		return &engine.Input{Pixels: make([]float32, g.Patches()*c.PatchDim()), Grids: []geom.Grid{g}}
 	}
