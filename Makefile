@@ -8,8 +8,9 @@ BIN     := bin/inspector
 build:
 	$(GO) build -o $(BIN) ./app
 
-# The inspector without its window, as one static binary (no cgo): for a headless server, or a
-# machine with no Go to carry it to (scripts/bench.sh says how). `make test` builds it too.
+# The inspector without its window, as one static binary (no cgo): for a headless Linux server,
+# or a Linux machine with no Go to carry it to (scripts/bench.sh says how). `make test` builds it
+# too on Linux. Not on macOS: the Metal backend there goes through darwinkit, which needs cgo.
 bin/static/inspector:
 	CGO_ENABLED=0 $(GO) build -tags nogui -o $@ ./app
 
@@ -20,7 +21,8 @@ demo-cli: build
 	./$(BIN) run --checkpoint assets/demo --image assets/sample.png
 
 test: vet
-	CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app
+	@if [ "$$(uname -s)" = Linux ]; then echo "CGO_ENABLED=0 $(GO) build -tags nogui ./app"; \
+	  CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app; fi
 	$(GO) test -count=1 ./...
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
 
