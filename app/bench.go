@@ -338,7 +338,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		wait = append(wait, t.Wait.Seconds())
 		read = append(read, float64(t.BytesRead))
 		attOp = append(attOp, t.Ops["attention"].Seconds())
-		host = append(host, (t.Wall - t.Wait - t.Attention - t.MLP - t.Deepstack).Seconds())
+		host = append(host, t.Host().Seconds())
 	}
 	attFLOPs, mlpFLOPs := blockFLOPs(cfg, c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,

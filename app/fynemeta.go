@@ -38,7 +38,6 @@ func fyneMetadata(title string, checks bool) fyne.AppMetadata {
 		Name:       title,
 		Version:    "0.0.1",
 		Build:      1,
-		Custom:     map[string]string{},
 		Migrations: map[string]bool{"fyneDo": !checks},
 	}
 }

@@ -84,6 +84,12 @@ type BlockTiming struct {
 	Ops                                 OpTimes // per op kind, on a synchronous (CPU) backend; nil elsewhere
 }
 
+// Host is the block's host work: its wall less the weight wait, the two halves and the
+// deepstack merger (downloading the taps, the statistics and finite checks), never negative.
+func (t BlockTiming) Host() time.Duration {
+	return max(0, t.Wall-t.Wait-t.Attention-t.MLP-t.Deepstack)
+}
+
 // BlockResult is what an observer sees after each block.
 type BlockResult struct {
 	Timing BlockTiming
@@ -338,8 +344,8 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 // takeTaps downloads the taps named in the pass just committed that the run keeps, and the
 // block output always (its statistics need it). A strided tap (q, k, v in qkv) is read row by
 // row from its place in the strided buffer. q and k, when both are kept, come down together
-// as the q|k rows the probes read ([S, 2D]: they are adjacent in every qkv row), returned as
-// qk and not in the map: one copy of them, not three (q, k, then interleaved).
+// into the q|k rows the probes read ([S, 2D]), returned as qk and not in the map: one copy
+// of them, not three (q, k, then interleaved).
 func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
 	if qk = r.takeQK(want); qk != nil {
@@ -348,16 +354,16 @@ func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	return r.downloadTaps(want), qk
 }
 
-// takeQK downloads q|k ([S, 2D]) when want holds both and this pass named them side by side
-// in one buffer; else nil.
+// takeQK downloads q|k ([S, 2D]: each row q's then k's) when want holds both and this pass
+// named them; else nil.
 func (r *Run) takeQK(want TapSet) []float32 {
-	q, k, D := r.sites[TapQ], r.sites[TapK], r.Config().Hidden
-	if !want.Has(TapQ) || !want.Has(TapK) || !q.named || !k.named ||
-		k.x.Buf != q.x.Buf || k.x.Off != q.x.Off+D || k.stride != q.stride || q.stride < 2*D {
+	q, k, S, D := r.sites[TapQ], r.sites[TapK], r.g.seq, r.Config().Hidden
+	if !want.Has(TapQ) || !want.Has(TapK) || !q.named || !k.named {
 		return nil
 	}
-	qk := make([]float32, r.g.seq*2*D)
-	r.downloadRows(qk, q.x, r.g.seq, 2*D, q.stride)
+	qk := make([]float32, S*2*D)
+	r.downloadRows(qk, 2*D, q.x, q.stride, S, D)
+	r.downloadRows(qk[D:], 2*D, k.x, k.stride, S, D)
 	return qk
 }
 
@@ -372,7 +378,7 @@ func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
 		}
 		W := t.Width(cfg)
 		vals := make([]float32, S*W)
-		r.downloadRows(vals, site.x, S, W, site.stride)
+		r.downloadRows(vals, W, site.x, site.stride, S, W)
 		got[t] = vals
 	}
 	return got
@@ -381,50 +387,37 @@ func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
 // downloadRowsPerTask is the fewest rows a goroutine of a download takes.
 const downloadRowsPerTask = 64
 
-// downloadRows copies rows rows of width W, stride apart in src, into dst ([rows, W]), the
-// rows spread over the run's threads: a block output at 5,120 patches is ~24 MB of fresh
-// pages, whose faults and copy took ~18 ms a block on one thread (host work, in the wall).
-func (r *Run) downloadRows(dst []float32, src backend.View, rows, W, stride int) {
+// downloadRows copies rows rows of width W, srcStride apart in src, into dst, dstStride
+// apart, the rows spread over the run's threads: a block output at 5,120 patches is ~24 MB
+// of fresh pages, whose faults and copy took ~18 ms a block on one thread (host work, in the
+// wall). Rows that lie back to back on both sides go in one Download per range.
+func (r *Run) downloadRows(dst []float32, dstStride int, src backend.View, srcStride, rows, W int) {
 	be := r.e.Backend
 	par.RangesOn(rows, downloadRowsPerTask, r.e.Settings.Threads, func(lo, hi int) {
-		if stride == W {
+		if srcStride == W && dstStride == W {
 			be.Download(dst[lo*W:hi*W], src.At(lo*W))
 			return
 		}
 		for s := lo; s < hi; s++ {
-			be.Download(dst[s*W:(s+1)*W], src.At(s*stride))
+			be.Download(dst[s*dstStride:][:W], src.At(s*srcStride))
 		}
 	})
 }
 
-// keepTaps hands a finished block's kept taps to the Store in graph order (q and k as one
-// q|k: qk when takeTaps brought them down so, else interleaved here), and makes its output the
-// current hidden state.
+// keepTaps hands a finished block's kept taps to the Store in graph order (q and k as the
+// one q|k takeTaps brought down), and makes its output the current hidden state.
 func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
 	keep := r.e.Settings.Keep.Taps
 	r.cur = taps[TapOut]
 	for _, t := range keep.List() {
 		switch t {
 		case TapQ:
-			if qk == nil {
-				qk = interleave(taps[TapQ], taps[TapK], r.Config().Hidden)
-			}
 			r.Probes.AddQK(qk)
 		case TapK: // with q
 		default:
 			r.Probes.AddTap(t.String(), taps[t])
 		}
 	}
-}
-
-// interleave lays q and k ([S, D] each) out as one q|k [S, 2D]: q's row then k's.
-func interleave(q, k []float32, D int) []float32 {
-	qk := make([]float32, 2*len(q))
-	for s := range len(q) / D {
-		copy(qk[s*2*D:], q[s*D:(s+1)*D])
-		copy(qk[s*2*D+D:], k[s*D:(s+1)*D])
-	}
-	return qk
 }
 
 // deepstackAfter runs the deepstack merger when block i is a deepstack index.
