@@ -15,11 +15,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -47,20 +49,21 @@ type benchConfig struct {
 // benchResult is what one configuration measured.
 type benchResult struct {
 	benchConfig
-	Backend         string       `json:"backend"`
-	Blocks          int          `json:"blocks_timed"`
-	BlockS          float64      `json:"block_s"`     // median wall of a block's own work
-	AttentionS      float64      `json:"attention_s"` // median attention half
-	MLPS            float64      `json:"mlp_s"`       // median MLP half
-	HostS           float64      `json:"host_s"`      // median host work: the wall less the halves, the weight wait and deepstack
-	AttentionGFLOPs float64      `json:"attention_gflops"`
-	AttentionOpS    float64      `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
-	AttentionOpGF   float64      `json:"attention_op_gflops"` // 4*S^2*D over it
-	MLPGFLOPs       float64      `json:"mlp_gflops"`
-	WeightStallS    float64      `json:"weight_stall_s"`   // median wait for weights per block
-	BytesRead       int64        `json:"bytes_read_block"` // median bytes read per block (pread)
-	PeakRSS         int64        `json:"peak_rss_bytes"`
-	GEMMs           []gemmResult `json:"gemms,omitempty"` // with --gemm
+	Backend         string             `json:"backend"`
+	Blocks          int                `json:"blocks_timed"`
+	BlockS          float64            `json:"block_s"`     // median wall of a block's own work
+	AttentionS      float64            `json:"attention_s"` // median attention half
+	MLPS            float64            `json:"mlp_s"`       // median MLP half
+	HostS           float64            `json:"host_s"`      // median host work: the wall less the halves, the weight wait and deepstack
+	AttentionGFLOPs float64            `json:"attention_gflops"`
+	AttentionOpS    float64            `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
+	AttentionOpGF   float64            `json:"attention_op_gflops"` // 4*S^2*D over it
+	MLPGFLOPs       float64            `json:"mlp_gflops"`
+	WeightStallS    float64            `json:"weight_stall_s"`   // median wait for weights per block
+	BytesRead       int64              `json:"bytes_read_block"` // median bytes read per block (pread)
+	PeakRSS         int64              `json:"peak_rss_bytes"`
+	GEMMs           []gemmResult       `json:"gemms,omitempty"` // with --gemm
+	OpsS            map[string]float64 `json:"ops_s,omitempty"` // median per op kind (synchronous backends: matmul, attention, layernorm, ...)
 }
 
 // gemmResult is one of the block's matrix products timed alone at rows = patches.
@@ -326,6 +329,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		defer stopProfile()
 	}
 	var wall, att, mlp, wait, read, attOp, host []float64
+	ops := map[string][]float64{}
 	for range n {
 		res, err := run.Step(ctx)
 		if err != nil {
@@ -339,12 +343,21 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		read = append(read, float64(t.BytesRead))
 		attOp = append(attOp, t.Ops["attention"].Seconds())
 		host = append(host, t.Host().Seconds())
+		for op, d := range t.Ops {
+			ops[op] = append(ops[op], d.Seconds())
+		}
 	}
 	attFLOPs, mlpFLOPs := blockFLOPs(cfg, c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
+	if len(ops) > 0 {
+		r.OpsS = map[string]float64{}
+		for op, v := range ops {
+			r.OpsS[op] = median(v)
+		}
+	}
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
 	if r.AttentionOpS = median(attOp); r.AttentionOpS > 0 { // op times exist on synchronous backends only
 		S, D := float64(c.Patches), float64(cfg.Hidden)
@@ -451,6 +464,18 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
 	}
 	tw.Flush()
+	for _, r := range results { // where a block's time went, op by op (largest first)
+		if len(r.OpsS) == 0 {
+			continue
+		}
+		ops := slices.Collect(maps.Keys(r.OpsS))
+		slices.SortFunc(ops, func(a, b string) int { return cmp.Compare(r.OpsS[b], r.OpsS[a]) })
+		fmt.Fprintf(w, "%d patches, tile %d, %s: ops ms:", r.Patches, r.Tile, r.Residency)
+		for _, op := range ops {
+			fmt.Fprintf(w, " %s %.1f", op, r.OpsS[op]*1e3)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, r := range results {
 		for _, g := range r.GEMMs {
 			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s\n", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)

@@ -46,6 +46,13 @@ func TestBenchSweep(t *testing.T) {
 				t.Errorf("%+v: %s = %v, want a positive number", r.benchConfig, name, v)
 			}
 		}
+		// The ops' own times (the CPU backend is synchronous): the block's GEMMs and attention
+		// are in them, and no op takes longer than the block.
+		for _, op := range []string{"matmul", "attention", "layernorm"} {
+			if v := r.OpsS[op]; !(v > 0) || v > r.BlockS {
+				t.Errorf("%+v: op %s %.6f s in a block of %.6f s (ops %v)", r.benchConfig, op, v, r.BlockS, r.OpsS)
+			}
+		}
 		if r.HostS >= r.BlockS { // the statistics and downloads: never the whole block
 			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.benchConfig, r.HostS, r.BlockS)
 		}
@@ -55,7 +62,7 @@ func TestBenchSweep(t *testing.T) {
 		if (r.Residency == "pread") != (r.BytesRead > 0) {
 			t.Errorf("%+v: %d bytes read per block", r.benchConfig, r.BytesRead)
 		}
-		if !strings.Contains(string(out), r.Residency) || !strings.Contains(string(out), "host ms") {
+		if !strings.Contains(string(out), r.Residency) || !strings.Contains(string(out), "host ms") || !strings.Contains(string(out), "ops ms: matmul") {
 			t.Errorf("the table lacks %s:\n%s", r.Residency, out)
 		}
 	}
