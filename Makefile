@@ -23,37 +23,43 @@ demo-cli: build
 test: vet
 	@if [ "$$(uname -s)" = Linux ]; then echo "CGO_ENABLED=0 $(GO) build -tags nogui ./app"; \
 	  CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app; fi
+	@echo "make test: every package, natively (about 4 minutes on 2 cores, warm)"
 	$(GO) test -count=1 ./...
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
 
-# test-arm64: the tests as linux/arm64 binaries under qemu-user with Apple silicon's 16 KiB
-# pages (TS_EXPECT_PAGESIZE makes engine's TestResidencyPageSize fail if they did not get
-# them), i.e. a Mac's code generation (Go on arm64 fuses a*b+c into one rounding; amd64's
-# default GOAMD64=v1 never does) and page size. `make test` runs it on linux/amd64; on a Mac or
-# linux/arm64 the tests are arm64 code already. Emulated code runs ~10x slower: TS_EMULATED
-# widens the ui tests' waits and the package timeout is 30 minutes, not go test's 10. Every package except app/, whose fyne GL
-# window needs cgo (go-gl) that a CGO_ENABLED=0 arm64 build cannot have; metal/ and shaders/
-# tests still run the host's g++ and clang-19 (qemu-user leaves the exec of an amd64 program
-# to the kernel). First the arm64 assembly of engine/ and internal/ must hold no fused float32
-# multiply-add (FMADDS and kin) and engine/imageproc none at all (Pillow rounds every product):
-# write the product as float32(a*b) or float64(a*b), see engine/internal/kernel/kernel.go.
-# ui/ runs on its own, after the rest: its timing tests (Run all, Step and Play time a block
-# alike, within 2x) compare passes of a few hundred ms under emulation, and sharing the two
-# cores with metal/'s and shaders/' harness runs once made Run all's reference pass 2x slow.
+# test-arm64: the packages whose arithmetic is pinned (engine/... and internal/...: every
+# kernel, probe, preprocessing step and the residency) as linux/arm64 binaries under qemu-user
+# with Apple silicon's 16 KiB pages (TS_EXPECT_PAGESIZE makes engine's TestResidencyPageSize
+# fail if they did not get them), i.e. a Mac's code generation (Go on arm64 fuses a*b+c into
+# one rounding; amd64's default GOAMD64=v1 never does) and page size. `make test` runs it on
+# linux/amd64; on a Mac or linux/arm64 the tests are arm64 code already. First the arm64
+# assembly of the same packages must hold no fused float32 multiply-add (FMADDS and kin) and
+# engine/imageproc none at all (Pillow rounds every product): write the product as
+# float32(a*b) or float64(a*b), see engine/internal/kernel/kernel.go. The other packages pin
+# no arithmetic of their own: app/ (its GL window needs cgo, which a CGO_ENABLED=0 arm64 build
+# cannot have), ui/ (drawing; the numbers it shows come from engine/probe), metal/ and shaders/
+# (the kernels' harness runs the host's g++ and clang-19 whatever GOARCH is, and their
+# reference is the CPU engine, tested here; metal's libffi call layer runs as arm64 under qemu
+# from the native pass). Of metal/, the tests of binding weights in place, which depend on the
+# page size, run here too (METAL_PAGE_TESTS). Emulated code runs ~10x slower: TS_EMULATED
+# widens the tests' waits, and the package timeout is 30 minutes, not go test's 10. About 6
+# minutes on 2 cores.
 QEMU_ARM64 ?= qemu-aarch64-static
-ARM64_PKGS = $(shell $(GO) list ./... | grep -v '/app$$')
+ARM64_PKGS = ./engine/... ./internal/...
+METAL_PAGE_TESTS = ^(TestWeightPlacement|TestRefilledSlotIsRead)$$
 
 test-arm64:
 	@command -v $(QEMU_ARM64) >/dev/null 2>&1 || { \
 	  echo "test-arm64: $(QEMU_ARM64) not found; install Debian's qemu-user-static (apt-get install qemu-user-static)" >&2; exit 1; }
+	@echo "make test: the fused multiply-add scan of the arm64 build, then $(ARM64_PKGS) as linux/arm64 under qemu (about 6 minutes on 2 cores)"
 	@asm=$$(mktemp); \
-	  if ! GOARCH=arm64 CGO_ENABLED=0 $(GO) build -gcflags="$$($(GO) list -m)/...=-S" ./engine/... ./internal/... 2>$$asm; then \
-	    rm -f $$asm; GOARCH=arm64 CGO_ENABLED=0 $(GO) build ./engine/... ./internal/...; exit 1; fi; \
+	  if ! GOARCH=arm64 CGO_ENABLED=0 $(GO) build -gcflags="$$($(GO) list -m)/...=-S" $(ARM64_PKGS) 2>$$asm; then \
+	    rm -f $$asm; GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(ARM64_PKGS); exit 1; fi; \
 	  fused=$$(grep -E '\bFN?M(ADD|SUB)S\b|/engine/imageproc/[^ ]*\.go:[0-9]+\)[[:space:]]+FN?M(ADD|SUB)D\b' $$asm); rm -f $$asm; \
 	  if [ -n "$$fused" ]; then echo "test-arm64: fused multiply-adds where the engine's rounding is pinned:" >&2; \
 	    echo "$$fused" >&2; exit 1; fi
-	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' $(filter-out %/ui,$(ARM64_PKGS))
-	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' $(filter %/ui,$(ARM64_PKGS))
+	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' $(ARM64_PKGS)
+	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' -run '$(METAL_PAGE_TESTS)' ./metal
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
