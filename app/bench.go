@@ -110,7 +110,7 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	if f.patches, err = parsePatches(patches); err != nil {
 		return nil, err
 	}
-	if f.tiles, err = intList("--tile", tiles, 1, engine.MaxTileRows); err != nil {
+	if f.tiles, err = intList("--tile", tiles, engine.TileBound.Lo, engine.TileBound.Hi); err != nil { // a size each: the table names it
 		return nil, err
 	}
 	for _, r := range strings.Split(residencies, ",") {
@@ -119,8 +119,8 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 		}
 		f.residencies = append(f.residencies, r)
 	}
-	if f.threads < 0 || f.threads > engine.MaxThreads {
-		return nil, fmt.Errorf("--threads %d: want 0 to %d", f.threads, engine.MaxThreads)
+	if err := engine.ThreadsBound.Check("--threads", f.threads); err != nil {
+		return nil, err
 	}
 	if f.blocks < 1 || f.blocks > 1000 {
 		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)

@@ -55,7 +55,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", bad, "--quiet"}, "notanimage.png: cannot decode image"},
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", filepath.Join(dir, "missing.png")}, "missing.png"},
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--residency", "swap"}, `residency "swap"`},
-		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--tile", "0"}, "--tile 0"},
+		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--tile", "-1"}, "--tile -1"},
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--attention-query", "504",
 			"--dump", filepath.Join(dir, "d.safetensors"), "--quiet"}, "has 504 patches"},
 		{[]string{"run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--dump", filepath.Join(dir, "d.safetensors"),

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/imageproc"
 )
 
 type compareFlags struct {
@@ -99,11 +98,8 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 			return s, fmt.Errorf("%s: unknown setting %q (keys: %s)", flagName, k, strings.Join(settingKeys, ", "))
 		}
 	}
-	if s.MaxPixels != 0 && (s.MaxPixels < 1 || s.MaxPixels > imageproc.MaxPagePixels) {
-		return s, fmt.Errorf("%s max-pixels=%d: want 1 to %d", flagName, s.MaxPixels, imageproc.MaxPagePixels)
-	}
-	if err := s.Validate(); err != nil {
-		return s, fmt.Errorf("%s: %w", flagName, err)
+	if err := s.ValidateAs(func(b engine.Bound) string { return flagName + " " + b.Flag }); err != nil {
+		return s, err
 	}
 	return s, nil
 }

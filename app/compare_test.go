@@ -70,6 +70,7 @@ func TestCompareCLIFlags(t *testing.T) {
 		{[]string{"--b", "colour=red"}, `--b: unknown setting "colour"`},
 		{[]string{"--a", "tile"}, "want key=value pairs"},
 		{[]string{"--a", "max-pixels=50000"}, "both sides run one page"},
+		{[]string{"--a", "max-pixels=1023", "--b", "max-pixels=1023"}, "--a max-pixels 1023: want 1024 to"},
 		{[]string{"--reps", "0"}, "--reps 0"},
 		{[]string{"--json", "../assets/demo/x.json"}, "a folder the run reads"},
 	} {

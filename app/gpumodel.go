@@ -84,8 +84,8 @@ func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
 	if f.patches, err = parsePatches(patches); err != nil {
 		return nil, err
 	}
-	if f.tile < 1 || f.tile > engine.MaxTileRows {
-		return nil, fmt.Errorf("--tile %d: want 1 to %d", f.tile, engine.MaxTileRows)
+	if b := engine.TileBound; f.tile < b.Lo || f.tile > b.Hi { // a size, not 0: the table names it
+		return nil, fmt.Errorf("--tile %d: want %d to %d", f.tile, b.Lo, b.Hi)
 	}
 	if f.blocks < 1 || f.blocks > 1000 {
 		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)

@@ -65,7 +65,9 @@ func TestOutputsNeverOverInputs(t *testing.T) {
 		{[]string{"--max-memory", "0.1"}, "--max-memory 0.1"},
 		{[]string{"--max-memory", "NaN"}, "--max-memory NaN"},
 		{[]string{"--threads", "1000000"}, "--threads 1000000"},
-		{[]string{"--tile", "0"}, "--tile 0"},
+		{[]string{"--tile", "-1"}, "--tile -1: want 1 to"},
+		{[]string{"--slots", "1"}, "--slots 1: want 2 to"},
+		{[]string{"--max-pixels", "1023"}, "--max-pixels 1023: want 1024 to"},
 		{[]string{"--max-pixels", "1000000000000"}, "--max-pixels"},
 		{[]string{"--dump", filepath.Join(out, "d"), "--attention-query", "100000"}, "--attention-query 100000"},
 	} {

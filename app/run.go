@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -64,14 +63,8 @@ func parseRunFlags(args []string) (*runFlags, error) {
 		return nil, err
 	}
 	f.checkpoint = resolved
-	for _, b := range []struct {
-		name      string
-		v, lo, hi int
-	}{{"--tile", s.TileRows, 1, engine.MaxTileRows}, {"--threads", s.Threads, 0, engine.MaxThreads}, {"--slots", s.Slots, 2, engine.MaxSlots},
-		{"--max-pixels", s.MaxPixels, 0, imageproc.MaxPagePixels}} {
-		if b.v < b.lo || b.v > b.hi {
-			return nil, fmt.Errorf("%s %d: want %d to %d", b.name, b.v, b.lo, b.hi)
-		}
+	if err := s.ValidateAs(func(b engine.Bound) string { return "--" + b.Flag }); err != nil {
+		return nil, err
 	}
 	if f.query < -1 {
 		return nil, fmt.Errorf("--attention-query %d: want a patch index (0 or more)", f.query)

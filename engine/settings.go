@@ -19,12 +19,46 @@ import (
 const DefaultTileRows = 512
 
 // Bounds of the numeric settings: beyond them nothing useful runs, and a million threads
-// would start a million goroutines. The CLI's flags and the window's form check these.
+// would start a million goroutines.
 const (
 	MaxTileRows = 1 << 20
 	MaxThreads  = 1024
 	MaxSlots    = 64
+	// MinMaxPixels is the least pixel budget: one 2x2 merge group of 16-pixel patches. Below it
+	// smart_resize cannot keep to the budget (it never makes a page smaller than a group).
+	MinMaxPixels = 1024
 )
+
+// Bound is one numeric setting's range, the one check every way of setting it goes through
+// (Validate, the CLI's flags, Compare's keys, the window's form and its saved preferences):
+// 0 means the setting's default, any other value lies in [Lo, Hi].
+// Mutation that would silently break it: a surface with its own numbers (the window once
+// refused max pixels below 1,024 while the CLI took 1).
+type Bound struct {
+	Name   string // as the window and Validate name it: "MLP tile rows"
+	Flag   string // the CLI's flag and Compare's key: "tile"
+	Lo, Hi int
+	Zero   string // what 0 means
+}
+
+// The numeric settings' bounds.
+var (
+	TileBound      = Bound{"MLP tile rows", "tile", 1, MaxTileRows, "the default, 512"}
+	ThreadsBound   = Bound{"threads", "threads", 1, MaxThreads, "every core"}
+	SlotsBound     = Bound{"pread slots", "slots", 2, MaxSlots, "the default, 2"}
+	MaxPixelsBound = Bound{"max pixels", "max-pixels", MinMaxPixels, imageproc.MaxPagePixels, "the checkpoint processor's max_pixels"}
+)
+
+// Check refuses v outside the bound, naming it label ("" names it by Name).
+func (b Bound) Check(label string, v int) error {
+	if v == 0 || v >= b.Lo && v <= b.Hi {
+		return nil
+	}
+	if label == "" {
+		label = b.Name
+	}
+	return fmt.Errorf("%s %d: want %d to %d, or 0 for %s", label, v, b.Lo, b.Hi, b.Zero)
+}
 
 // Settings are a run's settings.
 type Settings struct {
@@ -74,14 +108,21 @@ func DefaultSettings(backend string) Settings {
 
 // Validate refuses a number outside its bounds (0 keeps meaning the default); NewEngine
 // calls it, so no caller can start a run with one.
-func (s Settings) Validate() error {
-	for _, b := range []struct {
-		name      string
-		v, lo, hi int
-	}{{"MLP tile rows", s.TileRows, 0, MaxTileRows}, {"threads", s.Threads, 0, MaxThreads}, {"pread slots", s.Slots, 0, MaxSlots},
-		{"max pixels", s.MaxPixels, 0, imageproc.MaxPagePixels}} {
-		if b.v < b.lo || b.v > b.hi {
-			return fmt.Errorf("%s %d: want %d to %d", b.name, b.v, b.lo, b.hi)
+func (s Settings) Validate() error { return s.ValidateAs(nil) }
+
+// ValidateAs is Validate with each bound named by label(b) (nil: its Name): the CLI names
+// its flags ("--tile"), Compare its side and key ("--a tile").
+func (s Settings) ValidateAs(label func(Bound) string) error {
+	for _, c := range []struct {
+		b Bound
+		v int
+	}{{TileBound, s.TileRows}, {ThreadsBound, s.Threads}, {SlotsBound, s.Slots}, {MaxPixelsBound, s.MaxPixels}} {
+		name := ""
+		if label != nil {
+			name = label(c.b)
+		}
+		if err := c.b.Check(name, c.v); err != nil {
+			return err
 		}
 	}
 	if s.MaxMemory < 0 {

@@ -133,16 +133,16 @@ func (in *Inspector) savedSettings() engine.Settings {
 	if v := p.String(prefBackend); b.Offers(v) {
 		s.Backend = v
 	}
-	if v := p.IntWithFallback(prefThreads, s.Threads); v >= 0 {
+	if v := p.IntWithFallback(prefThreads, s.Threads); engine.ThreadsBound.Check("", v) == nil {
 		s.Threads = v
 	}
 	if v, err := engine.ParseResidency(p.String(prefResidency)); err == nil {
 		s.Residency = v
 	}
-	if v := p.IntWithFallback(prefTile, s.TileRows); v >= 1 {
+	if v := p.IntWithFallback(prefTile, s.TileRows); v != 0 && engine.TileBound.Check("", v) == nil {
 		s.TileRows = v
 	}
-	if v := p.Int(prefMaxPixels); v == 0 || v >= 1024 {
+	if v := p.Int(prefMaxPixels); engine.MaxPixelsBound.Check("", v) == nil {
 		s.MaxPixels = v
 	}
 	if v, err := engine.ParseTaps(p.String(prefTaps)); err == nil {

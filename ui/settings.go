@@ -20,7 +20,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/imageproc"
 )
 
 var (
@@ -124,15 +123,15 @@ func (f *settingsForm) load(s engine.Settings) {
 func (f *settingsForm) Settings() (engine.Settings, error) {
 	s := engine.Settings{Residency: engine.ResidencyMode(f.residency.Selected), Backend: f.backend.Selected}
 	var err error
-	if s.TileRows, err = strconv.Atoi(f.tile.Text); err != nil || s.TileRows < 1 || s.TileRows > engine.MaxTileRows {
-		return s, fmt.Errorf("MLP tile rows %q: want a whole number from 1 to %d", f.tile.Text, engine.MaxTileRows)
+	if s.TileRows, err = formInt(f.tile.Text, engine.TileBound); err != nil {
+		return s, err
 	}
-	if s.Threads, err = strconv.Atoi(f.threads.Text); err != nil || s.Threads < 0 || s.Threads > engine.MaxThreads {
-		return s, fmt.Errorf("threads %q: want 0 (every core) to %d", f.threads.Text, engine.MaxThreads)
+	if s.Threads, err = formInt(f.threads.Text, engine.ThreadsBound); err != nil {
+		return s, err
 	}
 	if f.maxPixels.Text != maxPixelPresets[0] {
-		if s.MaxPixels, err = strconv.Atoi(f.maxPixels.Text); err != nil || s.MaxPixels < 1024 || s.MaxPixels > imageproc.MaxPagePixels {
-			return s, fmt.Errorf("max pixels %q: want a number of pixels from 1024 to %d", f.maxPixels.Text, imageproc.MaxPagePixels)
+		if s.MaxPixels, err = formInt(f.maxPixels.Text, engine.MaxPixelsBound); err != nil {
+			return s, err
 		}
 	}
 	if !f.backends.Offers(s.Backend) {
@@ -146,6 +145,15 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// formInt reads a field of the form as the setting b bounds (engine.Bound: the one check).
+func formInt(text string, b engine.Bound) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil {
+		return 0, fmt.Errorf("%s %q: want a whole number from %d to %d, or 0 for %s", b.Name, text, b.Lo, b.Hi, b.Zero)
+	}
+	return v, b.Check("", v)
 }
 
 // showTileMemory says what the typed tile's buffer takes for the current page.
