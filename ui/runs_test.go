@@ -249,28 +249,41 @@ func errorsIsCanceled(err error) bool { return err == context.Canceled }
 type stuckCPU struct {
 	*cpu.Backend
 	release chan struct{}
+	stuck   chan struct{} // gets a value each time a MatMul starts waiting (buffered, never blocks)
+}
+
+func (b stuckCPU) wait() {
+	select {
+	case b.stuck <- struct{}{}:
+	default:
+	}
+	<-b.release
 }
 
 func (b stuckCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
-	<-b.release
+	b.wait()
 	b.Backend.MatMul(y, x, w, bias, rows, in, out)
 }
 
 func (b stuckCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	<-b.release
+	b.wait()
 	b.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
 }
 
 // Closing the window returns within its deadline even when the job in flight cannot stop.
 func TestCloseHasADeadline(t *testing.T) {
-	release := make(chan struct{})
+	release, stuckNow := make(chan struct{}), make(chan struct{}, 1)
 	defer close(release)
 	stuck := Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
-		return stuckCPU{cpu.New(threads), release}, nil
+		return stuckCPU{cpu.New(threads), release, stuckNow}, nil
 	}}
 	h := newHarnessOn(t, stuck)
 	h.in.OpenFiles(demoDir, demoPhoto)
-	time.Sleep(200 * time.Millisecond) // the open job is now stuck in the embedding's MatMul
+	select { // the open job is now stuck in the embedding's MatMul, however slow the machine
+	case <-stuckNow:
+	case <-time.After(pumpDeadline):
+		t.Fatal("the open job never reached a MatMul")
+	}
 	start := time.Now()
 	h.in.Ctl.Close()
 	if d := time.Since(start); d > closeDeadline+time.Second {
