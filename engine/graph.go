@@ -12,7 +12,8 @@ package engine
 //
 // Invariant: rope touches q and k only; TANH in the block, ERF in the mergers; qkv columns
 // are [q(all heads) | k | v]. Each of the three mutations keeps every shape and yields a
-// fluent wrong model; the parity tests in graph_parity_test.go fail on each.
+// fluent wrong model; TestParityCatchesMutations (mutation_test.go) runs each against the
+// transformers fixtures and fails.
 
 import (
 	"context"

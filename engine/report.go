@@ -186,7 +186,7 @@ func FormatBytes(n int64) string {
 
 // CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
 // residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
-// runs need KeepOutputs. It is an error when the runs differ in blocks kept, sequence length,
+// runs need the tap out kept (Settings.Keep). It is an error when the runs differ in blocks kept, sequence length,
 // width or merger shape, or when either has not finished.
 func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
 	if !a.Finished() || !b.Finished() {

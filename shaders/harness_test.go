@@ -495,38 +495,6 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 	return worst, nil
 }
 
-// logit is q_query . k_j * scale for one head, in float64.
-func logit(qkv []float32, stride, D, query, j, head, hd int, scale float64) float64 {
-	dot := 0.0
-	for x := 0; x < hd; x++ {
-		dot += float64(qkv[query*stride+head*hd+x]) * float64(qkv[j*stride+D+head*hd+x])
-	}
-	return dot * scale
-}
-
-// refRow is softmax(q_query . k_j * scale) over j in seg, 0 elsewhere, in float64.
-func refRow(qkv []float32, stride, D, seq int, seg backend.Segment, query, head, hd int, scale float64) []float64 {
-	row := make([]float64, seq)
-	m := maxLogit(qkv, stride, D, seg, query, head, hd, scale)
-	z := 0.0
-	for j := seg.Start; j < seg.End; j++ {
-		row[j] = math.Exp(logit(qkv, stride, D, query, j, head, hd, scale) - m)
-		z += row[j]
-	}
-	for j := seg.Start; j < seg.End; j++ {
-		row[j] /= z
-	}
-	return row
-}
-
-// maxLogit is the largest q_query . k_j * scale over j in seg.
-func maxLogit(qkv []float32, stride, D int, seg backend.Segment, query, head, hd int, scale float64) float64 {
-	m := math.Inf(-1)
-	for j := seg.Start; j < seg.End; j++ {
-		m = math.Max(m, logit(qkv, stride, D, query, j, head, hd, scale))
-	}
-	return m
-}
 func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 	r := rand.New(rand.NewPCG(11, 12))
 	worst := 0.0

@@ -1,7 +1,8 @@
 // Package backend is the central seam (docs/ARCHITECTURE.md): the primitives the block
 // graph (engine/graph.go) is written with, once, and that every backend implements — the
 // CPU (engine/cpu) and Metal (metal). A backend imports only this package and engine/dtype,
-// never the engine that drives it. Every backend is held to the CPU by engine/conformance.
+// never the engine that drives it. engine/conformance holds every backend to float64
+// references of each op (the CPU and Metal alike).
 //
 // Invariant: activations are float32 in backend-owned buffers; weights are read-only views
 // of any float dtype, widened to f32 inside the op. Ops on one backend execute in call order;
@@ -117,7 +118,12 @@ type Backend interface {
 	Attention(o, q, k, v View, stride int, segs []Segment, heads, headDim int, scale float32)
 	GELU(x View, n int, form GELUForm)
 	Add(dst, src View, n int) // dst += src
-	// Commit ends a pass and returns the time the backend spent on it.
+	// Commit ends a pass and returns the time the backend spent on it. A GPU backend: the GPU
+	// time of the pass's command buffers. The CPU backend, which runs each op as it is called:
+	// the wall time since its previous Commit (or since it was made), host work between the
+	// ops included. So a caller that times a pass commits first, with nothing pending, to
+	// start the clock at the pass's first op (engine's Run.restartClock, conformance's
+	// timing cases); engine/cpu's TestBuffersAndCommit pins this.
 	Commit() (time.Duration, error)
 	// Bind makes the ops that follow stop early once ctx is done (a cancel reaches the
 	// middle of an attention over 65,536 patches within moments): their outputs are then

@@ -342,7 +342,7 @@ func (s *Store) longestSegment() int {
 // (one head of one block), several at a time on all cores, and hands each to fn. Calls of
 // fn never overlap but come in no particular order; each row is a new slice the callee may
 // keep. A done ctx stops the work; AttentionRows then returns ctx.Err() and some queries
-// have not been seen. It needs KeepAttention.
+// have not been seen. It needs q and k kept (Settings.Keep).
 func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
 	for _, q := range queries {
 		if err := s.checkQuery(q); err != nil {
@@ -390,7 +390,7 @@ func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []in
 }
 
 // AttentionRowMean is the mean over heads of AttentionRow(block, h, query): [S] in sequence
-// order, zero outside the query's segment. It needs KeepAttention. Every head's scores come
+// order, zero outside the query's segment. It needs q and k kept (Settings.Keep). Every head's scores come
 // from one pass over the keys (QueryRows); the mean is accumulated in float64 exactly as the
 // batched head means (headMeans) do, so it has their bits.
 func (s *Store) AttentionRowMean(block, query int) ([]float32, error) {
@@ -403,7 +403,7 @@ func (s *Store) AttentionRowMean(block, query int) ([]float32, error) {
 // rows renormalized to sum to 1. The result is [S] in sequence order: how much each patch of
 // the query's segment flows into the query's output of block upTo. It sums to 1 and is zero
 // outside the segment. Each block costs every row of its attention over the segment
-// (O(L^2*D)), computed on the fly on all cores. It needs KeepAttention for blocks 0..upTo.
+// (O(L^2*D)), computed on the fly on all cores. It needs q and k kept (Settings.Keep) for blocks 0..upTo.
 //
 // opts (at most one; none: the mean, nothing discarded) picks another head fusion and a
 // discard ratio, as vit-explain does (rollout.go): Â_l = rownorm(0.5*drop(fuse_h A_l) +
@@ -551,7 +551,7 @@ func EvenQueries(n, max int) []int {
 // the Euclidean distance between (row, col) positions within the frame, weighted by
 // attention, averaged over queries) and the mean attention entropy (nats, averaged over
 // queries). At most maxQueries queries are used, spread evenly by EvenQueries (all of them
-// when maxQueries <= 0). It needs KeepAttention.
+// when maxQueries <= 0). It needs q and k kept (Settings.Keep).
 func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
 	qs := EvenQueries(s.Layout.Rows(), maxQueries)
 	groups := s.groupQueries(qs)

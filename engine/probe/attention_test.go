@@ -1,8 +1,9 @@
 package probe_test
 
-// analysis_test.go holds the analysis (analysis.go) to brute-force references built in the
-// test: full S x S per-head matrices from AttentionRow on the 176-patch fixture (four
-// segments), rollout by plain matrix products, distance and entropy by direct loops.
+// attention_test.go holds the probes (attention.go, rollout.go, reverse.go, stats.go) to
+// brute-force references built in the test: full S x S per-head matrices from AttentionRow on
+// the 176-patch fixture (four segments), rollout by plain matrix products, distance and
+// entropy by direct loops.
 //
 // Invariant: the fast, parallel, matrix-free analysis equals the obvious full-matrix
 // computation. The mutation that would silently break it: a rollout without the 0.5*I term

@@ -1,6 +1,6 @@
 package probe_test
 
-// analysis_bench_test.go times the heavy analyses on a larger page than the fixture: the
+// bench_test.go times the heavy analyses on a larger page than the fixture: the
 // synth "tiny" preset (4 blocks, D 64, 4 heads) on one random 32 x 32 grid (1,024 patches,
 // one segment, head_dim 16), reported as ms per call. The scores run through the kernel
 // UseFMA picks at start-up (FMA6x16 on AVX2+FMA), so at this small head_dim the float64 exp

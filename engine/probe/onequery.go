@@ -145,7 +145,7 @@ func (s *Store) queryRow(ctx context.Context, block, head, query int) ([]float32
 // QueryRows is every head's attention row of query in block (rows[h] = AttentionRow(block,
 // h, query), bit for bit) and their mean (AttentionRowMean, bit for bit), scored in one pass
 // over the keys. Each is [S] in sequence order, zero outside the query's segment. It needs
-// KeepAttention.
+// q and k kept (Settings.Keep).
 func (s *Store) QueryRows(ctx context.Context, block, query int) (rows [][]float32, mean []float32, err error) {
 	return s.queryRows(ctx, block, query, true)
 }

@@ -24,7 +24,7 @@ import (
 
 // AttentionColumn is how much every patch attends to key in block: out[q] = A[q, key] for
 // every query q of key's segment (zero elsewhere), with A head's attention for head >= 0,
-// else the mean over heads. [S] in sequence order. It needs KeepAttention.
+// else the mean over heads. [S] in sequence order. It needs q and k kept (Settings.Keep).
 func (s *Store) AttentionColumn(ctx context.Context, block, head, key int) ([]float32, error) {
 	if err := s.checkQuery(key); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (m *PooledMatrix) CellRegion(r, c int) MatrixRegion {
 func poolStep(n, side int) int { return max(1, (n+side-1)/side) }
 
 // AttentionMatrix is region of block's attention over seg (head's for head >= 0, else the
-// mean over heads), max-pooled into at most side x side cells. It needs KeepAttention.
+// mean over heads), max-pooled into at most side x side cells. It needs q and k kept (Settings.Keep).
 func (s *Store) AttentionMatrix(ctx context.Context, block, head int, seg backend.Segment, region MatrixRegion, side int) (*PooledMatrix, error) {
 	if err := s.checkSegment(seg); err != nil {
 		return nil, err

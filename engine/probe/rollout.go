@@ -131,7 +131,7 @@ func (ab *attnBlock) fusedRows(sc *scratch, qs []int, seg backend.Segment, head 
 
 // FusedAttention is block's attention over seg as one L x L matrix, row-major (row i: the
 // i-th query of the segment, column j: its j-th key): head's for head >= 0, else the heads
-// fused by f. Float32, as a discarding rollout keeps it. It needs KeepAttention.
+// fused by f. Float32, as a discarding rollout keeps it. It needs q and k kept (Settings.Keep).
 func (s *Store) FusedAttention(ctx context.Context, block int, seg backend.Segment, head int, f Fusion) ([]float32, error) {
 	if err := s.checkSegment(seg); err != nil {
 		return nil, err

@@ -118,7 +118,7 @@ func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 func allTrue(flags []bool) bool { return !slices.Contains(flags, false) }
 
 // ChannelMap is channel ch of block's output for every patch: [S] in sequence order (place
-// it on the image with Layout.Pos). It needs KeepOutputs.
+// it on the image with Layout.Pos). It needs the tap out kept (Settings.Keep).
 func (s *Store) ChannelMap(block, ch int) ([]float32, error) {
 	return s.TapChannelMap(TapOut, block, ch)
 }
