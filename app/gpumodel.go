@@ -214,9 +214,8 @@ func (f *gpuModelFlags) runBlocks(ctx context.Context, ck *engine.Checkpoint, be
 	patches int) (modelBlock, []metal.ModelRecord, error) {
 	s := engine.DefaultSettings("metal")
 	s.TileRows = f.tile
-	e, err := engine.NewEngine(ck, be, s)
+	e, err := engine.NewEngine(ck, be, s) // owns be from here: closes it when it fails
 	if err != nil {
-		be.Close()
 		return modelBlock{}, nil, err
 	}
 	defer e.Close()

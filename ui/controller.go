@@ -78,7 +78,8 @@ type Controller struct {
 	// its own. Run all lends them a share of each block's time (lend).
 	gate *par.Gate
 
-	jobs chan func()
+	jobs      chan func()
+	closeOnce sync.Once // Close's work runs once, whoever calls it and however many at a time
 
 	mu          sync.Mutex
 	gen         int
@@ -785,13 +786,10 @@ func (c *Controller) sibling(sess *session, s engine.Settings) (*engine.Session,
 }
 
 // Close stops the worker after the job in flight.
-func (c *Controller) Close() {
-	c.jobMu.RLock()
-	closed := c.closed
-	c.jobMu.RUnlock()
-	if closed {
-		return
-	}
+func (c *Controller) Close() { c.closeOnce.Do(c.close) }
+
+// close is Close's work, done once: a second Close, even one racing the first, waits for it.
+func (c *Controller) close() {
 	c.quitting.Store(true)
 	c.Cancel()
 	c.mu.Lock()
