@@ -51,7 +51,7 @@ func NewLayout(merge int, grids []Grid) (*Layout, error) {
 		for t := 0; t < g.T; t++ {
 			start := len(l.Pos)
 			for i := 0; i < g.H*g.W; i++ {
-				l.Pos = append(l.Pos, mergeOrderPos(i, g.W, m))
+				l.Pos = append(l.Pos, MergeOrderPos(i, g.W, m))
 				l.GridOf = append(l.GridOf, gi)
 			}
 			l.Segments = append(l.Segments, backend.Segment{Start: start, End: len(l.Pos)})
@@ -60,8 +60,12 @@ func NewLayout(merge int, grids []Grid) (*Layout, error) {
 	return l, nil
 }
 
-// mergeOrderPos: sequence index i -> (row, col); i = ((br*(w/m)+bc)*m + ir)*m + ic.
-func mergeOrderPos(i, w, m int) PatchPos {
+// MergeOrderPos is the patch (row, col) of sequence index i of one frame w patches wide:
+// merge windows of m x m patches row-major, patches row-major inside a window, i.e.
+// i = ((br*(w/m)+bc)*m + ir)*m + ic with row = br*m+ir, col = bc*m+ic. The one derivation of
+// the merge order: the Layout's rows (rope, position embedding, probes, overlays) and
+// imageproc's pixel_values rows both take it from here.
+func MergeOrderPos(i, w, m int) PatchPos {
 	ic, ir := i%m, (i/m)%m
 	win := i / (m * m)
 	br, bc := win/(w/m), win%(w/m)

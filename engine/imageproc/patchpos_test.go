@@ -1,33 +1,9 @@
-// patchPosition and patchify layout. Invariant checked: merge-window order
-// (block_row, block_col, in_row, in_col) and columns (c, t, y, x); a
-// raster-order patchPosition fails at index 2.
+// patchify's layout. Invariant checked: rows in merge-window order (block_row, block_col,
+// in_row, in_col; geom.MergeOrderPos, whose own test holds it to the nested loops) and columns
+// (c, t, y, x); a raster-order position fails at row 2.
 package imageproc
 
 import "testing"
-
-func TestPatchPositionMatchesNestedLoops(t *testing.T) {
-	for _, g := range [][3]int{{2, 2, 2}, {4, 6, 2}, {14, 20, 2}, {6, 9, 3}, {3, 5, 1}} {
-		gh, gw, m := g[0], g[1], g[2]
-		i := 0
-		for br := range gh / m {
-			for bc := range gw / m {
-				for ir := range m {
-					for ic := range m {
-						r, c := patchPosition(i, gh, gw, m)
-						if r != br*m+ir || c != bc*m+ic {
-							t.Fatalf("grid %v i=%d: (%d,%d), want (%d,%d)", g, i, r, c, br*m+ir, bc*m+ic)
-						}
-						// the same position in the next temporal slice
-						if r2, c2 := patchPosition(i+gh*gw, gh, gw, m); r2 != r || c2 != c {
-							t.Fatalf("grid %v i=%d: next slice gives (%d,%d)", g, i, r2, c2)
-						}
-						i++
-					}
-				}
-			}
-		}
-	}
-}
 
 // TestPatchifyLayout builds an image whose pixel values encode their own
 // position and checks every element of the output against the definition.
@@ -45,9 +21,19 @@ func TestPatchifyLayout(t *testing.T) {
 	if page.Grid != [3]int{1, 4, 8} || page.Rows != 32 || page.Cols != 1536 {
 		t.Fatalf("grid %v rows %d cols %d", page.Grid, page.Rows, page.Cols)
 	}
+	var order [][2]int // (row, col) of each sequence index, by the definition's nested loops
+	for br := range 2 {
+		for bc := range 4 {
+			for ir := range 2 {
+				for ic := range 2 {
+					order = append(order, [2]int{br*2 + ir, bc*2 + ic})
+				}
+			}
+		}
+	}
 	lut := normLUT(cfg)
 	for i := range page.Rows {
-		r, c := patchPosition(i, 4, 8, 2)
+		r, c := order[i][0], order[i][1]
 		for col := range page.Cols {
 			ch, y, x := col/512, col/16%16, col%16 // t (col/256%2) repeats the frame
 			v := img.Pix[((r*16+y)*128+c*16+x)*3+ch]

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -106,7 +107,8 @@ func patchify(page *Page, lut *[3][256]float32, cfg Config) {
 	pix := page.Resized.Pix
 	par.Ranges(page.Rows, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			r, c := patchPosition(i, gh, gw, m)
+			pos := geom.MergeOrderPos(i%(gh*gw), gw, m) // later temporal slices: the same positions
+			r, c := pos.Row, pos.Col
 			row := page.Pixels[i*page.Cols : (i+1)*page.Cols]
 			s0, s1, s2 := row[:pp], row[tp*pp:tp*pp+pp], row[2*tp*pp:2*tp*pp+pp]
 			for y := range p {
@@ -124,17 +126,4 @@ func patchify(page *Page, lut *[3][256]float32, cfg Config) {
 			}
 		}
 	})
-}
-
-// patchPosition returns the full-resolution patch (row, col) of sequence
-// index i in merge-window order, i = ((br*(gw/m)+bc)*m + ir)*m + ic with
-// row = br*m+ir and col = bc*m+ic. i is taken modulo gh*gw, so indices of
-// later temporal slices map to the same positions.
-func patchPosition(i, gh, gw, merge int) (row, col int) {
-	i %= gh * gw
-	ic := i % merge
-	ir := (i / merge) % merge
-	b := i / (merge * merge)
-	bw := gw / merge
-	return (b/bw)*merge + ir, (b%bw)*merge + ic
 }
