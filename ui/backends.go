@@ -55,9 +55,7 @@ func (b Backends) Default() string {
 func (b Backends) Offers(name string) bool { return slices.Contains(b.Names, name) }
 
 // DefaultSettings are the default backend, mapped weights, the default tile, every core.
-func (b Backends) DefaultSettings() engine.Settings {
-	return engine.Settings{TileRows: engine.DefaultTileRows, Residency: engine.Mapped, Backend: b.Default()}
-}
+func (b Backends) DefaultSettings() engine.Settings { return engine.DefaultSettings(b.Default()) }
 
 // ComparePair is what Compare starts with: the CPU against Metal where Metal runs (where
 // a backend diverges is the first question), else the default tile against a 4x larger one
