@@ -25,9 +25,9 @@ const backendAuto = "auto"
 // newBackend makes a compute backend by name.
 func newBackend(name string, threads int) (backend.Backend, error) {
 	switch name {
-	case "cpu":
+	case engine.BackendCPU:
 		return cpu.New(threads), nil
-	case "metal":
+	case engine.BackendMetal:
 		if err := metalOK(); err != nil {
 			return nil, err
 		}
@@ -43,22 +43,22 @@ func newBackend(name string, threads int) (backend.Backend, error) {
 // not get Metal on a Mac (off macOS the CPU is simply the engine).
 func resolveBackend(want string) (name, note string, err error) {
 	switch want {
-	case "cpu":
-		return "cpu", "", nil
-	case "metal":
+	case engine.BackendCPU:
+		return engine.BackendCPU, "", nil
+	case engine.BackendMetal:
 		if err := metalOK(); err != nil {
 			return "", "", err
 		}
-		return "metal", metalFallbacksNote(), nil
+		return engine.BackendMetal, metalFallbacksNote(), nil
 	case backendAuto, "":
 		err := metalOK()
 		if err == nil {
-			return "metal", metalFallbacksNote(), nil
+			return engine.BackendMetal, metalFallbacksNote(), nil
 		}
 		if metalExpected() {
-			return "cpu", "running on the CPU: " + err.Error(), nil
+			return engine.BackendCPU, "running on the CPU: " + err.Error(), nil
 		}
-		return "cpu", "", nil
+		return engine.BackendCPU, "", nil
 	}
 	return "", "", fmt.Errorf("backend %q: want auto, cpu or metal", want)
 }
@@ -74,8 +74,8 @@ func openBackend(s *engine.Settings) (backend.Backend, string, error) {
 	}
 	s.Backend = name
 	be, err := newBackend(name, s.Threads)
-	if err != nil && name != "cpu" && (want == backendAuto || want == "") {
-		s.Backend = "cpu"
+	if err != nil && name != engine.BackendCPU && (want == backendAuto || want == "") {
+		s.Backend = engine.BackendCPU
 		return cpu.New(s.Threads), fmt.Sprintf("running on the CPU: %v", err), nil
 	}
 	return be, note, err

@@ -167,18 +167,18 @@ func announceReady(in *ui.Inspector, w io.Writer) {
 // windowBackends is what the window offers: Metal first where it runs, and the CPU; where
 // Metal was expected but failed, the note says why and Retry probes again.
 func windowBackends() ui.Backends {
-	b := ui.Backends{Names: []string{"cpu"}, New: newBackend, Unavailable: map[string]string{}}
+	b := ui.Backends{Names: []string{engine.BackendCPU}, New: newBackend, Unavailable: map[string]string{}}
 	err := metalOK()
 	if err == nil {
-		b.Names = []string{"metal", "cpu"}
+		b.Names = []string{engine.BackendMetal, engine.BackendCPU}
 		if n := metalFallbacksNote(); n != "" {
-			b.Notes = map[string]string{"metal": n}
+			b.Notes = map[string]string{engine.BackendMetal: n}
 		}
 		return b
 	}
-	b.Unavailable["metal"] = err.Error()
+	b.Unavailable[engine.BackendMetal] = err.Error()
 	if metalExpected() {
-		b.Notes = map[string]string{"cpu": "running on the CPU: " + err.Error()}
+		b.Notes = map[string]string{engine.BackendCPU: "running on the CPU: " + err.Error()}
 		b.Retry = func() (ui.Backends, error) {
 			err := retryMetal()
 			return windowBackends(), err

@@ -163,7 +163,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *which != "all" && *which != "cpu" && *which != "metal" {
+	if *which != "all" && *which != engine.BackendCPU && *which != engine.BackendMetal {
 		return fmt.Errorf("--backend %q: want all, cpu or metal", *which)
 	}
 	if *child >= 0 {
@@ -181,10 +181,10 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	if *which != "metal" {
+	if *which != engine.BackendMetal {
 		st.cpu(towers)
 	}
-	if *which != "cpu" {
+	if *which != engine.BackendCPU {
 		st.metal()
 	}
 	st.coverage()
@@ -208,11 +208,11 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 
 // metalMissing says whether the Metal section was skipped where it must run: Apple silicon.
 func metalMissing(which string, st *selftest) bool {
-	if which == "cpu" || runtime.GOOS != "darwin" || runtime.GOARCH != "arm64" {
+	if which == engine.BackendCPU || runtime.GOOS != "darwin" || runtime.GOARCH != "arm64" {
 		return false
 	}
 	for _, s := range st.report.Sections {
-		if s.Backend == "metal" && s.Skipped != "" {
+		if s.Backend == engine.BackendMetal && s.Skipped != "" {
 			return true
 		}
 	}
@@ -266,7 +266,7 @@ func newCPUBackend(threads int) func() (backend.Backend, error) {
 func (st *selftest) cpu(towers []selftestTower) {
 	be := cpu.New(0)
 	fmt.Fprintf(st.w, "\ncpu: %s\n", be.Name())
-	st.section("cpu")
+	st.section(engine.BackendCPU)
 	be.Close()
 	st.ops(newCPUBackend(0))
 	for _, t := range towers {

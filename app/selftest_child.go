@@ -53,7 +53,7 @@ func childSilence() time.Duration { return childLimit(2 * time.Minute) }
 // stand-in GPU), else says why it is skipped.
 func (st *selftest) metal() {
 	fmt.Fprintln(st.w, "\nmetal:")
-	st.section("metal")
+	st.section(engine.BackendMetal)
 	if os.Getenv(envMetal) == "off" {
 		st.skip("Metal is off (" + envMetal + "=off)")
 		return

@@ -15,6 +15,13 @@ import (
 	"github.com/turbospark/inspector/engine/imageproc"
 )
 
+// The compute backends a Settings.Backend names (app/backends.go says which run here and
+// makes them): the one spelling of each.
+const (
+	BackendCPU   = "cpu"
+	BackendMetal = "metal"
+)
+
 // DefaultTileRows is the MLP tile when none is given.
 const DefaultTileRows = 512
 
@@ -62,7 +69,7 @@ func (b Bound) Check(label string, v int) error {
 
 // Settings are a run's settings.
 type Settings struct {
-	Backend   string        // compute backend: "cpu" or "metal"
+	Backend   string        // compute backend: BackendCPU or BackendMetal
 	Threads   int           // CPU threads (0: every core)
 	Residency ResidencyMode // mapped (default) or pread
 	Slots     int           // pread ring size (at least 2)

@@ -35,8 +35,8 @@ type Backends struct {
 
 // CPUOnly offers the CPU backend made by newCPU (tests, and machines without Metal).
 func CPUOnly(newCPU func(threads int) backend.Backend) Backends {
-	return Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
-		if name != "cpu" {
+	return Backends{Names: []string{engine.BackendCPU}, New: func(name string, threads int) (backend.Backend, error) {
+		if name != engine.BackendCPU {
 			return nil, fmt.Errorf("backend %q is not available here", name)
 		}
 		return newCPU(threads), nil
@@ -46,7 +46,7 @@ func CPUOnly(newCPU func(threads int) backend.Backend) Backends {
 // Default is the backend a new window runs on.
 func (b Backends) Default() string {
 	if len(b.Names) == 0 {
-		return "cpu"
+		return engine.BackendCPU
 	}
 	return b.Names[0]
 }
@@ -62,8 +62,8 @@ func (b Backends) DefaultSettings() engine.Settings { return engine.DefaultSetti
 // (which must not change a bit).
 func (b Backends) ComparePair() (engine.Settings, engine.Settings) {
 	a, c := b.DefaultSettings(), b.DefaultSettings()
-	if b.Offers("metal") && b.Offers("cpu") {
-		a.Backend, c.Backend = "cpu", "metal"
+	if b.Offers(engine.BackendMetal) && b.Offers(engine.BackendCPU) {
+		a.Backend, c.Backend = engine.BackendCPU, engine.BackendMetal
 		return a, c
 	}
 	c.TileRows = 4 * a.TileRows

@@ -494,15 +494,15 @@ func (c *Controller) newBackend(s *engine.Settings) (backend.Backend, string, er
 	if err == nil && bs.Offers(s.Backend) {
 		return be, bs.Notes[s.Backend], nil // why the CPU runs where Metal was expected; Metal's fallbacks ("" when none)
 	}
-	if err == nil || s.Backend == "cpu" || !bs.Offers("cpu") {
+	if err == nil || s.Backend == engine.BackendCPU || !bs.Offers(engine.BackendCPU) {
 		return be, "", err
 	}
-	cpuBe, cpuErr := bs.New("cpu", s.Threads)
+	cpuBe, cpuErr := bs.New(engine.BackendCPU, s.Threads)
 	if cpuErr != nil {
 		return nil, "", err
 	}
 	note := fmt.Sprintf("%s failed (%v): running on the CPU", s.Backend, err)
-	s.Backend = "cpu"
+	s.Backend = engine.BackendCPU
 	return cpuBe, note, nil
 }
 
