@@ -47,6 +47,7 @@ test: vet
 QEMU_ARM64 ?= qemu-aarch64-static
 ARM64_PKGS = ./engine/... ./internal/...
 METAL_PAGE_TESTS = ^(TestWeightPlacement|TestRefilledSlotIsRead)$$
+ARM64_TEST = TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384'
 
 test-arm64:
 	@command -v $(QEMU_ARM64) >/dev/null 2>&1 || { \
@@ -58,8 +59,8 @@ test-arm64:
 	  fused=$$(grep -E '\bFN?M(ADD|SUB)S\b|/engine/imageproc/[^ ]*\.go:[0-9]+\)[[:space:]]+FN?M(ADD|SUB)D\b' $$asm); rm -f $$asm; \
 	  if [ -n "$$fused" ]; then echo "test-arm64: fused multiply-adds where the engine's rounding is pinned:" >&2; \
 	    echo "$$fused" >&2; exit 1; fi
-	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' $(ARM64_PKGS)
-	TS_EXPECT_PAGESIZE=16384 TS_EMULATED=1 GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 30m -exec '$(QEMU_ARM64) -p 16384' -run '$(METAL_PAGE_TESTS)' ./metal
+	$(ARM64_TEST) $(ARM64_PKGS)
+	$(ARM64_TEST) -run '$(METAL_PAGE_TESTS)' ./metal
 
 vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -328,7 +328,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
-	var wall, att, mlp, wait, read, attOp, host []float64
+	var wall, att, mlp, wait, read, host []float64
 	ops := map[string][]float64{}
 	for range n {
 		res, err := run.Step(ctx)
@@ -341,7 +341,6 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		mlp = append(mlp, t.MLP.Seconds())
 		wait = append(wait, t.Wait.Seconds())
 		read = append(read, float64(t.BytesRead))
-		attOp = append(attOp, t.Ops["attention"].Seconds())
 		host = append(host, t.Host().Seconds())
 		for op, d := range t.Ops {
 			ops[op] = append(ops[op], d.Seconds())
@@ -352,14 +351,14 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
-	if len(ops) > 0 {
+	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
+	if len(ops) > 0 { // op times exist on synchronous backends only
 		r.OpsS = map[string]float64{}
 		for op, v := range ops {
 			r.OpsS[op] = median(v)
 		}
 	}
-	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
-	if r.AttentionOpS = median(attOp); r.AttentionOpS > 0 { // op times exist on synchronous backends only
+	if r.AttentionOpS = r.OpsS["attention"]; r.AttentionOpS > 0 {
 		S, D := float64(c.Patches), float64(cfg.Hidden)
 		r.AttentionOpGF = 4 * S * S * D / r.AttentionOpS / 1e9
 	}

@@ -64,8 +64,11 @@ func (b Bound) Check(label string, v int) error {
 	if label == "" {
 		label = b.Name
 	}
-	return fmt.Errorf("%s %d: want %d to %d, or 0 for %s", label, v, b.Lo, b.Hi, b.Zero)
+	return fmt.Errorf("%s %d: want %s", label, v, b.Wants())
 }
+
+// Wants is what the bound takes, as the errors say it: "1 to 1048576, or 0 for the default, 512".
+func (b Bound) Wants() string { return fmt.Sprintf("%d to %d, or 0 for %s", b.Lo, b.Hi, b.Zero) }
 
 // Settings are a run's settings.
 type Settings struct {

@@ -145,35 +145,33 @@ def strongest_openblas_anchor():
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
-def sgemm_rate(m, k, n, reps=5):
+def fastest_rate(call, flops, reps=5):
     """GFLOP/s of the fastest of reps calls after a warm-up, as `inspector bench --gemm` times
     ours: on a shared machine interference only ever slows a call down."""
-    a = np.random.default_rng(1).standard_normal((m, k), dtype=np.float32)
-    b = np.random.default_rng(2).standard_normal((k, n), dtype=np.float32)
-    a @ b  # warm
+    call()  # warm
     times = []
     for _ in range(reps):
         t = time.perf_counter()
-        a @ b
+        call()
         times.append(time.perf_counter() - t)
-    return 2 * m * k * n / min(times) / 1e9
+    return flops / min(times) / 1e9
 
 
-def torch_linear_rate(m, k, n, threads, reps=5):
-    """GFLOP/s of torch's F.linear (x [m, k] times W [n, k] transposed: our weight layout) in
-    float32, the fastest of reps calls after a warm-up: torch's own BLAS (MKL on x86 wheels),
-    the GEMM transformers runs."""
+def sgemm_rate(m, k, n):
+    """OpenBLAS sgemm (numpy) at [m, k] x [k, n]."""
+    a = np.random.default_rng(1).standard_normal((m, k), dtype=np.float32)
+    b = np.random.default_rng(2).standard_normal((k, n), dtype=np.float32)
+    return fastest_rate(lambda: a @ b, 2 * m * k * n)
+
+
+def torch_linear_rate(m, k, n, threads):
+    """torch's F.linear (x [m, k] times W [n, k] transposed: our weight layout) in float32:
+    torch's own BLAS (MKL on x86 wheels), the GEMM transformers runs."""
     torch.set_num_threads(threads)
     x = torch.randn(m, k, generator=torch.Generator().manual_seed(1))
     w = torch.randn(n, k, generator=torch.Generator().manual_seed(2))
     with torch.no_grad():
-        torch.nn.functional.linear(x, w)  # warm
-        times = []
-        for _ in range(reps):
-            t = time.perf_counter()
-            torch.nn.functional.linear(x, w)
-            times.append(time.perf_counter() - t)
-    return 2 * m * k * n / min(times) / 1e9
+        return fastest_rate(lambda: torch.nn.functional.linear(x, w), 2 * m * k * n)
 
 
 def rope_tables(h, w, hd, merge, theta=10000.0):

@@ -151,7 +151,7 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 func formInt(text string, b engine.Bound) (int, error) {
 	v, err := strconv.Atoi(strings.TrimSpace(text))
 	if err != nil {
-		return 0, fmt.Errorf("%s %q: want a whole number from %d to %d, or 0 for %s", b.Name, text, b.Lo, b.Hi, b.Zero)
+		return 0, fmt.Errorf("%s %q: want a whole number, %s", b.Name, text, b.Wants())
 	}
 	return v, b.Check("", v)
 }

@@ -32,8 +32,9 @@ import (
 // widens its W panel into k-major strips (fmaCols x fmaDepth float32, 256 KiB, L2) once, then
 // runs each 6-row x tile (6 x fmaDepth float32, 24 KiB, L1) against every strip. Each row
 // block widens W again (unless W is packed for the pass), so a call has as few row blocks as
-// keep the threads busy (rowBlock), never more than rows/fmaRows, and none longer than fmaMaxRows: a task's x rows (fmaMaxRows x
-// fmaDepth float32, 4 MiB) then stay in L3 across its panels. Measured on the Zen 5 machines
+// keep the threads busy (rowBlock), never more than rows/fmaRows, and none longer than
+// fmaMaxRows: a task's x rows (fmaMaxRows x fmaDepth float32, 4 MiB) then stay in L3 across
+// its panels. Measured on the Zen 5 machines
 // with BenchmarkMatMulKernels at 5,120 rows, alternating runs: uncapped (one 5,120-row block)
 // 255-330 GFLOP/s, capped at 1,032 rows 323-354, at 2,064 rows 313-366.
 const (
