@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 )
 
 const layerNormEps = 1e-6 // hard-coded in the HF vision tower
@@ -36,7 +37,7 @@ type graph struct {
 	be       backend.Backend
 	cfg      Config
 	seq      int
-	segs     []backend.Segment
+	lay      *geom.Layout // each block's attention segments (SegmentsOf)
 	tileRows int
 	buf      pageBufs
 	taps     tapSink // told where each tap is; nil: nobody asks
@@ -110,8 +111,9 @@ func (g *graph) embed(pixels backend.View, patchW, patchB backend.Weight, pos []
 	g.be.Add(v(g.buf.h), v(g.buf.tmp), S*D)
 }
 
-// attentionHalf: h += proj(attention(rope(q), rope(k), v)).
-func (g *graph) attentionHalf(w *BlockWeights) {
+// attentionHalf: h += proj(attention(rope(q), rope(k), v)) for block i, whose queries attend
+// within its own segments (frames, or windows for a windowed block: geom.Layout.SegmentsOf).
+func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	S, D, H, hd := g.seq, g.cfg.Hidden, g.cfg.Heads, g.cfg.HeadDim()
 	b := g.be
 	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm1W], w[wNorm1B], S, D, layerNormEps)
@@ -123,7 +125,7 @@ func (g *graph) attentionHalf(w *BlockWeights) {
 	g.name(TapQ, q, 3*D)
 	g.name(TapK, k, 3*D)
 	g.name(TapV, val, 3*D)
-	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.segs, H, hd, float32(1/math.Sqrt(float64(hd))))
+	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.lay.SegmentsOf(i), H, hd, float32(1/math.Sqrt(float64(hd))))
 	g.name(TapAttn, v(g.buf.attn), D)
 	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
 	b.MatMulEpilogue(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})

@@ -140,7 +140,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	defer func() { r.e.Settings.Keep.Taps = saved }()
 	be.Upload(v(r.g.buf.h), in)
 	r.startPass()
-	r.g.attentionHalf(w)
+	r.g.attentionHalf(i, w)
 	if _, err := be.Commit(); err != nil {
 		return err
 	}

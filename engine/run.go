@@ -37,6 +37,11 @@ type Engine struct {
 	Backend    backend.Backend
 	Res        Residency
 	Settings   Settings // normalized
+
+	// windows, when set, makes some blocks of every page attend within windows
+	// (geom.Layout.SetWindows): the seam a model family with window attention (Qwen2.5-VL)
+	// fills. Today only tests set it (export_test.go).
+	windows func(lay *geom.Layout) error
 }
 
 // NewEngine makes the weights resident in the chosen mode. It takes ownership of be: when
@@ -140,6 +145,11 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.windows != nil {
+		if err := e.windows(lay); err != nil {
+			return nil, err
+		}
+	}
 	S := lay.Rows()
 	if len(in.Pixels) != S*cfg.PatchDim() {
 		return nil, fmt.Errorf("pixel_values hold %d values; the grids need %d rows of %d", len(in.Pixels), S, cfg.PatchDim())
@@ -151,7 +161,7 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 		be = timer
 	}
 	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()), began: time.Now(),
-		g: graph{be: be, cfg: cfg, seq: S, segs: lay.Segments, tileRows: min(e.Settings.TileRows, S)}}
+		g: graph{be: be, cfg: cfg, seq: S, lay: lay, tileRows: min(e.Settings.TileRows, S)}}
 	r.g.taps = r
 	if err := r.g.alloc(); err != nil {
 		return nil, err
@@ -246,7 +256,7 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	}
 	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead, At: at}
 	in := r.prev
-	err = r.runBlock(ctx, w, &t)
+	err = r.runBlock(ctx, i, w, &t)
 	r.e.Res.Done(i) // after the passes committed: the slot may be refilled now
 	if err != nil {
 		return BlockResult{}, err
@@ -265,14 +275,14 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 
 // runBlock runs block i's two passes and keeps its taps once both have committed (a block
 // cancelled half way keeps nothing, so the Store's lists stay one entry per block run).
-func (r *Run) runBlock(ctx context.Context, w *BlockWeights, t *BlockTiming) error {
+func (r *Run) runBlock(ctx context.Context, i int, w *BlockWeights, t *BlockTiming) error {
 	be := r.e.Backend
 	var err error
 	// Each At is read before the backend's clock restarts, so At+duration ends no later than
 	// the work did and the next event on the timeline never begins inside this one.
 	t.AttentionAt = time.Since(r.began)
 	r.startPass()
-	r.g.attentionHalf(w)
+	r.g.attentionHalf(i, w)
 	if t.Attention, err = be.Commit(); err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func TestAttentionRowShape(t *testing.T) {
 	for _, q := range []int{0, 30, 50, 100} {
 		row, err := run.Probes.AttentionRow(2, 1, q)
 		must(t, err)
-		seg := run.Layout.SegmentOf(q)
+		seg := run.Layout.SegmentOf(2, q)
 		var sum float64
 		for j, p := range row {
 			if (j < seg.Start || j >= seg.End) && p != 0 {

@@ -42,8 +42,9 @@ type attentionPanel struct {
 	failed  error  // the last computation's error: not retried until the next run
 	drawn   string // what the block x head matrix shows (run, blocks, metric): a hover redraws only its selection
 	base    struct {
-		of      *probe.Store // the run whose uniform baseline this is
-		dist, H float64
+		of       *probe.Store // the run whose uniform baseline this is
+		windowed bool         // for its windowed blocks (else its whole-frame ones)
+		dist, H  float64
 	}
 	lower *container.AppTabs
 	mtx   matrixPane
@@ -256,16 +257,24 @@ func (a *attentionPanel) drawMatrix() {
 		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
 		return
 	}
-	if a.base.of != s.Probes { // once per run: it is the page's, O(queries x patches)
-		a.base.of = s.Probes
-		a.base.dist, a.base.H = s.Probes.UniformBaseline(headStatQueries)
+	blk := a.in.Sel.Block
+	windowed := s.Layout.Windowed(blk)
+	if a.base.of != s.Probes || a.base.windowed != windowed { // the page's, O(queries x patches)
+		a.base.of, a.base.windowed = s.Probes, windowed
+		a.base.dist, a.base.H = s.Probes.UniformBaseline(blk, headStatQueries)
 	}
 	bd, be := a.base.dist, a.base.H
 	baseline := fmt.Sprintf("%.2f patches", bd)
 	if a.metric.Selected == "entropy" {
 		baseline = fmt.Sprintf("%.3f nats", be)
 	}
-	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention on this page gives %s: "+
+	over := "on this page"
+	if windowed {
+		over = fmt.Sprintf("within the windows of windowed blocks such as block %d", blk)
+	} else if s.Layout.AnyWindowed() {
+		over = fmt.Sprintf("over whole frames (blocks such as block %d)", blk)
+	}
+	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention %s gives %s: "+
 		"a head well below it is local (distance) or focused (entropy), one near it looks nowhere in particular. Click a cell to show that block and head.",
-		a.metric.Selected, unit, headStatQueries, baseline))
+		a.metric.Selected, unit, headStatQueries, over, baseline))
 }

@@ -201,7 +201,7 @@ func TestChartUniformBaseline(t *testing.T) {
 	h.openDemo()
 	a := h.in.attention
 	h.pump("head statistics", func() bool { return len(a.dist) == h.in.Snap.Config.Depth && !a.stats.busy() })
-	bd, be := h.in.Snap.Probes.UniformBaseline(headStatQueries)
+	bd, be := h.in.Snap.Probes.UniformBaseline(h.in.Sel.Block, headStatQueries)
 	a.metric.SetSelected("mean distance")
 	if !strings.Contains(a.note.Text, fmt.Sprintf("Uniform attention on this page gives %.2f patches", bd)) {
 		t.Errorf("distance: %q", a.note.Text)

@@ -410,7 +410,7 @@ func TestAttentionMatrixPane(t *testing.T) {
 	in.attention.lower.SelectIndex(1)
 	h.pump("the matrix", func() bool { return mp.m != nil })
 	s := in.Snap
-	seg := s.Layout.SegmentOf(in.Sel.Query)
+	seg := s.Layout.SegmentOf(in.Sel.Block, in.Sel.Query)
 	L := seg.End - seg.Start
 	want, err := s.Probes.AttentionMatrix(context.Background(), in.Sel.Block, in.Sel.Head, seg, probe.Whole(L), matrixSide)
 	if err != nil {

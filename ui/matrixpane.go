@@ -90,7 +90,7 @@ func (p *matrixPane) refresh(shown bool) {
 		p.clear(fmt.Sprintf("block %d has not run yet", in.Sel.Block))
 		return
 	}
-	p.seg = s.Layout.SegmentOf(in.Sel.Query)
+	p.seg = s.Layout.SegmentOf(in.Sel.Block, in.Sel.Query)
 	L := p.seg.End - p.seg.Start
 	if within := fmt.Sprintf("%p/%d", s.Probes, p.seg.Start); within != p.within || p.region == (probe.MatrixRegion{}) {
 		p.within, p.region = within, probe.Whole(L)

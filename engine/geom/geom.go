@@ -25,13 +25,26 @@ func (g Grid) Patches() int { return g.T * g.H * g.W }
 // PatchPos is a patch's full-resolution (row, col) within its frame.
 type PatchPos struct{ Row, Col int }
 
-// Layout is the placement of every row of a page.
+// Layout is the placement of every row of a page, and which rows each block lets attend to
+// each other.
+//
+// Attention segments are per block: a block attends within its Segments (one per frame) unless
+// the family made it windowed (SetWindows), and then within the windows, each a run of rows
+// inside one frame. Everything that computes or draws an attention row (the graph, the probes,
+// the window) asks SegmentsOf(block) or SegmentOf(block, row), never Segments directly: a
+// windowed block's row is zero outside the query's window.
+// Mutation that would silently break it: a probe that takes the frame (Segments) for a
+// windowed block: its rows would spread over keys the block never looked at, a fluent wrong
+// heatmap (engine's TestWindowedBlockRowsMatchTheGraph catches it).
 type Layout struct {
 	Grids    []Grid
 	Merge    int               // the merge window's side (spatial_merge_size)
-	Segments []backend.Segment // one per (grid, temporal slice)
+	Segments []backend.Segment // one per (grid, temporal slice): the frames
 	Pos      []PatchPos        // per row
 	GridOf   []int             // per row: index into Grids
+
+	windows  []backend.Segment // the attention windows of the windowed blocks, in row order
+	windowed []bool            // per block: attends within windows, not frames
 }
 
 // NewLayout checks the grids and places their patches, merge x merge windows at a time.
@@ -87,9 +100,67 @@ func (l *Layout) Index(gi, t, row, col int) int {
 // Rows is the sequence length S.
 func (l *Layout) Rows() int { return len(l.Pos) }
 
-// SegmentOf returns the segment that holds row i.
-func (l *Layout) SegmentOf(i int) backend.Segment {
-	for _, s := range l.Segments {
+// FrameOf returns the frame (one of Segments) that holds row i: the reach of attention over
+// any number of blocks, windowed or not.
+func (l *Layout) FrameOf(i int) backend.Segment { return segmentHolding(l.Segments, i) }
+
+// SegmentsOf is block's attention segments: the windows if it is windowed, else the frames.
+func (l *Layout) SegmentsOf(block int) []backend.Segment {
+	if l.Windowed(block) {
+		return l.windows
+	}
+	return l.Segments
+}
+
+// SegmentOf returns the segment of block that holds row i: the keys query i attends to there.
+func (l *Layout) SegmentOf(block, i int) backend.Segment {
+	return segmentHolding(l.SegmentsOf(block), i)
+}
+
+// Windowed says whether block attends within windows rather than whole frames.
+func (l *Layout) Windowed(block int) bool {
+	return block >= 0 && block < len(l.windowed) && l.windowed[block]
+}
+
+// AnyWindowed says whether some block of the page is windowed.
+func (l *Layout) AnyWindowed() bool {
+	for _, w := range l.windowed {
+		if w {
+			return true
+		}
+	}
+	return false
+}
+
+// SetWindows makes the listed blocks (of depth) attend within windows: runs of consecutive
+// rows that together cover every row, in order, each inside one frame.
+func (l *Layout) SetWindows(windows []backend.Segment, blocks []int, depth int) error {
+	next := 0
+	for i, w := range windows {
+		if w.Start != next || w.End <= w.Start {
+			return fmt.Errorf("window %d (rows %d..%d): windows must be non-empty runs that follow each other from row 0", i, w.Start, w.End)
+		}
+		if f := l.FrameOf(w.Start); w.End > f.End {
+			return fmt.Errorf("window %d (rows %d..%d) crosses the end of its frame at row %d", i, w.Start, w.End, f.End)
+		}
+		next = w.End
+	}
+	if next != l.Rows() {
+		return fmt.Errorf("windows cover %d of %d rows", next, l.Rows())
+	}
+	windowed := make([]bool, depth)
+	for _, b := range blocks {
+		if b < 0 || b >= depth {
+			return fmt.Errorf("windowed block %d: the tower has blocks 0..%d", b, depth-1)
+		}
+		windowed[b] = true
+	}
+	l.windows, l.windowed = windows, windowed
+	return nil
+}
+
+func segmentHolding(segs []backend.Segment, i int) backend.Segment {
+	for _, s := range segs {
 		if i >= s.Start && i < s.End {
 			return s
 		}

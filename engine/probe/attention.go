@@ -306,11 +306,11 @@ type qGroup struct {
 }
 
 // groupQueries cuts queries, in the given order, into groups of at most qTile consecutive
-// queries that share a segment.
-func (s *Store) groupQueries(queries []int) []qGroup {
+// queries that share a segment of block (geom.Layout.SegmentOf: a window in a windowed block).
+func (s *Store) groupQueries(block int, queries []int) []qGroup {
 	var out []qGroup
 	for i := 0; i < len(queries); {
-		seg := s.Layout.SegmentOf(queries[i])
+		seg := s.Layout.SegmentOf(block, queries[i])
 		j := i + 1
 		for j < len(queries) && j-i < qTile && queries[j] >= seg.Start && queries[j] < seg.End {
 			j++
@@ -330,6 +330,23 @@ func groupSegments(groups []qGroup) []backend.Segment {
 	return segs
 }
 
+// segmentsIn is block's attention segments inside frame, in order: the frame itself, or the
+// windows that tile it when block is windowed. A windowed block's attention over the frame is
+// block-diagonal: zero between windows.
+func (s *Store) segmentsIn(block int, frame backend.Segment) []backend.Segment {
+	if !s.Layout.Windowed(block) {
+		return []backend.Segment{frame}
+	}
+	var out []backend.Segment
+	for _, w := range s.Layout.SegmentsOf(block) {
+		if w.Start >= frame.Start && w.End <= frame.End {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// longestSegment is the longest frame: no segment of any block is longer.
 func (s *Store) longestSegment() int {
 	n := 0
 	for _, s := range s.Layout.Segments {
@@ -359,7 +376,7 @@ func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []in
 		}
 		return err
 	}
-	groups := s.groupQueries(queries)
+	groups := s.groupQueries(block, queries)
 	ab, err := s.attnBlockHeads(block, []int{head}, groupSegments(groups)...)
 	if err != nil {
 		return err
@@ -426,7 +443,7 @@ func (s *Store) Rollout(ctx context.Context, query, upTo int, opts ...RolloutOpt
 	if kept := s.KeptQK(); upTo < 0 || upTo >= kept {
 		return nil, fmt.Errorf("rollout up to block %d: %d blocks have attention kept", upTo, kept)
 	}
-	seg := s.Layout.SegmentOf(query)
+	seg := s.Layout.FrameOf(query) // what flows into the query over several blocks: its frame
 	L := seg.End - seg.Start
 	if o.dropCount(L) > 0 {
 		if err := checkFusedSize(L); err != nil {
@@ -505,15 +522,25 @@ func (s *Store) rolloutBlock(ctx context.Context, block int, seg backend.Segment
 			}
 		}, nil
 	}
-	ab, err := s.attnBlock(block, seg)
+	segs := s.segmentsIn(block, seg)
+	ab, err := s.attnBlock(block, segs...)
 	if err != nil {
 		return nil, err
 	}
 	return func(sc *scratch, qs []int, v, part []float64) {
-		ab.fusedRows(sc, qs, seg, -1, o.Fusion)
-		for a, q := range qs {
-			i := q - seg.Start
-			addHatRow(row(sc.m, a, L), i, v[i], part)
+		for len(qs) > 0 { // the queries of one of block's segments at a time (qs increase)
+			w := segmentHolding(segs, qs[0])
+			n := 1
+			for n < len(qs) && qs[n] < w.End {
+				n++
+			}
+			ab.fusedRows(sc, qs[:n], w, -1, o.Fusion)
+			off, Lw := w.Start-seg.Start, w.End-w.Start
+			for a, q := range qs[:n] {
+				i := q - w.Start
+				addHatRow(row(sc.m, a, Lw), i, v[off+i], part[off:off+Lw])
+			}
+			qs = qs[n:]
 		}
 	}, nil
 }
@@ -554,7 +581,7 @@ func EvenQueries(n, max int) []int {
 // when maxQueries <= 0). It needs q and k kept (Settings.Keep).
 func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
 	qs := EvenQueries(s.Layout.Rows(), maxQueries)
-	groups := s.groupQueries(qs)
+	groups := s.groupQueries(block, qs)
 	ab, err := s.attnBlock(block, groupSegments(groups)...)
 	if err != nil {
 		return nil, nil, err
@@ -681,4 +708,14 @@ func TopK(row []float32, k int) []int {
 		return 0
 	})
 	return idx[:k:k]
+}
+
+// segmentHolding is the segment of segs that holds row i (segs in order, covering i).
+func segmentHolding(segs []backend.Segment, i int) backend.Segment {
+	for _, g := range segs {
+		if i >= g.Start && i < g.End {
+			return g
+		}
+	}
+	panic(fmt.Sprintf("probe: row %d outside the segments %v", i, segs))
 }

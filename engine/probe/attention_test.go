@@ -59,7 +59,7 @@ func attentionRow(run *engine.Run, block, head, query int) ([]float32, error) {
 	}
 	D, hd := p.Hidden, p.HeadDim
 	q := qk[query*2*D+head*hd:][:hd]
-	seg := run.Layout.SegmentOf(query)
+	seg := run.Layout.SegmentOf(block, query)
 	scale := 1 / math.Sqrt(float64(hd))
 	scores := make([]float64, seg.End-seg.Start)
 	mx := math.Inf(-1)
@@ -218,10 +218,10 @@ func maxDiff64(a []float32, b []float64) float64 {
 	return d
 }
 
-// checkSegmentRow fails unless row is zero outside q's segment and sums to 1 inside.
+// checkSegmentRow fails unless row is zero outside q's frame and sums to 1 inside.
 func checkSegmentRow(t *testing.T, run *engine.Run, what string, q int, row []float32) {
 	t.Helper()
-	seg := run.Layout.SegmentOf(q)
+	seg := run.Layout.FrameOf(q)
 	var sum float64
 	for j, p := range row {
 		if (j < seg.Start || j >= seg.End) && p != 0 {

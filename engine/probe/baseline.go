@@ -14,12 +14,13 @@ package probe
 import "math"
 
 // UniformBaseline is the mean attention distance and entropy of uniform attention over each
-// query's segment, over the queries HeadStats(…, maxQueries) uses.
-func (s *Store) UniformBaseline(maxQueries int) (dist, entropy float64) {
+// query's segment in block (its window, in a windowed block), over the queries
+// HeadStats(…, block, maxQueries) uses.
+func (s *Store) UniformBaseline(block, maxQueries int) (dist, entropy float64) {
 	qs := EvenQueries(s.Layout.Rows(), maxQueries)
 	pos := s.Layout.Pos
 	for _, q := range qs {
-		seg := s.Layout.SegmentOf(q)
+		seg := s.Layout.SegmentOf(block, q)
 		pq := pos[q]
 		var d float64
 		for _, kp := range pos[seg.Start:seg.End] {

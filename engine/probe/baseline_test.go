@@ -24,7 +24,7 @@ func TestUniformBaselineIsUniformAttention(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bd, be := s.UniformBaseline(maxQ)
+		bd, be := s.UniformBaseline(0, maxQ)
 		for h := range d {
 			if math.Abs(d[h]-bd) > 1e-9*bd || math.Abs(e[h]-be) > 1e-9*be {
 				t.Errorf("%d queries, head %d: uniform attention %v patches / %v nats, the baseline %v / %v", maxQ, h, d[h], e[h], bd, be)

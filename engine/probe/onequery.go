@@ -128,7 +128,7 @@ func (s *Store) queryRow(ctx context.Context, block, head, query int) ([]float32
 	if err != nil {
 		return nil, err
 	}
-	seg := s.Layout.SegmentOf(query)
+	seg := s.Layout.SegmentOf(block, query)
 	L := seg.End - seg.Start
 	sc := make([]float64, L)
 	if err := ab.queryScores(ctx, query, seg, head, 1, sc); err != nil {
@@ -159,7 +159,7 @@ func (s *Store) queryRows(ctx context.Context, block, query int, withRows bool) 
 	if err != nil {
 		return nil, nil, err
 	}
-	seg := s.Layout.SegmentOf(query)
+	seg := s.Layout.SegmentOf(block, query)
 	L, H, S := seg.End-seg.Start, ab.heads, s.Layout.Rows()
 	sc := make([]float64, H*L)
 	if err := ab.queryScores(ctx, query, seg, 0, H, sc); err != nil {

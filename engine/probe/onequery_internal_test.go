@@ -60,7 +60,7 @@ func TestQueryRowsBitEqualBatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			seg := s.Layout.SegmentOf(q)
+			seg := s.Layout.SegmentOf(0, q)
 			other := seg.Start + (q-seg.Start+7)%(seg.End-seg.Start) // a batch of two: the packed path
 			for h := range s.Heads {
 				var batch []float32

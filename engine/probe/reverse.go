@@ -29,7 +29,7 @@ func (s *Store) AttentionColumn(ctx context.Context, block, head, key int) ([]fl
 	if err := s.checkQuery(key); err != nil {
 		return nil, err
 	}
-	seg := s.Layout.SegmentOf(key)
+	seg := s.Layout.SegmentOf(block, key)
 	out := make([]float32, s.Layout.Rows())
 	err := s.segmentRows(ctx, block, head, seg, 0, seg.End-seg.Start, func(q int, row []float64) {
 		out[q] = float32(row[key-seg.Start])
@@ -114,7 +114,7 @@ func poolStep(n, side int) int { return max(1, (n+side-1)/side) }
 // AttentionMatrix is region of block's attention over seg (head's for head >= 0, else the
 // mean over heads), max-pooled into at most side x side cells. It needs q and k kept (Settings.Keep).
 func (s *Store) AttentionMatrix(ctx context.Context, block, head int, seg backend.Segment, region MatrixRegion, side int) (*PooledMatrix, error) {
-	if err := s.checkSegment(seg); err != nil {
+	if err := s.checkSegment(block, seg); err != nil {
 		return nil, err
 	}
 	L := seg.End - seg.Start

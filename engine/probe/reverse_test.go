@@ -31,7 +31,7 @@ func TestAttentionColumnIsTheColumn(t *testing.T) {
 			for _, key := range []int{0, 50, 131, S - 1} {
 				got, err := run.Probes.AttentionColumn(ctx, 1, head, key)
 				must(t, err)
-				seg := run.Layout.SegmentOf(key)
+				seg := run.Layout.SegmentOf(1, key)
 				want := make([]float64, S)
 				for q := seg.Start; q < seg.End; q++ {
 					want[q] = full[q*S+key]

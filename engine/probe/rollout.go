@@ -22,6 +22,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -133,7 +134,7 @@ func (ab *attnBlock) fusedRows(sc *scratch, qs []int, seg backend.Segment, head 
 // i-th query of the segment, column j: its j-th key): head's for head >= 0, else the heads
 // fused by f. Float32, as a discarding rollout keeps it. It needs q and k kept (Settings.Keep).
 func (s *Store) FusedAttention(ctx context.Context, block int, seg backend.Segment, head int, f Fusion) ([]float32, error) {
-	if err := s.checkSegment(seg); err != nil {
+	if err := s.checkFrame(seg); err != nil {
 		return nil, err
 	}
 	if err := checkFusedSize(seg.End - seg.Start); err != nil {
@@ -142,13 +143,25 @@ func (s *Store) FusedAttention(ctx context.Context, block int, seg backend.Segme
 	return s.fusedMatrix(ctx, block, seg, head, f)
 }
 
-func (s *Store) checkSegment(seg backend.Segment) error {
-	for _, g := range s.Layout.Segments {
-		if g == seg {
-			return nil
-		}
+// checkFrame says whether seg is one of the page's frames (geom.Layout.Segments).
+func (s *Store) checkFrame(seg backend.Segment) error {
+	if slices.Contains(s.Layout.Segments, seg) {
+		return nil
 	}
-	return fmt.Errorf("segment %v is not one of the page's %v", seg, s.Layout.Segments)
+	return fmt.Errorf("segment %v is not one of the page's frames %v", seg, s.Layout.Segments)
+}
+
+// checkSegment says whether seg is one of block's attention segments (a frame, or a window
+// of a windowed block).
+func (s *Store) checkSegment(block int, seg backend.Segment) error {
+	if slices.Contains(s.Layout.SegmentsOf(block), seg) {
+		return nil
+	}
+	what := "frames"
+	if s.Layout.Windowed(block) {
+		what = "windows"
+	}
+	return fmt.Errorf("segment %v is not one of block %d's %s", seg, block, what)
 }
 
 // fusedMatrix computes FusedAttention on all cores, qTile rows a task.
@@ -160,16 +173,39 @@ func (s *Store) fusedMatrix(ctx context.Context, block int, seg backend.Segment,
 	if head >= 0 {
 		heads = []int{head}
 	}
-	ab, err := s.attnBlockHeads(block, heads, seg)
+	segs := s.segmentsIn(block, seg)
+	ab, err := s.attnBlockHeads(block, heads, segs...)
 	if err != nil {
 		return nil, err
 	}
 	L := seg.End - seg.Start
 	out := make([]float32, L*L)
-	if err := ab.fusedMatrixInto(ctx, seg, head, f, out, 0, nil); err != nil {
+	if err := ab.fusedFrameInto(ctx, segs, seg, head, f, out, 0, nil); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// fusedFrameInto is fusedMatrixInto over frame seg for a block whose segments inside it are
+// segs (the frame itself, or the windows of a windowed block): block-diagonal, +0 between
+// windows, each window's rows and columns at its offset in the frame.
+func (ab *attnBlock) fusedFrameInto(ctx context.Context, segs []backend.Segment, seg backend.Segment, head int, f Fusion, out []float32, threads int, done func(rows int)) error {
+	if len(segs) == 1 && segs[0] == seg {
+		return ab.fusedMatrixInto(ctx, seg, head, f, out, threads, done)
+	}
+	L := seg.End - seg.Start
+	clear(out)
+	for _, w := range segs {
+		Lw, off := w.End-w.Start, w.Start-seg.Start
+		m := make([]float32, Lw*Lw)
+		if err := ab.fusedMatrixInto(ctx, w, head, f, m, threads, done); err != nil {
+			return err
+		}
+		for i := range Lw {
+			copy(out[(off+i)*L+off:][:Lw], m[i*Lw:][:Lw])
+		}
+	}
+	return nil
 }
 
 // fusedMatrixInto fills out (L*L) with fusedMatrix's values on at most threads goroutines

@@ -173,7 +173,7 @@ func (s *Store) NewRolloutTable(o TableOptions) (*RolloutTable, error) {
 		t.nr = 2 * keyStrip
 	}
 	for i, g := range segs {
-		if err := s.checkSegment(g); err != nil {
+		if err := s.checkFrame(g); err != nil {
 			return nil, err
 		}
 		if slices.Contains(segs[:i], g) {
@@ -387,9 +387,10 @@ func (t *RolloutTable) fold(ctx context.Context, block int, spare [][]float32) (
 // foldScr is one worker's buffers in a fold: score rows (or tiles, rolloutcols.go) and Â
 // rows (taskRows x L).
 type foldScr struct {
-	sc   *scratch
-	cols *colScratch
-	a    []float32
+	sc    *scratch
+	cols  *colScratch
+	a     []float32
+	frame []float64 // a windowed block's row over the whole frame (L)
 }
 
 // foldPart writes into next the product Â_block · prev over part's segment (Â_block itself
@@ -397,13 +398,15 @@ type foldScr struct {
 func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, prev, next []float32) error {
 	seg, L := part.seg, part.L
 	k := t.opts.dropCount(L)
-	cols := t.nr == colLanes && k == 0 // the AVX-512 rows (rolloutcols.go): keys not packed
+	segs := t.s.segmentsIn(block, seg) // the frame, or a windowed block's windows in it
+	windowed := len(segs) > 1
+	cols := t.nr == colLanes && k == 0 && !windowed // the AVX-512 rows (rolloutcols.go): keys not packed
 	var ab attnBlock
 	var err error
 	if cols {
 		ab, err = t.s.attnBlockBare(block)
 	} else {
-		ab, err = t.s.attnBlock(block, seg)
+		ab, err = t.s.attnBlock(block, segs...)
 	}
 	if err != nil {
 		return err
@@ -415,7 +418,7 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 	var d *dropped
 	if k > 0 {
 		f := make([]float32, L*L)
-		err := ab.fusedMatrixInto(ctx, seg, -1, t.opts.Fusion, f, t.threads, func(rows int) { t.rowsDone.Add(int64(rows)) })
+		err := ab.fusedFrameInto(ctx, segs, seg, -1, t.opts.Fusion, f, t.threads, func(rows int) { t.rowsDone.Add(int64(rows)) })
 		if err != nil {
 			return err
 		}
@@ -434,6 +437,7 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 				scr[w].cols = newColScratch(L, ab.hd)
 			} else {
 				scr[w].sc = newScratch(L)
+				scr[w].frame = make([]float64, L)
 			}
 		}
 		sc := scr[w]
@@ -457,6 +461,10 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 			for q := i; q < min(r1, i+qTile); q++ {
 				qs = append(qs, seg.Start+q)
 			}
+			if d == nil && windowed {
+				ab.windowHatRows(sc, qs, segs, seg, t.opts.Fusion, r0)
+				continue
+			}
 			if d == nil {
 				ab.fusedRows(sc.sc, qs, seg, -1, t.opts.Fusion)
 			}
@@ -479,6 +487,29 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 		err = ctx.Err() // a task that stopped part way leaves par.For none the wiser
 	}
 	return err
+}
+
+// windowHatRows writes the Â rows of queries qs (increasing, inside frame seg) of a windowed
+// block into sc.a (rows from r0): each query's fused row over its window (one of segs), +0
+// over the rest of the frame.
+func (ab *attnBlock) windowHatRows(sc *foldScr, qs []int, segs []backend.Segment, seg backend.Segment, f Fusion, r0 int) {
+	L := seg.End - seg.Start
+	for len(qs) > 0 {
+		w := segmentHolding(segs, qs[0])
+		n := 1
+		for n < len(qs) && qs[n] < w.End {
+			n++
+		}
+		ab.fusedRows(sc.sc, qs[:n], w, -1, f)
+		Lw := w.End - w.Start
+		for a, q := range qs[:n] {
+			clear(sc.frame)
+			copy(sc.frame[w.Start-seg.Start:], row(sc.sc.m, a, Lw))
+			i := q - seg.Start
+			hatRow(sc.frame, i, sc.a[(i-r0)*L:][:L])
+		}
+		qs = qs[n:]
+	}
 }
 
 // hatRow writes row i of Â (float32) from m, row i of the fused (and dropped) attention:

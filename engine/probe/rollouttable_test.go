@@ -76,7 +76,7 @@ func checkAgainstRollout(t *testing.T, s *Store, tab *RolloutTable, b int, qs []
 		if err != nil {
 			t.Fatal(err)
 		}
-		seg := s.Layout.SegmentOf(q)
+		seg := s.Layout.FrameOf(q)
 		L := seg.End - seg.Start
 		bound := float64(b+1)*(float64(L+2)+e) + 2
 		for j := range got {
