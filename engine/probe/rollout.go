@@ -65,8 +65,10 @@ func ParseFusion(s string) (Fusion, bool) {
 type RolloutOptions struct {
 	Fusion Fusion
 	// Discard in [0, 1) is the share of the fused L x L attention of each block (L: the
-	// query's segment) set to 0 before the identity is added: the floor(Discard*L*L) lowest
-	// entries, the diagonal excepted. A discard keeps one fused matrix (L*L float32) at a
+	// query's frame) set to 0 before the identity is added: the floor(Discard*L*L) lowest
+	// entries, the diagonal excepted. A windowed block's matrix over the frame is
+	// block-diagonal and its zeros between windows count among the lowest, as they would in
+	// vit-explain's flattened matrix of the same block. A discard keeps one fused matrix (L*L float32) at a
 	// time.
 	Discard float64
 }
