@@ -3,10 +3,16 @@
 
 Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kinds:
 
-  tower  OUT.safetensors
-      A random tiny Qwen3-VL vision tower (float32) with its weights, an input X
+  tower  OUT.safetensors [--family qwen3_vl|qwen2_vl|qwen2_5_vl]
+      A random tiny vision tower (float32) of the family with its weights, an input X
       (pixel_values rows), grids G and every block output, the merger and the deepstack
-      outputs -- the same layout as shared/spec/fixtures/qwen3vl_vision_tiny_f32.
+      outputs -- the same layout as shared/spec/fixtures/qwen3vl_vision_tiny_f32. The
+      metadata holds the vision config ("cfg") and the family ("model_type"). For the
+      families other than qwen3_vl it also holds, per block i and query N of QUERIES,
+      q{N}.blk{i}.attn_row [H, S]: the attention row over the segment the block used
+      (transformers' own cu_seqlens), and for qwen2_5_vl the window order
+      (window_index, per merge unit) and cu_window_seqlens. Block outputs are in the order
+      the blocks see the rows (qwen2_5_vl: window order); the merger in the processor's.
 
   e2e CHECKPOINT_DIR IMAGE OUT.safetensors [--queries 0,10,...]
       An image file -> transformers' load_image (EXIF orientation) -> the PIL image
@@ -136,28 +142,80 @@ def cmd_e2e(a):
     print("wrote", a.out, "grid", grid.tolist(), "pixels", tuple(px.shape))
 
 
-def cmd_tower(a):
+def tiny_tower(family):
+    """The tiny tower of each family: 4 blocks of 64 (4 heads), merger out 96."""
+    if family == "qwen2_vl":
+        from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLVisionConfig
+        from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VisionTransformerPretrainedModel
+        cfg = Qwen2VLVisionConfig(depth=4, embed_dim=64, num_heads=4, mlp_ratio=2, hidden_size=96)
+        return cfg, Qwen2VisionTransformerPretrainedModel(cfg), 14
+    if family == "qwen2_5_vl":
+        from transformers.models.qwen2_5_vl.configuration_qwen2_5_vl import Qwen2_5_VLVisionConfig
+        from transformers.models.qwen2_5_vl.modeling_qwen2_5_vl import Qwen2_5_VisionTransformerPretrainedModel
+        # window 56 px = 2 merge units of 2 patches of 14: several windows, edge ones smaller
+        cfg = Qwen2_5_VLVisionConfig(depth=4, hidden_size=64, num_heads=4, intermediate_size=120, out_hidden_size=96,
+                                     window_size=56, fullatt_block_indexes=[1, 3])
+        return cfg, Qwen2_5_VisionTransformerPretrainedModel(cfg), 14
     Config, Model = vision_classes("qwen3_vl")
-    torch.manual_seed(a.seed)
     cfg = Config(depth=4, hidden_size=64, num_heads=4, intermediate_size=128, out_hidden_size=96,
                  num_position_embeddings=64, deepstack_visual_indexes=[1, 2])
-    m = Model(cfg).eval()
+    return cfg, Model(cfg), 16
+
+
+def segment_rows(model, rec, queries):
+    """Per block and query N: softmax(q_N . K^T * scale) per head over the segment of
+    transformers' cu_seqlens for that block that holds N, zero elsewhere."""
+    import importlib
+    mod = importlib.import_module(type(model.blocks[0].attn).__module__)
+    rope = mod.apply_rotary_pos_emb_vision
+    out = {}
+    for i, (attn, args, kw) in enumerate(rec["attn"]):
+        hs = args[0] if args else kw["hidden_states"]
+        cos, sin = kw["position_embeddings"]
+        cu = [int(x) for x in kw["cu_seqlens"].tolist()]
+        S = hs.shape[0]
+        qkv = attn.qkv(hs).reshape(S, 3, attn.num_heads, -1).permute(1, 0, 2, 3)
+        q, k = rope(qkv[0], qkv[1], cos, sin)
+        for n in queries:
+            s0 = max(c for c in cu if c <= n)
+            s1 = min(c for c in cu if c > n)
+            sc = torch.einsum("hd,shd->hs", q[n].float(), k[s0:s1].float()) * attn.scaling
+            row = torch.zeros(attn.num_heads, S)
+            row[:, s0:s1] = torch.softmax(sc, dim=-1)
+            out["q%d.blk%d.attn_row" % (n, i)] = row
+    return out
+
+
+def cmd_tower(a):
+    torch.manual_seed(a.seed)
+    cfg, m, patch = tiny_tower(a.family)
+    m = m.eval()
     with torch.no_grad():
         for p in m.parameters():  # HF init leaves biases at 0 and norms at 1: exercise them
             p.add_(torch.randn_like(p) * 0.05)
     G = torch.tensor([[1, 4, 6], [2, 4, 4], [1, 10, 12]])
-    X = torch.randn(int(G.prod(-1).sum()), 3 * 2 * 16 * 16)
+    X = torch.randn(int(G.prod(-1).sum()), 3 * 2 * patch * patch)
     rec = capture(m)
     with torch.no_grad():
         o = m(X, grid_thw=G)
+        rows = segment_rows(m, rec, [0, 5, 27, 40, 100, 175]) if a.family != "qwen3_vl" else {}
     t = {"model.visual." + k: v for k, v in m.state_dict().items() if "inv_freq" not in k}
-    t.update({"X": X, "G": G, "pooler_output": o.pooler_output, "last_hidden_state": o.last_hidden_state})
+    t.update({"X": X, "G": G, "pooler_output": o.pooler_output, "last_hidden_state": o.last_hidden_state,
+              "embed": rec["embed"]})
     for i, b in enumerate(rec["out"]):
         t["blk%d" % i] = b
-    for k, d in enumerate(o.deepstack_features):
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
         t["deepstack%d" % k] = d
-    save(a.out, t, {"cfg": cfg.to_json_string()})
-    print("wrote", a.out)
+    if a.family == "qwen2_5_vl":
+        from transformers.vision_utils import get_vision_window_index
+        wi, cu = get_vision_window_index(G, spatial_merge_size=cfg.spatial_merge_size, window_size=cfg.window_size,
+                                         patch_size=cfg.patch_size)
+        t["window_index"], t["cu_window_seqlens"] = wi.to(torch.int64), cu.to(torch.int64)
+    t.update(rows)
+    import transformers
+    save(a.out, t, {"cfg": cfg.to_json_string(), "model_type": a.family,
+                    "transformers": transformers.__version__, "torch": torch.__version__})
+    print("wrote", a.out, {k: tuple(v.shape) for k, v in t.items() if not k.startswith("model.")})
 
 
 def cmd_exif_jpeg(a):
@@ -187,6 +245,7 @@ def main():
     t = sub.add_parser("tower")
     t.add_argument("out")
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--family", default="qwen3_vl", choices=["qwen3_vl", "qwen2_vl", "qwen2_5_vl"])
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
