@@ -40,11 +40,15 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 func describe(w io.Writer, ck *engine.Checkpoint) {
 	c := ck.Config
 	fmt.Fprintf(w, "checkpoint   %s\n", ck.Dir)
-	fmt.Fprintf(w, "model type   %s (deepstack: %v)\n", c.ModelType, deepstackText(c))
-	fmt.Fprintf(w, "tower        %d blocks, hidden %d, %d heads x %d, mlp %d, out %d\n",
-		c.Depth, c.Hidden, c.Heads, c.HeadDim(), c.Intermediate, c.OutHidden)
-	fmt.Fprintf(w, "patches      %dx%d, temporal %d, merge %dx%d, position table %dx%d\n",
-		c.PatchSize, c.PatchSize, c.TemporalPatchSize, c.MergeSize, c.MergeSize, c.PosGrid(), c.PosGrid())
+	fmt.Fprintf(w, "model type   %s, the %s family (deepstack: %v)\n", c.ModelType, c.Family(), deepstackText(c))
+	fmt.Fprintf(w, "tower        %d blocks, hidden %d, %d heads x %d, mlp %d (%s), out %d\n",
+		c.Depth, c.Hidden, c.Heads, c.HeadDim(), c.Intermediate, c.HiddenAct, c.OutHidden)
+	table := "none (the 2D rope alone)"
+	if c.HasPosEmbed() {
+		table = fmt.Sprintf("%dx%d", c.PosGrid(), c.PosGrid())
+	}
+	fmt.Fprintf(w, "patches      %dx%d, temporal %d, merge %dx%d, position table %s\n",
+		c.PatchSize, c.PatchSize, c.TemporalPatchSize, c.MergeSize, c.MergeSize, table)
 	counts := ck.DTypeCounts()
 	var dts []string
 	for d, n := range counts {

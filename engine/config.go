@@ -19,7 +19,7 @@ import (
 
 // Config is what the engine needs of config.json.
 type Config struct {
-	ModelType            string // qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe
+	ModelType            string // qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe, qwen2_vl (family.go)
 	Depth                int
 	Hidden               int // D
 	Heads                int // H
@@ -29,7 +29,7 @@ type Config struct {
 	PatchSize            int
 	TemporalPatchSize    int
 	MergeSize            int
-	NumPositionEmbedding int // N*N
+	NumPositionEmbedding int // N*N; 0: no learned position table (Qwen2-VL)
 	Deepstack            []int
 	HiddenAct            string
 	RopeTheta            float64
@@ -55,16 +55,17 @@ func (c Config) PosGrid() int {
 	return n
 }
 
-// HasDeepstack says whether the model type keeps deepstack mergers: Qwen3.5 deletes them.
+// HasDeepstack says whether the model type keeps deepstack mergers: Qwen3.5 deletes them, and
+// Qwen2-VL never had them.
 func (c Config) HasDeepstack() bool {
 	return (c.ModelType == "qwen3_vl" || c.ModelType == "qwen3_vl_moe") && len(c.Deepstack) > 0
 }
 
-var modelTypes = map[string]bool{"qwen3_vl": true, "qwen3_vl_moe": true, "qwen3_5": true, "qwen3_5_moe": true}
-
 type visionJSON struct {
 	Depth                 *int            `json:"depth"`
-	HiddenSize            *int            `json:"hidden_size"`
+	HiddenSize            *int            `json:"hidden_size"` // Qwen2-VL: the merger's output
+	EmbedDim              *int            `json:"embed_dim"`   // Qwen2-VL's block width
+	MLPRatio              *float64        `json:"mlp_ratio"`   // Qwen2-VL's MLP width / embed_dim
 	NumHeads              *int            `json:"num_heads"`
 	IntermediateSize      *int            `json:"intermediate_size"`
 	OutHiddenSize         *int            `json:"out_hidden_size"`
@@ -125,23 +126,20 @@ func ParseConfig(data []byte, path string) (Config, error) {
 	if err := unmarshalObject(data, path, &cj); err != nil {
 		return Config{}, err
 	}
-	if !modelTypes[cj.ModelType] {
-		return Config{}, fmt.Errorf("%s: model_type %q is not one of qwen3_vl, qwen3_vl_moe, qwen3_5, qwen3_5_moe", path, cj.ModelType)
+	fam := familyOf(cj.ModelType)
+	if fam == nil {
+		return Config{}, fmt.Errorf("%s: model_type %q is not one of %s", path, cj.ModelType, supportedModelTypes())
 	}
 	v := cj.VisionConfig
 	if v == nil {
 		return Config{}, fmt.Errorf("%s: missing vision_config", path)
 	}
 	c := Config{ModelType: cj.ModelType}
-	req := []struct {
+	for _, f := range []struct {
 		name string
 		src  *int
 		dst  *int
-	}{
-		{"depth", v.Depth, &c.Depth}, {"hidden_size", v.HiddenSize, &c.Hidden}, {"num_heads", v.NumHeads, &c.Heads},
-		{"intermediate_size", v.IntermediateSize, &c.Intermediate}, {"out_hidden_size", v.OutHiddenSize, &c.OutHidden},
-	}
-	for _, f := range req {
+	}{{"depth", v.Depth, &c.Depth}, {"num_heads", v.NumHeads, &c.Heads}} {
 		if f.src == nil {
 			return Config{}, fmt.Errorf("%s: vision_config is missing %q", path, f.name)
 		}
@@ -149,17 +147,14 @@ func ParseConfig(data []byte, path string) (Config, error) {
 	}
 	// Fields every released file carries but HF defaults sanely (spec section 1).
 	c.InChannels = intOr(v.InChannels, 3)
-	c.PatchSize = intOr(v.PatchSize, 16)
 	c.TemporalPatchSize = intOr(v.TemporalPatchSize, 2)
 	c.MergeSize = intOr(v.SpatialMergeSize, 2)
-	c.NumPositionEmbedding = intOr(v.NumPositionEmbeddings, 2304)
-	c.HiddenAct = "gelu_pytorch_tanh"
+	c.HiddenAct = fam.mlpAct
 	if v.HiddenAct != nil {
 		c.HiddenAct = *v.HiddenAct
 	}
-	c.Deepstack = v.DeepstackIndexes
-	if v.DeepstackIndexes == nil && (c.ModelType == "qwen3_vl" || c.ModelType == "qwen3_vl_moe") {
-		c.Deepstack = []int{8, 16, 24}
+	if err := fam.vision(v, &c); err != nil { // widths, patch, position table, deepstack
+		return Config{}, fmt.Errorf("%s: %v", path, err)
 	}
 	if !c.HasDeepstack() {
 		c.Deepstack = nil
@@ -212,12 +207,27 @@ func (c Config) Validate() error {
 	if c.Depth > MaxDepth {
 		return fmt.Errorf("vision_config.depth = %d is out of range (1 to %d: each block is 12 tensors the checkpoint must hold, the deepest released towers have 48)", c.Depth, MaxDepth)
 	}
+	fam := familyOf(c.ModelType)
+	if fam == nil {
+		return fmt.Errorf("model_type %q is not one of %s", c.ModelType, supportedModelTypes())
+	}
 	pos := map[string]int{"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
 		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
 		"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize,
 		"spatial_merge_size": c.MergeSize, "num_position_embeddings": c.NumPositionEmbedding}
-	for _, k := range []string{"depth", "hidden_size", "num_heads", "intermediate_size", "out_hidden_size", "in_channels",
-		"patch_size", "temporal_patch_size", "spatial_merge_size", "num_position_embeddings"} {
+	keys := []string{"depth", "hidden_size", "num_heads", "intermediate_size", "out_hidden_size", "in_channels",
+		"patch_size", "temporal_patch_size", "spatial_merge_size", "num_position_embeddings"}
+	if fam == qwen2VL { // its names for the widths; and it has no position table
+		pos = map[string]int{"depth": c.Depth, "embed_dim": c.Hidden, "num_heads": c.Heads,
+			"embed_dim * mlp_ratio": c.Intermediate, "hidden_size": c.OutHidden, "in_channels": c.InChannels,
+			"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize}
+		keys = []string{"depth", "embed_dim", "num_heads", "embed_dim * mlp_ratio", "hidden_size", "in_channels",
+			"patch_size", "temporal_patch_size", "spatial_merge_size"}
+		if c.NumPositionEmbedding != 0 {
+			return fmt.Errorf("Qwen2-VL has no position table, yet num_position_embeddings is %d", c.NumPositionEmbedding)
+		}
+	}
+	for _, k := range keys {
 		if pos[k] <= 0 || pos[k] > 1<<20 {
 			return fmt.Errorf("vision_config.%s = %d is out of range", k, pos[k])
 		}
@@ -231,8 +241,8 @@ func (c Config) Validate() error {
 	if n := c.PosGrid(); n*n != c.NumPositionEmbedding {
 		return fmt.Errorf("vision_config.num_position_embeddings %d is not a square", c.NumPositionEmbedding)
 	}
-	if c.HiddenAct != "gelu_pytorch_tanh" {
-		return fmt.Errorf("vision_config.hidden_act %q is not supported (the block MLP is gelu_pytorch_tanh)", c.HiddenAct)
+	if c.HiddenAct != fam.mlpAct {
+		return fmt.Errorf("vision_config.hidden_act %q is not supported (%s's block MLP is %s)", c.HiddenAct, fam.name, fam.mlpAct)
 	}
 	for i, d := range c.Deepstack {
 		if d < 0 || d >= c.Depth {

@@ -103,10 +103,14 @@ func (g *graph) mergedRows() int { return g.seq / (g.cfg.MergeSize * g.cfg.Merge
 func v(b backend.Buffer) backend.View { return backend.View{Buf: b} }
 
 // embed: h = pixels . Wpatch^T + b + posEmbed. The Conv3d with stride = kernel is exactly a
-// matmul over the flattened [D, C*Tp*P*P] weight (spec section 4).
+// matmul over the flattened [D, C*Tp*P*P] weight (spec section 4). A family without a bias
+// passes a zero Weight; without a position table, pos is nil and nothing is added.
 func (g *graph) embed(pixels backend.View, patchW, patchB backend.Weight, pos []float32) {
 	S, D := g.seq, g.cfg.Hidden
 	g.be.MatMul(v(g.buf.h), pixels, patchW, patchB, S, g.cfg.PatchDim(), D)
+	if pos == nil {
+		return
+	}
 	g.be.Upload(v(g.buf.tmp), pos)
 	g.be.Add(v(g.buf.h), v(g.buf.tmp), S*D)
 }
@@ -133,8 +137,9 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	g.name(TapFFNIn, v(g.buf.h), D)
 }
 
-// mlpHalf: h += fc2(gelu_tanh(fc1(LayerNorm2(h)))), tileRows rows at a time through one
-// tile-sized buffer; each row's result does not depend on the tile it falls in.
+// mlpHalf: h += fc2(act(fc1(LayerNorm2(h)))), act the family's (gelu_tanh for Qwen3-VL,
+// quick_gelu for Qwen2-VL), tileRows rows at a time through one tile-sized buffer; each row's
+// result does not depend on the tile it falls in.
 func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
 	b := g.be
@@ -145,9 +150,9 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 			return err
 		}
 		t := min(g.tileRows, S-r0)
-		// fc1 with the GELU in its epilogue: TANH here, ERF in the mergers
+		// fc1 with the family's activation in its epilogue (TANH or QUICK); ERF in the mergers
 		b.MatMulEpilogue(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I,
-			backend.Epilogue{GELU: true, Form: backend.GELUTanh})
+			backend.Epilogue{GELU: true, Form: g.cfg.MLPForm()})
 		if err := g.nameTile(TapFFNAct, v(g.buf.tile), r0, t); err != nil {
 			return err
 		}

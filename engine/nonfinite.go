@@ -118,8 +118,7 @@ func (r *Run) checkEmbedding() {
 	if !finite(r.Input.Pixels) {
 		op = "pixel values (the preprocessor's mean/std?)"
 	}
-	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(res.Global("patch_embed.proj.weight"),
-		res.Global("patch_embed.proj.bias"), res.Global("pos_embed.weight"))}
+	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(r.e.Checkpoint.Config.embedWeights(res))}
 }
 
 // checkBlock records block i's failure the first time an output is not finite (st: the

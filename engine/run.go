@@ -180,15 +180,18 @@ func (r *Run) embed() error {
 	cos, sin := r.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
 	be.Upload(v(r.g.buf.cos), cos)
 	be.Upload(v(r.g.buf.sin), sin)
-	table := decodeWeight(res.Global("pos_embed.weight"))
-	pos := r.Layout.PosEmbed(table, cfg.PosGrid(), cfg.Hidden)
+	patchW, patchB, posW := cfg.embedWeights(res)
+	var pos []float32 // none without a position table: the rope alone places the patches
+	if cfg.HasPosEmbed() {
+		pos = r.Layout.PosEmbed(decodeWeight(posW), cfg.PosGrid(), cfg.Hidden)
+	}
 	pix, err := be.Alloc(len(r.Input.Pixels))
 	if err != nil {
 		return err
 	}
 	defer be.Free(pix)
 	be.Upload(v(pix), r.Input.Pixels)
-	r.g.embed(v(pix), res.Global("patch_embed.proj.weight"), res.Global("patch_embed.proj.bias"), pos)
+	r.g.embed(v(pix), patchW, patchB, pos)
 	if _, err := be.Commit(); err != nil {
 		return err
 	}

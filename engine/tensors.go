@@ -7,13 +7,15 @@ package engine
 // The mutation that would silently break it: listing qkv as [D, 3D] — the bytes agree, the
 // [out, in] layout does not, and every q, k, v would be a scramble.
 
-import "fmt"
+import (
+	"fmt"
 
-// Names of a block's twelve weights, in the order a slot holds them.
-var blockTensorSuffixes = [...]string{
-	"norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
-	"norm2.weight", "norm2.bias", "mlp.linear_fc1.weight", "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias",
-}
+	"github.com/turbospark/inspector/engine/backend"
+)
+
+// blockTensorSuffixes names a block's twelve weights (Qwen3-VL's names), in the order a slot
+// holds them: the roles every family lists its own names in (family.go).
+var blockTensorSuffixes = qwen3VL.block
 
 // TensorSpec is a name (without the model.visual. prefix) and its expected shape.
 type TensorSpec struct {
@@ -26,8 +28,9 @@ func (c Config) BlockTensors(i int) []TensorSpec {
 	D, I := c.Hidden, c.Intermediate
 	shapes := [][]int{{D}, {D}, {3 * D, D}, {3 * D}, {D, D}, {D}, {D}, {D}, {I, D}, {I}, {D, I}, {D}}
 	out := make([]TensorSpec, len(shapes))
+	names := c.family().block
 	for k, s := range shapes {
-		out[k] = TensorSpec{fmt.Sprintf("blocks.%d.%s", i, blockTensorSuffixes[k]), s}
+		out[k] = TensorSpec{fmt.Sprintf("blocks.%d.%s", i, names[k]), s}
 	}
 	return out
 }
@@ -36,10 +39,11 @@ func (c Config) BlockTensors(i int) []TensorSpec {
 // deepstack merger's over M = 4D (post-shuffle).
 func (c Config) mergerTensors(prefix string, normDim int) []TensorSpec {
 	M, O := c.MergedDim(), c.OutHidden
+	n := c.family().merger
 	return []TensorSpec{
-		{prefix + "norm.weight", []int{normDim}}, {prefix + "norm.bias", []int{normDim}},
-		{prefix + "linear_fc1.weight", []int{M, M}}, {prefix + "linear_fc1.bias", []int{M}},
-		{prefix + "linear_fc2.weight", []int{O, M}}, {prefix + "linear_fc2.bias", []int{O}},
+		{prefix + n[0], []int{normDim}}, {prefix + n[1], []int{normDim}},
+		{prefix + n[2], []int{M, M}}, {prefix + n[3], []int{M}},
+		{prefix + n[4], []int{O, M}}, {prefix + n[5], []int{O}},
 	}
 }
 
@@ -53,14 +57,38 @@ func (c Config) GlobalTensors() []TensorSpec {
 	return out
 }
 
-// EmbedTensors lists the patch and position embeddings.
+// Names of the embedding's weights; the bias and the position table only where the family
+// has them (HasPatchBias, HasPosEmbed).
+const (
+	patchWeightName = "patch_embed.proj.weight"
+	patchBiasName   = "patch_embed.proj.bias"
+	posEmbedName    = "pos_embed.weight"
+)
+
+// EmbedTensors lists the patch embedding, its bias and the position table, those the family has.
 func (c Config) EmbedTensors() []TensorSpec {
 	D := c.Hidden
-	return []TensorSpec{
-		{"patch_embed.proj.weight", []int{D, c.InChannels, c.TemporalPatchSize, c.PatchSize, c.PatchSize}},
-		{"patch_embed.proj.bias", []int{D}},
-		{"pos_embed.weight", []int{c.NumPositionEmbedding, D}},
+	out := []TensorSpec{{patchWeightName, []int{D, c.InChannels, c.TemporalPatchSize, c.PatchSize, c.PatchSize}}}
+	if c.HasPatchBias() {
+		out = append(out, TensorSpec{patchBiasName, []int{D}})
 	}
+	if c.HasPosEmbed() {
+		out = append(out, TensorSpec{posEmbedName, []int{c.NumPositionEmbedding, D}})
+	}
+	return out
+}
+
+// embedWeights are the embedding's weights from res: the bias and the table zero Weights
+// (nil Region) where the family has none.
+func (c Config) embedWeights(res Residency) (patch, bias, pos backend.Weight) {
+	patch = res.Global(patchWeightName)
+	if c.HasPatchBias() {
+		bias = res.Global(patchBiasName)
+	}
+	if c.HasPosEmbed() {
+		pos = res.Global(posEmbedName)
+	}
+	return patch, bias, pos
 }
 
 // MergerPrefixes names the final merger and the deepstack mergers, in that order.
@@ -80,7 +108,8 @@ func (c Config) MergerTensors(prefix string) []TensorSpec {
 	return c.mergerTensors(prefix, c.MergedDim())
 }
 
-// ExpectedTensors is every vision tensor: 3 + 12*depth + 6 + 6*len(deepstack).
+// ExpectedTensors is every vision tensor: the embedding's (1 to 3) + 12*depth + 6 +
+// 6*len(deepstack).
 func (c Config) ExpectedTensors() []TensorSpec {
 	out := c.GlobalTensors()
 	for i := 0; i < c.Depth; i++ {

@@ -43,6 +43,7 @@ const (
 	slotsExp    = 8
 	slotsTanh   = 20
 	slotsErf    = 30
+	slotsQuick  = slotsExp + slotsDivide + 2 // exp, the division, the scaling and the add
 	slotsDivide = 12
 	slotsStage  = 8 // stage one element: bounds test, address, load, widen, store
 )
@@ -123,8 +124,11 @@ func (c *Cost) addEpilogue(mn float64, out int, bt DType, hasBias bool, ep Epilo
 	}
 	if ep.GELU {
 		slots := slotsTanh
-		if ep.Form == backend.GELUErf {
+		switch ep.Form {
+		case backend.GELUErf:
 			slots = slotsErf
+		case backend.GELUQuick:
+			slots = slotsQuick
 		}
 		c.ScalarSlots += mn * f(slots)
 	}
@@ -196,6 +200,8 @@ func elementwiseCost(kernel string, n int) Cost {
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = f(n), 4*f(n), 12*f(n)
 	case "gelu_tanh":
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = 8*f(n), (4+slotsTanh)*f(n), 8*f(n)
+	case "gelu_quick":
+		c.FLOPs, c.ScalarSlots, c.CacheBytes = 4*f(n), (4+slotsQuick)*f(n), 8*f(n)
 	default:
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = 12*f(n), (4+slotsErf)*f(n), 8*f(n)
 	}

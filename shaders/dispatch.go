@@ -225,6 +225,8 @@ func (e Epilogue) geluCode() uint32 {
 		return 1
 	case backend.GELUErf:
 		return 2
+	case backend.GELUQuick:
+		return 3
 	}
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", e.Form))
 }
@@ -382,13 +384,16 @@ func AttentionOn(kn string, o, q, k, v Operand, stride int, seg, qs backend.Segm
 	}
 }
 
-// GELUKernel names the kernel of a GELU form: TANH in the block MLP, ERF in the mergers.
+// GELUKernel names the kernel of a GELU form: TANH in Qwen3-VL's block MLP, ERF in the
+// mergers, QUICK in Qwen2-VL's block MLP.
 func GELUKernel(form backend.GELUForm) string {
 	switch form {
 	case backend.GELUTanh:
 		return "gelu_tanh"
 	case backend.GELUErf:
 		return "gelu_erf"
+	case backend.GELUQuick:
+		return "gelu_quick"
 	}
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", form))
 }

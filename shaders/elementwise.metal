@@ -1,9 +1,11 @@
-// elementwise.metal: GELU (two forms) in place, and the residual add.
+// elementwise.metal: GELU (three forms) in place, and the residual add.
 //
-// Invariant: gelu_tanh computes 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) (the block MLP,
-// "gelu_pytorch_tanh"); gelu_erf computes 0.5x(1+erf(x/sqrt(2))) (the mergers, nn.GELU()).
-// Mutation that would silently break it: swapping the two (GELU_FORMS_SWAPPED) — the curves
-// differ by at most ~1e-3, so the model stays fluent and wrong.
+// Invariant: gelu_tanh computes 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) (Qwen3-VL's block MLP,
+// "gelu_pytorch_tanh"); gelu_erf computes 0.5x(1+erf(x/sqrt(2))) (the mergers, nn.GELU());
+// gelu_quick computes x*sigmoid(1.702x) (Qwen2-VL's block MLP, "quick_gelu").
+// Mutation that would silently break it: swapping two of them (GELU_FORMS_SWAPPED: tanh and
+// erf; QUICK_AS_TANH: quick and tanh) — the curves differ by a few 1e-3 to 1e-2, so the model
+// stays fluent and wrong.
 
 struct ElementwiseParams {
     uint n;
@@ -30,6 +32,11 @@ inline float gelu_erf_of(float x) {
     return 0.5f * x * one_plus_erf;
 }
 
+// gelu_quick_of: x / (1 + exp(-1.702x)); exp overflows to +inf for x < -52, giving -0.
+inline float gelu_quick_of(float x) {
+    return x / (1.0f + precise::exp(-1.702f * x));
+}
+
 kernel void gelu_tanh(device float* x [[buffer(0)]], constant ElementwiseParams& p [[buffer(1)]],
                       uint i [[thread_position_in_grid]]) {
     if (i < p.n) {
@@ -43,6 +50,14 @@ kernel void gelu_erf(device float* x [[buffer(0)]], constant ElementwiseParams& 
     if (i < p.n) {
         // ERF here: the mergers. (TANH in the block MLP, above.)
         x[i] = MUTANT(GELU_FORMS_SWAPPED) ? gelu_tanh_of(x[i]) : gelu_erf_of(x[i]);
+    }
+}
+
+kernel void gelu_quick(device float* x [[buffer(0)]], constant ElementwiseParams& p [[buffer(1)]],
+                       uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        // QUICK here: Qwen2-VL's block MLP.
+        x[i] = MUTANT(QUICK_AS_TANH) ? gelu_tanh_of(x[i]) : gelu_quick_of(x[i]);
     }
 }
 

@@ -67,6 +67,8 @@ var mutants = []struct{ name, check string }{
 	{"FLASH_NO_RESCALE", "attention"},
 	{"FLASH_RESCALE_IF_ALL", "attention"},
 	{"GELU_FORMS_SWAPPED", "gelu"},
+	{"QUICK_AS_TANH", "gelu"},
+	{"QUICK_AS_TANH", "matmul"}, // the epilogue's quick form
 }
 
 func TestKernelsMatchReference(t *testing.T) {
@@ -157,7 +159,7 @@ func TestEveryKernelIsChecked(t *testing.T) {
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
 		"matmul_f32_m32": "matmul", "matmul_bf16_m32": "matmul", "matmul_f16_m32": "matmul",
 		"matmul_scalar_f32": "matmul_scalar", "matmul_scalar_bf16": "matmul_scalar", "matmul_scalar_f16": "matmul_scalar",
-		"gelu_tanh": "gelu", "gelu_erf": "gelu", "add_into": "add"}
+		"gelu_tanh": "gelu", "gelu_erf": "gelu", "gelu_quick": "gelu", "add_into": "add"}
 	for _, c := range attentionCases() {
 		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
 	}
@@ -318,12 +320,12 @@ func checkMatMulOn(d *harness.Driver, mutant string, tiles []int, plan matMulPla
 	worst := 0.0
 	// Shapes off the 64x64 tile and the 32- and 16-deep k steps, one of several tiles each way.
 	shapes := [][3]int{{37, 45, 50}, {70, 16, 130}, {1, 1, 1}, {65, 33, 64}, {130, 100, 70}}
-	// The epilogue per case: none, GELU (tanh, erf), residual, both.
+	// The epilogue per case: none, GELU (tanh, erf, quick), residual, both.
 	epilogues := []struct {
 		gelu bool
 		form backend.GELUForm
 		res  bool
-	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}}
+	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}, {true, backend.GELUQuick, true}}
 	for _, bm := range tiles {
 		for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 			for si, s := range shapes {
@@ -503,7 +505,7 @@ func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 		x[i] = float32(r.Float64()*12 - 6)
 	}
 	copy(x, []float32{0, 1e-3, -1e-3, 20, -20, 3, -3})
-	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick} {
 		var j job
 		xo := j.floats(x, 3)
 		if err := j.run(d, mutant, shaders.GELU(xo, len(x), form)); err != nil {

@@ -64,17 +64,22 @@ func (w Weight) Bytes() []byte {
 	return w.Region.Bytes[w.Offset : w.Offset+w.Elems()*w.DType.Size()]
 }
 
-// GELUForm selects the GELU: TANH in the block MLP, ERF in the mergers (spec sections 6, 7).
+// GELUForm selects the GELU: TANH in Qwen3-VL's block MLP, ERF in the mergers (spec sections
+// 6, 7), QUICK in Qwen2-VL's block MLP.
 type GELUForm int
 
 const (
-	GELUTanh GELUForm = iota // 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))), "gelu_pytorch_tanh"
-	GELUErf                  // 0.5x(1+erf(x/sqrt(2))), nn.GELU()
+	GELUTanh  GELUForm = iota // 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))), "gelu_pytorch_tanh"
+	GELUErf                   // 0.5x(1+erf(x/sqrt(2))), nn.GELU()
+	GELUQuick                 // x*sigmoid(1.702x), "quick_gelu"
 )
 
 func (g GELUForm) String() string {
-	if g == GELUErf {
+	switch g {
+	case GELUErf:
 		return "erf"
+	case GELUQuick:
+		return "quick"
 	}
 	return "tanh"
 }

@@ -80,7 +80,7 @@ func Cases() []Case {
 			}
 		}
 	}
-	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick} {
 		for _, n := range []int{1, 7, 1000, 40000} {
 			cases = append(cases, GELU(form, n))
 		}
@@ -90,7 +90,8 @@ func Cases() []Case {
 	}
 	cases = append(cases, Add(777, true))
 	cases = append(cases, MatMulEpilogue(dtype.BF16, 13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(dtype.BF16, 7, 100, 33, true, backend.GELUErf, false),
-		MatMulEpilogue(dtype.BF16, 20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(dtype.BF16, 5, 72, 130, true, backend.GELUTanh, true))
+		MatMulEpilogue(dtype.BF16, 20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(dtype.BF16, 5, 72, 130, true, backend.GELUTanh, true),
+		MatMulEpilogue(dtype.BF16, 11, 200, 60, true, backend.GELUQuick, true))
 	// Grids of 16 x 16 output tiles of 64: past Metal's small-grid switch (240), so its 64-row
 	// kernels run (qkv, proj and fc1 at real page sizes). k = 40 is one full k step of 32 and a
 	// tail; the epilogue's own k is a tail only (the k loop is the plain case's).

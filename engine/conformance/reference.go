@@ -83,6 +83,8 @@ func RefGELUScalar(x float64, form backend.GELUForm) float64 {
 		return 0.5 * x * (1 + math.Tanh(math.Sqrt(2/math.Pi)*(x+0.044715*x*x*x)))
 	case backend.GELUErf:
 		return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
+	case backend.GELUQuick:
+		return x / (1 + math.Exp(-1.702*x))
 	}
 	panic("cpu: RefGELUScalar: unknown GELU form")
 }

@@ -1,8 +1,9 @@
-// elementwise.go: GELU (tanh or erf) and Add.
+// elementwise.go: GELU (tanh, erf or quick) and Add.
 //
-// Invariant: GELU computes the named formula in float64 with math.Tanh / math.Erf and rounds
-// once to float32 (so each output is within 1 ulp of the exact value); GELUTanh is the block
-// MLP's "gelu_pytorch_tanh", GELUErf the mergers' nn.GELU(). Where the packed kernels run on
+// Invariant: GELU computes the named formula in float64 with math.Tanh / math.Erf / math.Exp
+// and rounds once to float32 (so each output is within 1 ulp of the exact value); GELUTanh is
+// Qwen3-VL's block MLP's "gelu_pytorch_tanh", GELUErf the mergers' nn.GELU(), GELUQuick
+// Qwen2-VL's block MLP's "quick_gelu". Where the packed kernels run on
 // AVX-512 (kernel.UseFMA && kernel.UseAVX512, fixed at start-up), GELUTanh is kernel.GELUTanh
 // instead: float32 x*sigmoid(2u), 16 lanes at a time, within a few ulp (kernel's TestGELUTanh)
 // and the same bits whatever the chunking (every lane runs the same instructions).
@@ -47,6 +48,8 @@ func geluRows(form backend.GELUForm) func([]float32) {
 		f = geluTanh // TANH here: the block MLP
 	case backend.GELUErf:
 		f = geluErf // ERF here: the mergers
+	case backend.GELUQuick:
+		f = geluQuick // QUICK here: Qwen2-VL's block MLP
 	default:
 		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
 	}
@@ -61,6 +64,11 @@ func geluRows(form backend.GELUForm) func([]float32) {
 func geluTanh(x float64) float64 {
 	const k = 0.7978845608028654 // sqrt(2/pi)
 	return 0.5 * x * (1 + math.Tanh(k*(x+0.044715*x*x*x)))
+}
+
+// geluQuick is QUICK: x*sigmoid(1.702x) = x/(1+exp(-1.702x)).
+func geluQuick(x float64) float64 {
+	return x / (1 + math.Exp(-1.702*x))
 }
 
 // geluErf is ERF: 0.5x(1+erf(x/sqrt(2))).

@@ -500,3 +500,34 @@ func TestDemoMutations(t *testing.T) {
 		}
 	}
 }
+
+// Every preset writes a checkpoint that opens as the family it names, with the config it was
+// made from (Qwen2-VL's under its own key names: embed_dim, hidden_size as the merger's
+// output, mlp_ratio) and the processor its family's hub files carry.
+func TestPresetsOpen(t *testing.T) {
+	for _, name := range []string{"tiny", "tiny-qwen3.5", "tiny-qwen2-vl"} {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		if err := Generate(dir, name, Options{DType: dtype.BF16, Seed: 3}); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := engine.OpenCheckpoint(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := ck.Config
+		if got.ModelType != c.ModelType || got.Hidden != c.Hidden || got.Intermediate != c.Intermediate ||
+			got.OutHidden != c.OutHidden || got.PatchSize != c.PatchSize || got.HasPosEmbed() != c.HasPosEmbed() || got.HiddenAct != c.HiddenAct {
+			t.Errorf("%s: opened as %+v, written from %+v", name, got, c)
+		}
+		if ck.Pre.PatchSize != c.PatchSize {
+			t.Errorf("%s: the processor's patch is %d, the tower's %d", name, ck.Pre.PatchSize, c.PatchSize)
+		}
+	}
+	if c, _ := Preset("qwen2-vl-2b"); c.Family() != "Qwen2-VL" || c.HasPosEmbed() || c.Intermediate != 4*c.Hidden {
+		t.Errorf("qwen2-vl-2b: %+v", c)
+	}
+}

@@ -34,7 +34,12 @@ var presets = map[string]engine.Config{
 		NumPositionEmbedding: 2304, Deepstack: []int{8, 16, 24}},
 	"qwen3.5-0.8b": {ModelType: "qwen3_5", Depth: 12, Hidden: 768, Heads: 12, Intermediate: 3072, OutHidden: 1024,
 		NumPositionEmbedding: 2304},
-	"demo": demoConfig, // constructed weights: demo.go
+	// Qwen2-VL: embed_dim 1280, mlp_ratio 4, no position table; hidden_size (the merger's output)
+	// is the language model's width: 1536 (2B), 3584 (7B).
+	"tiny-qwen2-vl": {ModelType: "qwen2_vl", Depth: 4, Hidden: 64, Heads: 4, Intermediate: 256, OutHidden: 96},
+	"qwen2-vl-2b":   {ModelType: "qwen2_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 5120, OutHidden: 1536},
+	"qwen2-vl-7b":   {ModelType: "qwen2_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 5120, OutHidden: 3584},
+	"demo":          demoConfig, // constructed weights: demo.go
 }
 
 // PresetNames lists the presets, sorted.
@@ -47,7 +52,8 @@ func PresetNames() []string {
 	return out
 }
 
-// Preset returns a preset's config with the fields every Qwen3-VL / Qwen3.5 shares.
+// Preset returns a preset's config with the fields its family's released towers share
+// (Qwen3-VL / Qwen3.5: patch 16, gelu_pytorch_tanh; Qwen2-VL: patch 14, quick_gelu).
 func Preset(name string) (engine.Config, error) {
 	c, ok := presets[name]
 	if !ok {
@@ -55,12 +61,18 @@ func Preset(name string) (engine.Config, error) {
 	}
 	c.InChannels, c.PatchSize, c.TemporalPatchSize, c.MergeSize = 3, 16, 2, 2
 	c.HiddenAct, c.RopeTheta = "gelu_pytorch_tanh", 10000
+	if c.ModelType == "qwen2_vl" {
+		c.PatchSize, c.HiddenAct = 14, "quick_gelu"
+	}
 	c.Deepstack = append([]int(nil), c.Deepstack...)
 	return c, c.Validate()
 }
 
 // writeConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
 func writeConfigs(dir string, c engine.Config, dt dtype.DType) error {
+	if c.ModelType == "qwen2_vl" {
+		return writeQwen2VLConfigs(dir, c, dt)
+	}
 	vision := map[string]any{
 		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
 		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
@@ -87,6 +99,35 @@ func writeConfigs(dir string, c engine.Config, dt dtype.DType) error {
 	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), pre)
 }
 
+// writeQwen2VLConfigs writes Qwen2-VL's config.json (its own names: embed_dim for the block
+// width, hidden_size for the merger's output, mlp_ratio) and the processor's hub values (patch
+// 14, CLIP mean and std, 3136..12845056 pixels).
+func writeQwen2VLConfigs(dir string, c engine.Config, dt dtype.DType) error {
+	if c.Intermediate%c.Hidden != 0 {
+		return fmt.Errorf("Qwen2-VL's MLP is embed_dim * mlp_ratio wide: %d is not a multiple of %d", c.Intermediate, c.Hidden)
+	}
+	vision := map[string]any{
+		"depth": c.Depth, "embed_dim": c.Hidden, "num_heads": c.Heads, "mlp_ratio": c.Intermediate / c.Hidden,
+		"hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
+	}
+	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
+	cfg := map[string]any{
+		"architectures": []string{"Qwen2VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
+		"hidden_size": c.OutHidden, "vision_config": vision,
+	}
+	pre := map[string]any{
+		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
+		"processor_class": "Qwen2VLProcessor", "image_processor_type": "Qwen2VLImageProcessor",
+	}
+	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), pre)
+}
+
 func writeJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -102,7 +143,8 @@ type Init struct{ Mean, Std float64 }
 // biases so the bias paths are exercised, LayerNorm gains around 1.
 func initFor(name string) Init {
 	switch {
-	case strings.HasSuffix(name, "norm.weight") || strings.HasSuffix(name, "norm1.weight") || strings.HasSuffix(name, "norm2.weight"):
+	case strings.HasSuffix(name, "norm.weight") || strings.HasSuffix(name, "norm1.weight") || strings.HasSuffix(name, "norm2.weight") ||
+		strings.HasSuffix(name, "ln_q.weight"):
 		return Init{1, 0.1}
 	case strings.HasSuffix(name, ".bias"):
 		return Init{0, 0.02}

@@ -24,7 +24,8 @@ type Fixture struct {
 }
 
 // Open makes a checkpoint directory from the reference file at path: config.json from
-// its metadata, the file itself (symlinked) as model.safetensors — its inputs and outputs
+// its metadata (the vision config "cfg", and "model_type" where the file names one: qwen3_vl
+// otherwise), the file itself (symlinked) as model.safetensors — its inputs and outputs
 // are not vision tensors, so the loader ignores them as it would a language model.
 func Open(t testing.TB, path string) *Fixture {
 	t.Helper()
@@ -35,7 +36,11 @@ func Open(t testing.TB, path string) *Fixture {
 	var vision map[string]any
 	must(t, json.Unmarshal([]byte(f.Metadata["cfg"]), &vision))
 	dir := t.TempDir()
-	cfg, _ := json.Marshal(map[string]any{"model_type": "qwen3_vl", "vision_config": vision})
+	modelType := f.Metadata["model_type"]
+	if modelType == "" {
+		modelType = "qwen3_vl"
+	}
+	cfg, _ := json.Marshal(map[string]any{"model_type": modelType, "vision_config": vision})
 	must(t, os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644))
 	must(t, os.Symlink(abs, filepath.Join(dir, "model.safetensors")))
 	return &Fixture{Path: abs, File: f, Dir: dir}

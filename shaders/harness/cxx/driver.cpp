@@ -152,6 +152,10 @@ const Kernel kKernels[] = {
      [](void* const* b, const void* p, const Ids& i) {
        gelu_erf((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
      }},
+    {"gelu_quick", sizeof(ElementwiseParams), 1,
+     [](void* const* b, const void* p, const Ids& i) {
+       gelu_quick((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
+     }},
     {"add_into", sizeof(ElementwiseParams), 2,
      [](void* const* b, const void* p, const Ids& i) {
        add_into((float*)b[0], (const float*)b[1], *(const ElementwiseParams*)p, i.grid.x);

@@ -1,0 +1,85 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+)
+
+// Qwen2-VL's tiny tower (4 blocks of 64, mlp_ratio 2, quick_gelu, no position table, no
+// patch bias; the same three grids as Qwen3-VL's fixture, patches of 14) against
+// transformers 5.17 in float32: every block output, the last hidden state, the merger, and
+// the attention rows of six queries in every block, mapped and pread bit-identical.
+func TestParityQwen2VL(t *testing.T) {
+	fx := openFixture(t, "qwen2vl_vision_tiny_f32")
+	var outs [][]float32
+	for _, res := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Residency: res, Keep: engine.Keep{Attention: true}}, fx.input(t))
+		for i, o := range run.Probes.Outputs() {
+			if e := relErr(o, fx.f32(t, fmt.Sprintf("blk%d", i))); e > 1e-5 {
+				t.Errorf("%v block %d: relative error %.3e > 1e-5 against transformers", res, i, e)
+			}
+		}
+		e := relErr(run.Merger, fx.f32(t, "pooler_output"))
+		t.Logf("%v: merger relative error %.2e", res, e)
+		if e > 1e-5 {
+			t.Errorf("%v merger: relative error %.3e > 1e-5", res, e)
+		}
+		if e := relErr(run.Embed, fx.f32(t, "embed")); e > 1e-5 {
+			t.Errorf("%v embedding: relative error %.3e > 1e-5", res, e)
+		}
+		checkFixtureRows(t, fx, run)
+		outs = append(outs, run.Merger)
+		for _, o := range run.Probes.Outputs() {
+			outs = append(outs, o)
+		}
+	}
+	half := len(outs) / 2
+	for i := range half {
+		if !bitEqual(outs[i], outs[half+i]) {
+			t.Errorf("output %d: mapped and pread differ in bits", i)
+		}
+	}
+}
+
+// checkFixtureRows compares the probes' attention rows with the fixture's
+// q{N}.blk{i}.attn_row [H, S] (transformers' own segments), within 1e-5 absolute.
+func checkFixtureRows(t *testing.T, fx *fixture, run *engine.Run) {
+	t.Helper()
+	S, H := run.Layout.Rows(), run.Probes.Heads
+	for b := range run.Next() {
+		for _, q := range []int{0, 5, 27, 40, 100, 175} {
+			want := fx.f32(t, fmt.Sprintf("q%d.blk%d.attn_row", q, b))
+			for h := range H {
+				got, err := run.Probes.AttentionRow(b, h, q)
+				must(t, err)
+				for j := range S {
+					if d := float64(got[j] - want[h*S+j]); d > 1e-5 || d < -1e-5 {
+						t.Fatalf("block %d head %d query %d key %d: %g, transformers %g", b, h, q, j, got[j], want[h*S+j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// quickAsTanh runs the block MLP's quick_gelu as gelu_tanh: the mutation the Qwen2-VL parity
+// must see (the curves differ by up to ~2e-2).
+type quickAsTanh struct{ backend.Backend }
+
+func (m *quickAsTanh) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	if ep.GELU && ep.Form == backend.GELUQuick {
+		ep.Form = backend.GELUTanh
+	}
+	m.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
+}
+
+func TestParityQwen2VLSeesTheActivation(t *testing.T) {
+	fx := openFixture(t, "qwen2vl_vision_tiny_f32")
+	run := runTower(t, fx.dir, &quickAsTanh{cpuBackend()}, engine.Settings{}, fx.input(t))
+	if e := relErr(run.Merger, fx.f32(t, "pooler_output")); e < 1e-3 {
+		t.Errorf("quick_gelu run as gelu_tanh: the merger is off by only %.2e", e)
+	}
+}
