@@ -373,8 +373,8 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 // blockFLOPs is the work a block's halves count, for one page of one segment (the package
 // comment): attention 2*S*D*3D (qkv) + 4*S^2*D (QK^T, PV) + 2*S*D*D (proj); MLP 4*S*D*I.
 func blockFLOPs(cfg engine.Config, patches int) (attention, mlp float64) {
-	S, D, I := float64(patches), float64(cfg.Hidden), float64(cfg.Intermediate)
-	return 2*S*D*3*D + 4*S*S*D + 2*S*D*D, 4 * S * D * I
+	S, D := float64(patches), float64(cfg.Hidden)
+	return 2*S*D*3*D + 4*S*S*D + 2*S*D*D, cfg.MLPFLOPs(patches)
 }
 
 // timeGEMMs times block 0's matrix products alone, rows = patches, on the engine's backend.

@@ -33,6 +33,8 @@ type Config struct {
 	Deepstack            []int
 	HiddenAct            string
 	RopeTheta            float64
+	WindowSize           int   // Qwen2.5-VL: window_size in pixels; 0: no window attention
+	FullAttBlocks        []int // Qwen2.5-VL: the blocks that attend within whole frames
 }
 
 // HeadDim is D/H.
@@ -66,6 +68,8 @@ type visionJSON struct {
 	HiddenSize            *int            `json:"hidden_size"` // Qwen2-VL: the merger's output
 	EmbedDim              *int            `json:"embed_dim"`   // Qwen2-VL's block width
 	MLPRatio              *float64        `json:"mlp_ratio"`   // Qwen2-VL's MLP width / embed_dim
+	WindowSize            *int            `json:"window_size"`
+	FullAttBlockIndexes   []int           `json:"fullatt_block_indexes"`
 	NumHeads              *int            `json:"num_heads"`
 	IntermediateSize      *int            `json:"intermediate_size"`
 	OutHiddenSize         *int            `json:"out_hidden_size"`
@@ -217,19 +221,32 @@ func (c Config) Validate() error {
 		"spatial_merge_size": c.MergeSize, "num_position_embeddings": c.NumPositionEmbedding}
 	keys := []string{"depth", "hidden_size", "num_heads", "intermediate_size", "out_hidden_size", "in_channels",
 		"patch_size", "temporal_patch_size", "spatial_merge_size", "num_position_embeddings"}
+	if fam != qwen3VL && c.NumPositionEmbedding != 0 {
+		return fmt.Errorf("%s has no position table, yet num_position_embeddings is %d", fam.name, c.NumPositionEmbedding)
+	}
+	if fam == qwen25VL {
+		keys = keys[:len(keys)-1] // no position table
+	}
 	if fam == qwen2VL { // its names for the widths; and it has no position table
 		pos = map[string]int{"depth": c.Depth, "embed_dim": c.Hidden, "num_heads": c.Heads,
 			"embed_dim * mlp_ratio": c.Intermediate, "hidden_size": c.OutHidden, "in_channels": c.InChannels,
 			"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize}
 		keys = []string{"depth", "embed_dim", "num_heads", "embed_dim * mlp_ratio", "hidden_size", "in_channels",
 			"patch_size", "temporal_patch_size", "spatial_merge_size"}
-		if c.NumPositionEmbedding != 0 {
-			return fmt.Errorf("Qwen2-VL has no position table, yet num_position_embeddings is %d", c.NumPositionEmbedding)
-		}
 	}
 	for _, k := range keys {
 		if pos[k] <= 0 || pos[k] > 1<<20 {
 			return fmt.Errorf("vision_config.%s = %d is out of range", k, pos[k])
+		}
+	}
+	if fam == qwen25VL {
+		if c.WindowSize <= 0 || c.WindowUnits() < 1 {
+			return fmt.Errorf("vision_config.window_size %d is smaller than one merge unit (%d px)", c.WindowSize, c.MergeSize*c.PatchSize)
+		}
+		for i, b := range c.FullAttBlocks {
+			if b < 0 || b >= c.Depth || (i > 0 && b <= c.FullAttBlocks[i-1]) {
+				return fmt.Errorf("vision_config.fullatt_block_indexes %v: want increasing blocks of 0..%d", c.FullAttBlocks, c.Depth-1)
+			}
 		}
 	}
 	if c.Hidden%c.Heads != 0 {

@@ -5,8 +5,10 @@ package engine
 // deepstack.{k} [S/4, O], with a query, blocks.{i}.attn_row [H, S], and with taps asked
 // for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go).
 //
-// Invariant: every tensor is in sequence (merge-window) order, the order of pixel_values.
-// The mutation that would silently break it: writing attention rows in raster order.
+// Invariant: every tensor is in sequence (merge-window) order, the order of pixel_values,
+// whatever order the blocks saw the rows in (Qwen2.5-VL's windows: geom.Layout.ToProcessorOrder),
+// and the query is a pixel_values row. The mutation that would silently break it: writing
+// attention rows in raster order, or a window-ordered run's rows as the blocks held them.
 
 import (
 	"fmt"
@@ -64,10 +66,10 @@ func (d *Dump) Write(path string, query int, taps TapSet) error {
 	ts := []safetensors.Tensor{
 		safetensors.F32Tensor("pixel_values", []int{S, c.PatchDim()}, d.pixels),
 		safetensors.I64Tensor("grid_thw", []int{3}, []int64{int64(g.T), int64(g.H), int64(g.W)}),
-		safetensors.F32Tensor("embed", []int{S, D}, d.embed),
+		safetensors.F32Tensor("embed", []int{S, D}, d.layout.ToProcessorOrder(d.embed, D)),
 	}
 	for i, out := range d.outputs {
-		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.out", i), []int{S, D}, out))
+		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.out", i), []int{S, D}, d.layout.ToProcessorOrder(out, D)))
 	}
 	more, err := d.taps(taps)
 	if err != nil {
@@ -101,7 +103,8 @@ func (d *Dump) taps(taps TapSet) ([]safetensors.Tensor, error) {
 			if err != nil {
 				return nil, fmt.Errorf("dump: %w", err)
 			}
-			ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.%s", i, t), []int{S, t.Width(d.config)}, x))
+			w := t.Width(d.config)
+			ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.%s", i, t), []int{S, w}, d.layout.ToProcessorOrder(x, w)))
 		}
 	}
 	return ts, nil
@@ -113,14 +116,15 @@ func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {
 		return nil, fmt.Errorf("attention query %d: the image has %d patches", query, S)
 	}
 	var ts []safetensors.Tensor
+	q := d.layout.RowOfProcessor(query) // the row that holds pixel_values row query
 	for i := 0; i < c.Depth; i++ {
 		rows := make([]float32, 0, c.Heads*S)
 		for h := 0; h < c.Heads; h++ {
-			row, err := d.probes.AttentionRow(i, h, query)
+			row, err := d.probes.AttentionRow(i, h, q)
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, row...)
+			rows = append(rows, d.layout.ToProcessorOrder(row, 1)...)
 		}
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.attn_row", i), []int{c.Heads, S}, rows))
 	}

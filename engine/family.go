@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 )
 
 // family is one model family's facts.
@@ -33,20 +34,25 @@ type family struct {
 	// merger lists the final merger's six tensor suffixes (norm w, b; fc1 w, b; fc2 w, b).
 	merger    [6]string
 	patchBias bool             // the patch embedding (Conv3d) has a bias
+	rmsNorm   bool             // RMS norms (weight only), not LayerNorms
+	gated     bool             // the MLP is down(act(gate(x)) * up(x))
 	mlpAct    string           // vision_config.hidden_act it runs
 	mlpForm   backend.GELUForm // and the epilogue form that computes it
 	// vision reads config.json's vision_config into c (what the shared fields do not say).
 	vision func(v *visionJSON, c *Config) error
+	// arrange orders a page's rows and sets its blocks' attention segments (nil: the
+	// processor's order, every block attending within whole frames).
+	arrange func(c Config, lay *geom.Layout) error
 }
 
-var families = []*family{qwen3VL, qwen2VL}
+var families = []*family{qwen3VL, qwen2VL, qwen25VL}
 
 // qwen3VL: Qwen3-VL, Qwen3-VL-MoE, Qwen3.5, Qwen3.5-MoE (spec: qwen3-vl-vision.md).
 var qwen3VL = &family{
 	name:       "Qwen3-VL",
 	modelTypes: []string{"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"},
 	block: [blockWeightCount]string{"norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
-		"norm2.weight", "norm2.bias", "mlp.linear_fc1.weight", "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias"},
+		"norm2.weight", "norm2.bias", "mlp.linear_fc1.weight", "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias", "", ""},
 	merger:    [6]string{"norm.weight", "norm.bias", "linear_fc1.weight", "linear_fc1.bias", "linear_fc2.weight", "linear_fc2.bias"},
 	patchBias: true,
 	mlpAct:    "gelu_pytorch_tanh",
@@ -81,7 +87,7 @@ var qwen2VL = &family{
 	name:       "Qwen2-VL",
 	modelTypes: []string{"qwen2_vl"},
 	block: [blockWeightCount]string{"norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
-		"norm2.weight", "norm2.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias"},
+		"norm2.weight", "norm2.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias", "", ""},
 	merger:  [6]string{"ln_q.weight", "ln_q.bias", "mlp.0.weight", "mlp.0.bias", "mlp.2.weight", "mlp.2.bias"},
 	mlpAct:  "quick_gelu",
 	mlpForm: backend.GELUQuick,
@@ -104,6 +110,74 @@ var qwen2VL = &family{
 		c.PatchSize = intOr(v.PatchSize, 14)
 		return nil
 	},
+}
+
+// qwen25VL: Qwen2.5-VL. RMS norms (eps 1e-6, weight only) in the blocks and the merger's ln_q;
+// a gated MLP down(silu(gate(x)) * up(x)) with biases; no position table, no patch bias; patches
+// of 14; window attention in every block but fullatt_block_indexes: the rows regrouped by
+// windows of window_size/merge/patch merge units a side (geom.Layout.UseWindowOrder), the
+// merger's rows handed back in the processor's order.
+var qwen25VL = &family{
+	name:       "Qwen2.5-VL",
+	modelTypes: []string{"qwen2_5_vl"},
+	block: [blockWeightCount]string{"norm1.weight", "", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
+		"norm2.weight", "", "mlp.gate_proj.weight", "mlp.gate_proj.bias", "mlp.down_proj.weight", "mlp.down_proj.bias",
+		"mlp.up_proj.weight", "mlp.up_proj.bias"},
+	merger:  [6]string{"ln_q.weight", "", "mlp.0.weight", "mlp.0.bias", "mlp.2.weight", "mlp.2.bias"},
+	rmsNorm: true,
+	gated:   true,
+	mlpAct:  "silu",
+	mlpForm: backend.GELUSiLU,
+	vision: func(v *visionJSON, c *Config) error {
+		for _, f := range []struct {
+			name string
+			src  *int
+			dst  *int
+		}{{"hidden_size", v.HiddenSize, &c.Hidden}, {"intermediate_size", v.IntermediateSize, &c.Intermediate},
+			{"out_hidden_size", v.OutHiddenSize, &c.OutHidden}} {
+			if f.src == nil {
+				return fmt.Errorf("vision_config is missing %q", f.name)
+			}
+			*f.dst = *f.src
+		}
+		c.PatchSize = intOr(v.PatchSize, 14)
+		c.WindowSize = intOr(v.WindowSize, 112)
+		c.FullAttBlocks = v.FullAttBlockIndexes
+		if v.FullAttBlockIndexes == nil {
+			c.FullAttBlocks = []int{7, 15, 23, 31} // Qwen2_5_VLVisionConfig's default
+		}
+		return nil
+	},
+	arrange: func(c Config, lay *geom.Layout) error {
+		windows, err := lay.UseWindowOrder(c.WindowUnits())
+		if err != nil {
+			return err
+		}
+		var windowed []int
+		for b := range c.Depth {
+			if !slices.Contains(c.FullAttBlocks, b) {
+				windowed = append(windowed, b)
+			}
+		}
+		return lay.SetWindows(windows, windowed, c.Depth)
+	},
+}
+
+// WindowUnits is a window's side in merge units (Qwen2.5-VL: window_size // merge // patch,
+// integer divisions as transformers does them); 0 without window attention.
+func (c Config) WindowUnits() int {
+	if c.WindowSize == 0 {
+		return 0
+	}
+	return c.WindowSize / c.MergeSize / c.PatchSize
+}
+
+// arrange orders lay's rows and sets its blocks' segments as the family does.
+func (c Config) arrange(lay *geom.Layout) error {
+	if f := c.family(); f.arrange != nil {
+		return f.arrange(c, lay)
+	}
+	return nil
 }
 
 // familyOf is the family of a config.json model_type, or nil.
@@ -144,3 +218,20 @@ func (c Config) HasPatchBias() bool { return c.family().patchBias }
 
 // MLPForm is the block MLP's activation as the matmul epilogue's form.
 func (c Config) MLPForm() backend.GELUForm { return c.family().mlpForm }
+
+// Gated says whether the block MLP is gated: down(act(gate(x)) * up(x)) (Qwen2.5-VL), not
+// fc2(act(fc1(x))).
+func (c Config) Gated() bool { return c.family().gated }
+
+// RMSNorms says whether the norms are RMS norms (weight only) rather than LayerNorms.
+func (c Config) RMSNorms() bool { return c.family().rmsNorm }
+
+// MLPFLOPs is one block MLP's multiply-adds times two over S rows: two products of D x I, a
+// third for a gated MLP's up projection.
+func (c Config) MLPFLOPs(S int) float64 {
+	n := 4.0
+	if c.Gated() {
+		n = 6
+	}
+	return n * float64(S) * float64(c.Hidden) * float64(c.Intermediate)
+}

@@ -29,6 +29,7 @@ const layerNormEps = 1e-6 // hard-coded in the HF vision tower
 type pageBufs struct {
 	h, ln, qkv, attn, tmp backend.Buffer // [S,D], [S,D], [S,3D], [S,D], [S,D]
 	tile                  backend.Buffer // [tileRows, I]
+	up                    backend.Buffer // [tileRows, I]: a gated MLP's up projection (else none)
 	cos, sin              backend.Buffer // [S, hd]
 	merged, out           backend.Buffer // [S/4, M], [S/4, O]
 }
@@ -77,6 +78,12 @@ func (g *graph) alloc() error {
 		{&g.buf.tile, g.tileRows * I}, {&g.buf.cos, S * g.cfg.HeadDim()}, {&g.buf.sin, S * g.cfg.HeadDim()},
 		{&g.buf.merged, g.mergedRows() * g.cfg.MergedDim()}, {&g.buf.out, g.mergedRows() * g.cfg.OutHidden},
 	}
+	if g.cfg.Gated() {
+		sizes = append(sizes, struct {
+			dst *backend.Buffer
+			n   int
+		}{&g.buf.up, g.tileRows * I})
+	}
 	for _, s := range sizes {
 		b, err := g.be.Alloc(max(s.n, 1))
 		if err != nil {
@@ -89,7 +96,7 @@ func (g *graph) alloc() error {
 }
 
 func (g *graph) free() {
-	for _, b := range []backend.Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
+	for _, b := range []backend.Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.up, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
 		if b != nil {
 			g.be.Free(b)
 		}
@@ -120,7 +127,7 @@ func (g *graph) embed(pixels backend.View, patchW, patchB backend.Weight, pos []
 func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	S, D, H, hd := g.seq, g.cfg.Hidden, g.cfg.Heads, g.cfg.HeadDim()
 	b := g.be
-	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm1W], w[wNorm1B], S, D, layerNormEps)
+	g.norm(v(g.buf.ln), v(g.buf.h), w[wNorm1W], w[wNorm1B], S, D)
 	g.name(TapLN1, v(g.buf.ln), D)
 	b.MatMul(v(g.buf.qkv), v(g.buf.ln), w[wQKVW], w[wQKVB], S, D, 3*D)
 	q, k, val := v(g.buf.qkv), v(g.buf.qkv).At(D), v(g.buf.qkv).At(2*D) // [q | k | v] per row
@@ -143,16 +150,21 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 	S, D, I := g.seq, g.cfg.Hidden, g.cfg.Intermediate
 	b := g.be
-	b.LayerNorm(v(g.buf.ln), v(g.buf.h), w[wNorm2W], w[wNorm2B], S, D, layerNormEps)
+	g.norm(v(g.buf.ln), v(g.buf.h), w[wNorm2W], w[wNorm2B], S, D)
 	g.name(TapLN2, v(g.buf.ln), D)
 	for r0 := 0; r0 < S; r0 += g.tileRows {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		t := min(g.tileRows, S-r0)
-		// fc1 with the family's activation in its epilogue (TANH or QUICK); ERF in the mergers
+		// fc1 (a gated MLP's gate) with the family's activation in its epilogue (TANH, QUICK
+		// or SILU); ERF in the mergers
 		b.MatMulEpilogue(v(g.buf.tile), v(g.buf.ln).At(r0*D), w[wFC1W], w[wFC1B], t, D, I,
 			backend.Epilogue{GELU: true, Form: g.cfg.MLPForm()})
+		if g.cfg.Gated() { // act(gate) * up: the tile is then down's input
+			b.MatMul(v(g.buf.up), v(g.buf.ln).At(r0*D), w[wUpW], w[wUpB], t, D, I)
+			b.Mul(v(g.buf.tile), v(g.buf.up), t*I)
+		}
 		if err := g.nameTile(TapFFNAct, v(g.buf.tile), r0, t); err != nil {
 			return err
 		}
@@ -173,8 +185,17 @@ type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B backend.Weight }
 // (m*m consecutive rows in merge-window order) into one row of M = m*m*D. The result is in buf.out.
 func (g *graph) merger(w MergerWeights) {
 	S, D := g.seq, g.cfg.Hidden
-	g.be.LayerNorm(v(g.buf.ln), v(g.buf.h), w.NormW, w.NormB, S, D, layerNormEps) // norm over D: pre-shuffle
+	g.norm(v(g.buf.ln), v(g.buf.h), w.NormW, w.NormB, S, D) // norm over D: pre-shuffle
 	g.mergerMLP(v(g.buf.ln), w)
+}
+
+// norm is the family's norm over cols: LayerNorm (w, b), or RMSNorm (w; b is the zero Weight).
+func (g *graph) norm(out, x backend.View, w, b backend.Weight, rows, cols int) {
+	if g.cfg.RMSNorms() {
+		g.be.RMSNorm(out, x, w, rows, cols, layerNormEps)
+		return
+	}
+	g.be.LayerNorm(out, x, w, b, rows, cols, layerNormEps)
 }
 
 // deepstack: concatenate first, then normalize over M = 4D (post-shuffle norm).

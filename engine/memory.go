@@ -97,7 +97,11 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	m.Scratch = threads * f * max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
 	// CPU: fc1 and fc2 widened to float32 once per pass (engine/cpu's packcache.go), the
 	// output rounded up to whole 64-wide panels, in a mapping of their own (hugealloc).
-	pack := 2 * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
+	mlpMats := int64(2)
+	if c.Gated() {
+		mlpMats = 3 // gate, up, down: packcache keeps three
+	}
+	pack := mlpMats * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
 	m.Scratch += pack
 	m.Probes = c.ProbeBytes(int(S), s.Keep.Set())
 	m.Outside = m.Weights + pack

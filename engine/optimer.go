@@ -37,6 +37,11 @@ func (o *opTimer) LayerNorm(out, x backend.View, w, b backend.Weight, rows, cols
 	o.Backend.LayerNorm(out, x, w, b, rows, cols, eps)
 }
 
+func (o *opTimer) RMSNorm(out, x backend.View, w backend.Weight, rows, cols int, eps float32) {
+	defer o.since("layernorm", time.Now()) // the norms share one entry
+	o.Backend.RMSNorm(out, x, w, rows, cols, eps)
+}
+
 func (o *opTimer) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	defer o.since("matmul", time.Now())
 	o.Backend.MatMul(y, x, w, bias, rows, in, out)
@@ -65,4 +70,9 @@ func (o *opTimer) GELU(x backend.View, n int, form backend.GELUForm) {
 func (o *opTimer) Add(dst, src backend.View, n int) {
 	defer o.since("add", time.Now())
 	o.Backend.Add(dst, src, n)
+}
+
+func (o *opTimer) Mul(dst, src backend.View, n int) {
+	defer o.since("mul", time.Now())
+	o.Backend.Mul(dst, src, n)
 }

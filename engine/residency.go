@@ -56,10 +56,13 @@ const (
 	wFC1B
 	wFC2W
 	wFC2B
+	wUpW // a gated MLP's up projection (Qwen2.5-VL); fc1 is then its gate, fc2 its down
+	wUpB
 	blockWeightCount
 )
 
-// BlockWeights are one block's twelve weights.
+// BlockWeights are one block's weights by role; a role the family has not (the norms' biases
+// of an RMS-norm family, the up projection of an ungated MLP) is the zero Weight.
 type BlockWeights [blockWeightCount]backend.Weight
 
 // GEMM is one of a block's four matrix products: y[S, Out] = x[S, In] W^T + B.
@@ -69,10 +72,14 @@ type GEMM struct {
 	In, Out int
 }
 
-// GEMMs lists the block's matrix products in graph order (qkv, proj, fc1, fc2), for
-// benchmarks that time them at the block's shapes with its own weights.
+// GEMMs lists the block's matrix products in graph order (qkv, proj, fc1, fc2; a gated MLP's
+// gate, up and down), for benchmarks that time them at the block's shapes with its own weights.
 func (w *BlockWeights) GEMMs(c Config) []GEMM {
 	D, I := c.Hidden, c.Intermediate
+	if c.Gated() {
+		return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
+			{"gate", w[wFC1W], w[wFC1B], D, I}, {"up", w[wUpW], w[wUpB], D, I}, {"down", w[wFC2W], w[wFC2B], I, D}}
+	}
 	return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
 		{"fc1", w[wFC1W], w[wFC1B], D, I}, {"fc2", w[wFC2W], w[wFC2B], I, D}}
 }
@@ -144,8 +151,8 @@ func newMapped(ck *Checkpoint) (*mappedRes, error) {
 	}
 	m.blocks = make([]BlockWeights, ck.Config.Depth)
 	for i := range m.blocks {
-		for k, spec := range ck.Config.BlockTensors(i) {
-			m.blocks[i][k] = m.weight(spec.Name)
+		for _, spec := range ck.Config.BlockTensors(i) {
+			m.blocks[i][spec.Role] = m.weight(spec.Name)
 		}
 	}
 	return m, nil
@@ -226,8 +233,8 @@ func (m *mappedRes) Global(name string) backend.Weight { return m.weight(name) }
 
 func (m *mappedRes) Merger(prefix string) (MergerWeights, WeightFetch, error) {
 	var w [6]backend.Weight
-	for k, spec := range m.ck.Config.MergerTensors(prefix) {
-		w[k] = m.weight(spec.Name)
+	for _, spec := range m.ck.Config.MergerTensors(prefix) {
+		w[spec.Role] = m.weight(spec.Name)
 	}
 	return mergerWeightsOf(w), WeightFetch{}, nil
 }
@@ -342,14 +349,14 @@ func (p *preadRes) layoutBytes(specs []TensorSpec) int64 {
 // fill preads specs into region in layout order and returns their weights and bytes read.
 func (p *preadRes) fill(region *backend.Region, specs []TensorSpec, out []backend.Weight) (int64, error) {
 	var off int64
-	for k, s := range specs {
+	for _, s := range specs {
 		l := p.ck.tensors[s.Name]
 		off = alignUp(off, slotAlign)
 		n := l.Bytes()
 		if _, err := p.files[l.File.Path].ReadAt(region.Bytes[off:off+n], l.Info.Begin); err != nil {
 			return 0, fmt.Errorf("%s: reading tensor %q: %v", l.File.Path, l.Info.Name, err)
 		}
-		out[k] = backend.Weight{Name: l.Info.Name, DType: l.Info.DType, Shape: l.Info.Shape, Region: region, Offset: int(off)}
+		out[s.Role] = backend.Weight{Name: l.Info.Name, DType: l.Info.DType, Shape: l.Info.Shape, Region: region, Offset: int(off)}
 		off += n
 	}
 	return off, nil
@@ -375,8 +382,8 @@ func (p *preadRes) loadGlobals() error {
 	if _, err := p.fill(p.global, specs, ws); err != nil {
 		return err
 	}
-	for k, s := range specs {
-		p.globals[s.Name] = ws[k]
+	for _, s := range specs {
+		p.globals[s.Name] = ws[s.Role]
 	}
 	return nil
 }

@@ -145,6 +145,9 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.arrange(lay); err != nil { // the family's row order and attention windows
+		return nil, err
+	}
 	if e.windows != nil {
 		if err := e.windows(lay); err != nil {
 			return nil, err
@@ -190,7 +193,7 @@ func (r *Run) embed() error {
 		return err
 	}
 	defer be.Free(pix)
-	be.Upload(v(pix), r.Input.Pixels)
+	be.Upload(v(pix), r.Layout.ToLayoutOrder(r.Input.Pixels, cfg.PatchDim())) // rows in the blocks' order
 	r.g.embed(v(pix), patchW, patchB, pos)
 	if _, err := be.Commit(); err != nil {
 		return err
@@ -452,7 +455,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
 			return err
 		}
-		r.Deepstack = append(r.Deepstack, r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden))
+		r.Deepstack = append(r.Deepstack, r.Layout.ToProcessorOrder(r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden), cfg.OutHidden))
 		r.checkMerger(fmt.Sprintf("deepstack_merger_list.%d.", k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
 	}
 	return nil
@@ -496,7 +499,8 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 		return 0, err
 	}
 	r.takeOps()
-	r.Merger = r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden)
+	// in the processor's order, whatever order the blocks saw the rows in (Qwen2.5-VL's windows)
+	r.Merger = r.Layout.ToProcessorOrder(r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden), cfg.OutHidden)
 	r.checkMerger("merger.", cfg.Depth-1, r.prev, r.Merger, w)
 	r.MergerTime = d
 	return d, nil

@@ -180,7 +180,11 @@ func (c Config) TapBytes(t Tap, patches int) int64 {
 // TileBytes is the MLP tile buffer of a page of patches at tile rows: the graph's tile holds
 // min(tile, patches) rows of the MLP's hidden layer, float32.
 func (c Config) TileBytes(tile, patches int) int64 {
-	return int64(min(tile, patches)) * int64(c.Intermediate) * 4
+	n := int64(min(tile, patches)) * int64(c.Intermediate) * 4
+	if c.Gated() {
+		return 2 * n // the gate's tile and the up projection's
+	}
+	return n
 }
 
 // ProbeBytes is what a run keeping taps costs on the host for a page of patches: every

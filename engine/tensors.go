@@ -13,24 +13,29 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 )
 
-// blockTensorSuffixes names a block's twelve weights (Qwen3-VL's names), in the order a slot
-// holds them: the roles every family lists its own names in (family.go).
+// blockTensorSuffixes names a block's weights by role (Qwen3-VL's names; "" for a role it has
+// not): the roles every family lists its own names in (family.go).
 var blockTensorSuffixes = qwen3VL.block
 
-// TensorSpec is a name (without the model.visual. prefix) and its expected shape.
+// TensorSpec is a name (without the model.visual. prefix), its expected shape, and its role:
+// the index of its weight in the list's destination (BlockWeights for a block, a merger's six
+// for a merger, the list's own order for the embedding).
 type TensorSpec struct {
 	Name  string
 	Shape []int
+	Role  int
 }
 
-// BlockTensors lists block i's twelve weights.
+// BlockTensors lists block i's weights, those its family has, in role order.
 func (c Config) BlockTensors(i int) []TensorSpec {
 	D, I := c.Hidden, c.Intermediate
-	shapes := [][]int{{D}, {D}, {3 * D, D}, {3 * D}, {D, D}, {D}, {D}, {D}, {I, D}, {I}, {D, I}, {D}}
-	out := make([]TensorSpec, len(shapes))
+	shapes := [blockWeightCount][]int{{D}, {D}, {3 * D, D}, {3 * D}, {D, D}, {D}, {D}, {D}, {I, D}, {I}, {D, I}, {D}, {I, D}, {I}}
+	var out []TensorSpec
 	names := c.family().block
 	for k, s := range shapes {
-		out[k] = TensorSpec{fmt.Sprintf("blocks.%d.%s", i, names[k]), s}
+		if names[k] != "" {
+			out = append(out, TensorSpec{fmt.Sprintf("blocks.%d.%s", i, names[k]), s, k})
+		}
 	}
 	return out
 }
@@ -40,11 +45,14 @@ func (c Config) BlockTensors(i int) []TensorSpec {
 func (c Config) mergerTensors(prefix string, normDim int) []TensorSpec {
 	M, O := c.MergedDim(), c.OutHidden
 	n := c.family().merger
-	return []TensorSpec{
-		{prefix + n[0], []int{normDim}}, {prefix + n[1], []int{normDim}},
-		{prefix + n[2], []int{M, M}}, {prefix + n[3], []int{M}},
-		{prefix + n[4], []int{O, M}}, {prefix + n[5], []int{O}},
+	shapes := [6][]int{{normDim}, {normDim}, {M, M}, {M}, {O, M}, {O}}
+	var out []TensorSpec
+	for k, s := range shapes {
+		if n[k] != "" {
+			out = append(out, TensorSpec{prefix + n[k], s, k})
+		}
 	}
+	return out
 }
 
 // GlobalTensors lists everything outside the blocks: patch and position embeddings, the
@@ -68,12 +76,12 @@ const (
 // EmbedTensors lists the patch embedding, its bias and the position table, those the family has.
 func (c Config) EmbedTensors() []TensorSpec {
 	D := c.Hidden
-	out := []TensorSpec{{patchWeightName, []int{D, c.InChannels, c.TemporalPatchSize, c.PatchSize, c.PatchSize}}}
+	out := []TensorSpec{{patchWeightName, []int{D, c.InChannels, c.TemporalPatchSize, c.PatchSize, c.PatchSize}, 0}}
 	if c.HasPatchBias() {
-		out = append(out, TensorSpec{patchBiasName, []int{D}})
+		out = append(out, TensorSpec{patchBiasName, []int{D}, len(out)})
 	}
 	if c.HasPosEmbed() {
-		out = append(out, TensorSpec{posEmbedName, []int{c.NumPositionEmbedding, D}})
+		out = append(out, TensorSpec{posEmbedName, []int{c.NumPositionEmbedding, D}, len(out)})
 	}
 	return out
 }

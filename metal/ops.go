@@ -33,6 +33,20 @@ func (b *Backend) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, c
 	}
 }
 
+// RMSNorm: out[r,:] = x[r,:]/sqrt(mean(x^2)+eps)*w over cols.
+func (b *Backend) RMSNorm(out, x backend.View, w backend.Weight, rows, cols int, eps float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := rows * cols
+	if out.Buf != x.Buf || out.Off != x.Off { // in place is fine: each element is read before it is written
+		noOverlap("RMSNorm", out, n, x, n)
+	}
+	oo, xo := operand(out, n, "RMSNorm out"), operand(x, n, "RMSNorm x")
+	if wo, wt, ok := b.weights.operand("RMSNorm", w, cols); ok {
+		b.encode(shaders.RMSNorm(oo, xo, wo, wt, rows, cols, eps))
+	}
+}
+
 // MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; the zero Weight means no bias.
 func (b *Backend) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
 	b.MatMulEpilogue(y, x, w, bias, rows, in, out, backend.Epilogue{})
@@ -143,4 +157,14 @@ func (b *Backend) Add(dst, src backend.View, n int) {
 		noOverlap("Add", dst, n, src, n)
 	}
 	b.encode(shaders.Add(operand(dst, n, "Add dst"), operand(src, n, "Add src"), n))
+}
+
+// Mul: dst[0:n] *= src[0:n] (dst may be src itself).
+func (b *Backend) Mul(dst, src backend.View, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if dst.Buf != src.Buf || dst.Off != src.Off {
+		noOverlap("Mul", dst, n, src, n)
+	}
+	b.encode(shaders.Mul(operand(dst, n, "Mul dst"), operand(src, n, "Mul src"), n))
 }

@@ -127,7 +127,7 @@ func (c *Cost) addEpilogue(mn float64, out int, bt DType, hasBias bool, ep Epilo
 		switch ep.Form {
 		case backend.GELUErf:
 			slots = slotsErf
-		case backend.GELUQuick:
+		case backend.GELUQuick, backend.GELUSiLU:
 			slots = slotsQuick
 		}
 		c.ScalarSlots += mn * f(slots)
@@ -200,7 +200,9 @@ func elementwiseCost(kernel string, n int) Cost {
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = f(n), 4*f(n), 12*f(n)
 	case "gelu_tanh":
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = 8*f(n), (4+slotsTanh)*f(n), 8*f(n)
-	case "gelu_quick":
+	case "mul_into":
+		c.FLOPs, c.ScalarSlots, c.CacheBytes = f(n), 4*f(n), 12*f(n)
+	case "gelu_quick", "gelu_silu":
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = 4*f(n), (4+slotsQuick)*f(n), 8*f(n)
 	default:
 		c.FLOPs, c.ScalarSlots, c.CacheBytes = 12*f(n), (4+slotsErf)*f(n), 8*f(n)

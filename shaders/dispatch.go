@@ -182,6 +182,21 @@ func LayerNorm(out, x, w, b Operand, wt, bt DType, rows, cols int, eps float32) 
 	}
 }
 
+// RMSNorm: out[r,:] = x[r,:]/sqrt(mean(x^2)+eps)*w; w is a weight of dtype wt.
+func RMSNorm(out, x, w Operand, wt DType, rows, cols int, eps float32) Dispatch {
+	const k = "rms_norm"
+	c := layerNormCost(rows, cols, wt, wt)
+	c.Op = fmt.Sprintf("rms_norm %dx%d", rows, cols)
+	return Dispatch{
+		Kernel:  k,
+		Buffers: append(floats(k, out, x), bind(k, w, wt.Size())),
+		Params:  pack(u32(rows), u32(cols), eps, uint32(wt), uint32(wt)),
+		Groups:  [3]int{rows, 1, 1},
+		Threads: [3]int{layerNormThreads, 1, 1},
+		Cost:    c,
+	}
+}
+
 // matMulKernel names the matmul kernel for a weight dtype and row tile (64, or 32: `_m32`).
 func matMulKernel(wt DType, rowTile int) string {
 	k := "matmul_" + wt.String()
@@ -227,6 +242,8 @@ func (e Epilogue) geluCode() uint32 {
 		return 2
 	case backend.GELUQuick:
 		return 3
+	case backend.GELUSiLU:
+		return 4
 	}
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", e.Form))
 }
@@ -394,6 +411,8 @@ func GELUKernel(form backend.GELUForm) string {
 		return "gelu_erf"
 	case backend.GELUQuick:
 		return "gelu_quick"
+	case backend.GELUSiLU:
+		return "gelu_silu"
 	}
 	panic(fmt.Sprintf("shaders: unknown GELU form %d", form))
 }
@@ -402,6 +421,12 @@ func GELUKernel(form backend.GELUForm) string {
 func GELU(x Operand, n int, form backend.GELUForm) Dispatch {
 	k := GELUKernel(form)
 	return elementwise(k, floats(k, x), n)
+}
+
+// Mul: dst[0:n] *= src[0:n].
+func Mul(dst, src Operand, n int) Dispatch {
+	const k = "mul_into"
+	return elementwise(k, floats(k, dst, src), n)
 }
 
 // Add: dst[0:n] += src[0:n].

@@ -1,4 +1,5 @@
-// elementwise.metal: GELU (three forms) in place, and the residual add.
+// elementwise.metal: GELU (three forms) and SiLU in place, the residual add, and the gated
+// MLP's product.
 //
 // Invariant: gelu_tanh computes 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))) (Qwen3-VL's block MLP,
 // "gelu_pytorch_tanh"); gelu_erf computes 0.5x(1+erf(x/sqrt(2))) (the mergers, nn.GELU());
@@ -32,6 +33,11 @@ inline float gelu_erf_of(float x) {
     return 0.5f * x * one_plus_erf;
 }
 
+// silu_of: x / (1 + exp(-x)) (Qwen2.5-VL's gate); exp overflows to +inf for x < -88, giving -0.
+inline float silu_of(float x) {
+    return x / (1.0f + precise::exp(-x));
+}
+
 // gelu_quick_of: x / (1 + exp(-1.702x)); exp overflows to +inf for x < -52, giving -0.
 inline float gelu_quick_of(float x) {
     return x / (1.0f + precise::exp(-1.702f * x));
@@ -58,6 +64,22 @@ kernel void gelu_quick(device float* x [[buffer(0)]], constant ElementwiseParams
     if (i < p.n) {
         // QUICK here: Qwen2-VL's block MLP.
         x[i] = MUTANT(QUICK_AS_TANH) ? gelu_tanh_of(x[i]) : gelu_quick_of(x[i]);
+    }
+}
+
+kernel void gelu_silu(device float* x [[buffer(0)]], constant ElementwiseParams& p [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        // SILU here: Qwen2.5-VL's gate.
+        x[i] = MUTANT(SILU_AS_QUICK) ? gelu_quick_of(x[i]) : silu_of(x[i]);
+    }
+}
+
+// mul_into: dst *= src, element by element (dst may be src itself): the gate times up.
+kernel void mul_into(device float* dst [[buffer(0)]], device const float* src [[buffer(1)]],
+                constant ElementwiseParams& p [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+    if (i < p.n) {
+        dst[i] = MUTANT(MUL_ADDS) ? dst[i] + src[i] : dst[i] * src[i];
     }
 }
 

@@ -31,6 +31,8 @@ import (
 // Tolerances: max|got-want| / max|want| against float64 references, per kernel.
 var tolerance = map[string]float64{
 	"layer_norm":    1e-5,
+	"rms_norm":      1e-5,
+	"mul":           0, // float32 product: exact rounding of the float64 one
 	"matmul":        1e-5,
 	"matmul_scalar": 1e-5,
 	"rope2d":        1e-6,
@@ -45,6 +47,8 @@ type check func(d *harness.Driver, mutant string) (float64, error)
 
 var checks = map[string]check{
 	"layer_norm":    checkLayerNorm,
+	"rms_norm":      checkRMSNorm,
+	"mul":           checkMul,
 	"matmul":        checkMatMul,
 	"matmul_scalar": checkMatMulScalar,
 	"rope2d":        checkRope,
@@ -69,6 +73,10 @@ var mutants = []struct{ name, check string }{
 	{"GELU_FORMS_SWAPPED", "gelu"},
 	{"QUICK_AS_TANH", "gelu"},
 	{"QUICK_AS_TANH", "matmul"}, // the epilogue's quick form
+	{"SILU_AS_QUICK", "gelu"},
+	{"SILU_AS_QUICK", "matmul"}, // the epilogue's SiLU form
+	{"RMS_CENTERED", "rms_norm"},
+	{"MUL_ADDS", "mul"},
 }
 
 func TestKernelsMatchReference(t *testing.T) {
@@ -159,7 +167,7 @@ func TestEveryKernelIsChecked(t *testing.T) {
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
 		"matmul_f32_m32": "matmul", "matmul_bf16_m32": "matmul", "matmul_f16_m32": "matmul",
 		"matmul_scalar_f32": "matmul_scalar", "matmul_scalar_bf16": "matmul_scalar", "matmul_scalar_f16": "matmul_scalar",
-		"gelu_tanh": "gelu", "gelu_erf": "gelu", "gelu_quick": "gelu", "add_into": "add"}
+		"gelu_tanh": "gelu", "gelu_erf": "gelu", "gelu_quick": "gelu", "gelu_silu": "gelu", "add_into": "add", "mul_into": "mul"}
 	for _, c := range attentionCases() {
 		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
 	}
@@ -325,7 +333,7 @@ func checkMatMulOn(d *harness.Driver, mutant string, tiles []int, plan matMulPla
 		gelu bool
 		form backend.GELUForm
 		res  bool
-	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}, {true, backend.GELUQuick, true}}
+	}{{false, 0, false}, {true, backend.GELUTanh, false}, {true, backend.GELUErf, true}, {false, 0, true}, {true, backend.GELUQuick, true}, {true, backend.GELUSiLU, false}}
 	for _, bm := range tiles {
 		for di, dt := range []dtype.DType{dtype.F32, dtype.BF16, dtype.F16} {
 			for si, s := range shapes {
@@ -505,7 +513,7 @@ func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 		x[i] = float32(r.Float64()*12 - 6)
 	}
 	copy(x, []float32{0, 1e-3, -1e-3, 20, -20, 3, -3})
-	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick, backend.GELUSiLU} {
 		var j job
 		xo := j.floats(x, 3)
 		if err := j.run(d, mutant, shaders.GELU(xo, len(x), form)); err != nil {
@@ -516,6 +524,63 @@ func checkGELU(d *harness.Driver, mutant string) (float64, error) {
 			return 0, err
 		}
 		worst = math.Max(worst, conformance.RelDiff(got, conformance.RefGELU(x, form)))
+	}
+	return worst, nil
+}
+
+// checkRMSNorm: rows with a mean far from zero (a norm that centred them would be far off),
+// weights of every dtype.
+func checkRMSNorm(d *harness.Driver, mutant string) (float64, error) {
+	r := rand.New(rand.NewPCG(21, 22))
+	worst := 0.0
+	for _, c := range []struct {
+		rows, cols int
+		dt         dtype.DType
+	}{{3, 16, dtype.F32}, {5, 50, dtype.BF16}, {2, 97, dtype.F16}, {4, 300, dtype.BF16}} {
+		var j job
+		x := randn(r, c.rows*c.cols, 1, 0.8)
+		xo, out := j.floats(x, 3), j.floats(make([]float32, c.rows*c.cols), 5)
+		wo, w := j.weight(randn(r, c.cols, 0.5, 1), c.dt, 2*c.dt.Size())
+		if err := j.run(d, mutant, shaders.RMSNorm(out, xo, wo, dtypeCode(c.dt), c.rows, c.cols, 1e-6)); err != nil {
+			return 0, err
+		}
+		got, err := j.result(out, c.rows*c.cols)
+		if err != nil {
+			return 0, err
+		}
+		want := conformance.RefRMSNorm(x, conformance.RefWiden(w), c.rows, c.cols, 1e-6)
+		worst = math.Max(worst, conformance.RelDiff(got, want))
+	}
+	return worst, nil
+}
+
+// checkMul: dst *= src, and in place (x *= x), bit for bit the float32 product.
+func checkMul(d *harness.Driver, mutant string) (float64, error) {
+	r := rand.New(rand.NewPCG(23, 24))
+	const n = 777
+	dst, src := randn(r, n, 1, 0), randn(r, n, 1, 0)
+	var j job
+	do, so := j.floats(dst, 2), j.floats(src, 1)
+	same := j.floats(src, 0)
+	if err := j.run(d, mutant, shaders.Mul(do, so, n), shaders.Mul(same, same, n)); err != nil {
+		return 0, err
+	}
+	got, err := j.result(do, n)
+	if err != nil {
+		return 0, err
+	}
+	squared, err := j.result(same, n)
+	if err != nil {
+		return 0, err
+	}
+	worst := 0.0
+	for i := range dst {
+		if math.Float32bits(got[i]) != math.Float32bits(dst[i]*src[i]) || squared[i] != src[i]*src[i] {
+			worst = math.Max(worst, math.Abs(float64(got[i]-dst[i]*src[i]))+math.Abs(float64(squared[i]-src[i]*src[i])))
+			if worst == 0 {
+				worst = math.SmallestNonzeroFloat64
+			}
+		}
 	}
 	return worst, nil
 }

@@ -23,6 +23,7 @@ constant constexpr uint MM_GELU_NONE = 0;
 constant constexpr uint MM_GELU_TANH = 1;
 constant constexpr uint MM_GELU_ERF = 2;
 constant constexpr uint MM_GELU_QUICK = 3;
+constant constexpr uint MM_GELU_SILU = 4;
 
 // mm_epilogue finishes output (r, o), whose product sum_i x[r,i] W[o,i] is v.
 inline void mm_epilogue(device float* y, device float* residual, device const uchar* bias, constant MatMulParams& p,
@@ -37,6 +38,8 @@ inline void mm_epilogue(device float* y, device float* residual, device const uc
         v = gelu_erf_of(v);
     } else if (p.gelu == MM_GELU_QUICK) {
         v = MUTANT(QUICK_AS_TANH) ? gelu_tanh_of(v) : gelu_quick_of(v);
+    } else if (p.gelu == MM_GELU_SILU) {
+        v = MUTANT(SILU_AS_QUICK) ? gelu_quick_of(v) : silu_of(v);
     }
     y[r * p.out_dim + o] = MUTANT(EPILOGUE_Y_BEFORE_GELU) ? pre : v;
     if (p.has_residual != 0) {

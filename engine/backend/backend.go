@@ -72,6 +72,7 @@ const (
 	GELUTanh  GELUForm = iota // 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3))), "gelu_pytorch_tanh"
 	GELUErf                   // 0.5x(1+erf(x/sqrt(2))), nn.GELU()
 	GELUQuick                 // x*sigmoid(1.702x), "quick_gelu"
+	GELUSiLU                  // x*sigmoid(x), "silu" (Qwen2.5-VL's gate; not a GELU, an activation of the same slot)
 )
 
 func (g GELUForm) String() string {
@@ -80,6 +81,8 @@ func (g GELUForm) String() string {
 		return "erf"
 	case GELUQuick:
 		return "quick"
+	case GELUSiLU:
+		return "silu"
 	}
 	return "tanh"
 }
@@ -108,6 +111,8 @@ type Backend interface {
 
 	// LayerNorm: out[r,:] = (x[r,:]-mean)/sqrt(var+eps)*w + b over cols, biased variance.
 	LayerNorm(out, x View, w, b Weight, rows, cols int, eps float32)
+	// RMSNorm: out[r,:] = x[r,:]/sqrt(mean(x[r,:]^2)+eps)*w over cols (Qwen2.5-VL's norms).
+	RMSNorm(out, x View, w Weight, rows, cols int, eps float32)
 	// MatMul: y[r,o] = sum_i x[r,i]*W[o,i] + bias[o]; W is PyTorch [out,in]; rows contiguous.
 	MatMul(y, x View, w Weight, bias Weight, rows, in, out int)
 	// MatMulEpilogue is MatMul followed by ep (epilogue.go): the GELU, then the residual add,
@@ -123,6 +128,7 @@ type Backend interface {
 	Attention(o, q, k, v View, stride int, segs []Segment, heads, headDim int, scale float32)
 	GELU(x View, n int, form GELUForm)
 	Add(dst, src View, n int) // dst += src
+	Mul(dst, src View, n int) // dst *= src (a gated MLP's gate times its up projection)
 	// Commit ends a pass and returns the time the backend spent on it. A GPU backend: the GPU
 	// time of the pass's command buffers. The CPU backend, which runs each op as it is called:
 	// the wall time since its previous Commit (or since it was made), host work between the

@@ -76,11 +76,11 @@ func Cases() []Case {
 		cases = append(cases, MatMul(d, 37, 45, 50, true, 2)) // a weight at a misaligned offset
 		for _, rows := range []int{1, 7, 33} {
 			for _, cols := range []int{17, 72, 100, 1152} {
-				cases = append(cases, LayerNorm(d, rows, cols, 0))
+				cases = append(cases, LayerNorm(d, rows, cols, 0), RMSNorm(d, rows, cols, 0))
 			}
 		}
 	}
-	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick} {
+	for _, form := range []backend.GELUForm{backend.GELUTanh, backend.GELUErf, backend.GELUQuick, backend.GELUSiLU} {
 		for _, n := range []int{1, 7, 1000, 40000} {
 			cases = append(cases, GELU(form, n))
 		}
@@ -89,9 +89,13 @@ func Cases() []Case {
 		cases = append(cases, Add(n, false))
 	}
 	cases = append(cases, Add(777, true))
+	for _, n := range []int{1, 1000, 40000} {
+		cases = append(cases, Mul(n, false))
+	}
+	cases = append(cases, Mul(777, true))
 	cases = append(cases, MatMulEpilogue(dtype.BF16, 13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(dtype.BF16, 7, 100, 33, true, backend.GELUErf, false),
 		MatMulEpilogue(dtype.BF16, 20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(dtype.BF16, 5, 72, 130, true, backend.GELUTanh, true),
-		MatMulEpilogue(dtype.BF16, 11, 200, 60, true, backend.GELUQuick, true))
+		MatMulEpilogue(dtype.BF16, 11, 200, 60, true, backend.GELUQuick, true), MatMulEpilogue(dtype.BF16, 9, 150, 40, true, backend.GELUSiLU, false))
 	// Grids of 16 x 16 output tiles of 64: past Metal's small-grid switch (240), so its 64-row
 	// kernels run (qkv, proj and fc1 at real page sizes). k = 40 is one full k step of 32 and a
 	// tail; the epilogue's own k is a tail only (the k loop is the plain case's).
@@ -255,6 +259,37 @@ func LayerNorm(d dtype.DType, rows, cols, skew int) Case {
 		y := Alloc(be, rows*cols)
 		be.LayerNorm(y, x, w, bias, rows, cols, 1e-6)
 		return Download(be, y, rows*cols), RefLayerNorm(xv, wf, bf, rows, cols, 1e-6)
+	}}
+}
+
+// RMSNorm over rows with a mean far from zero (a norm that took the mean off would be far off).
+func RMSNorm(d dtype.DType, rows, cols, skew int) Case {
+	name := fmt.Sprintf("RMSNorm/%s/rows%d/cols%d/skew%d", d, rows, cols, skew)
+	return Case{name, TolLayerNorm, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(rows), uint64(cols+1)))
+		w, wf := s.Weight("w", RandVals(r, cols, 1), d, skew, cols)
+		xv := RandVals(r, rows*cols, 2)
+		for i := range xv {
+			xv[i] += 1
+		}
+		x := Upload(be, xv)
+		y := Alloc(be, rows*cols)
+		be.RMSNorm(y, x, w, rows, cols, 1e-6)
+		return Download(be, y, rows*cols), RefRMSNorm(xv, wf, rows, cols, 1e-6)
+	}}
+}
+
+// Mul: dst *= src, or dst *= dst in place.
+func Mul(n int, inPlace bool) Case {
+	return Case{fmt.Sprintf("Mul/n%d/inplace%v", n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(n), 9))
+		a, b := RandVals(r, n, 1), RandVals(r, n, 1)
+		x, y := Upload(be, a), Upload(be, b)
+		if inPlace {
+			y, b = x, a
+		}
+		be.Mul(x, y, n)
+		return Download(be, x, n), RefMul(a, b)
 	}}
 }
 

@@ -66,6 +66,32 @@ func RefLayerNorm(x, w, b []float32, rows, cols int, eps float64) []float64 {
 	return y
 }
 
+// RefRMSNorm is x/sqrt(mean(x^2)+eps)*w per row, in float64.
+func RefRMSNorm(x, w []float32, rows, cols int, eps float64) []float64 {
+	y := make([]float64, rows*cols)
+	for r := range rows {
+		row := x[r*cols : (r+1)*cols]
+		ss := 0.0
+		for _, v := range row {
+			ss += float64(v) * float64(v)
+		}
+		inv := 1 / math.Sqrt(ss/float64(cols)+eps)
+		for i, v := range row {
+			y[r*cols+i] = float64(v) * inv * float64(w[i])
+		}
+	}
+	return y
+}
+
+// RefMul returns dst * src.
+func RefMul(dst, src []float32) []float64 {
+	y := make([]float64, len(dst))
+	for i := range dst {
+		y[i] = float64(dst[i]) * float64(src[i])
+	}
+	return y
+}
+
 // RefGELU applies the named GELU to every element.
 func RefGELU(x []float32, form backend.GELUForm) []float64 {
 	y := make([]float64, len(x))
@@ -85,6 +111,8 @@ func RefGELUScalar(x float64, form backend.GELUForm) float64 {
 		return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
 	case backend.GELUQuick:
 		return x / (1 + math.Exp(-1.702*x))
+	case backend.GELUSiLU:
+		return x / (1 + math.Exp(-x))
 	}
 	panic("cpu: RefGELUScalar: unknown GELU form")
 }

@@ -35,7 +35,7 @@ type Backend struct {
 	threads   int
 	scratch   [][]float32  // per worker; ops grow them on demand
 	shared    []float32    // caller-side scratch: decoded bias / LayerNorm weights
-	packs     [2]packEntry // weights widened for the FMA path in this pass (packcache.go)
+	packs     [3]packEntry // weights widened for the FMA path in this pass (packcache.go)
 	packCalls uint64
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)

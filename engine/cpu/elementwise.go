@@ -50,6 +50,8 @@ func geluRows(form backend.GELUForm) func([]float32) {
 		f = geluErf // ERF here: the mergers
 	case backend.GELUQuick:
 		f = geluQuick // QUICK here: Qwen2-VL's block MLP
+	case backend.GELUSiLU:
+		f = silu // SILU here: Qwen2.5-VL's gate
 	default:
 		panic(fmt.Sprintf("cpu: GELU: unknown form %d", form))
 	}
@@ -71,6 +73,11 @@ func geluQuick(x float64) float64 {
 	return x / (1 + math.Exp(-1.702*x))
 }
 
+// silu is SILU: x*sigmoid(x) = x/(1+exp(-x)).
+func silu(x float64) float64 {
+	return x / (1 + math.Exp(-x))
+}
+
 // geluErf is ERF: 0.5x(1+erf(x/sqrt(2))).
 func geluErf(x float64) float64 {
 	return 0.5 * x * (1 + math.Erf(x/math.Sqrt2))
@@ -90,6 +97,25 @@ func (b *Backend) Add(dst, src backend.View, n int) {
 		d, s := ds[lo:hi], ss[lo:hi]
 		for i := range d {
 			d[i] += s[i]
+		}
+	})
+}
+
+// Mul computes dst[0:n] *= src[0:n] (a gated MLP's gate times its up projection). dst may be
+// src itself; partial overlap panics.
+func (b *Backend) Mul(dst, src backend.View, n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ds := span(dst, n, "Mul dst")
+	ss := span(src, n, "Mul src")
+	if dst.Buf != src.Buf || dst.Off != src.Off {
+		noOverlap("Mul", dst, n, src, n)
+	}
+	b.parallel(chunks(n, elemChunk), func(_, t int) {
+		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
+		d, s := ds[lo:hi], ss[lo:hi]
+		for i := range d {
+			d[i] *= s[i]
 		}
 	})
 }

@@ -91,3 +91,45 @@ func layerNormRowVec(out, x, w, b []float32, eps float64, n16 int) {
 		out[i] = float32(xn*w[i]) + b[i]
 	}
 }
+
+// RMSNorm writes out[r,:] = x[r,:]/sqrt(mean(x[r,:]^2)+eps)*w (Qwen2.5-VL's norms: no mean
+// taken off, no bias). The mean of squares is a float64 sum in index order; the scaled value
+// is rounded to float32 before the gain multiplies it, as transformers' Qwen2_5_VLRMSNorm
+// rounds x*rsqrt(...) before weight*. out may be x itself.
+// Mutation that would silently break it: taking the mean off first (LayerNorm without the
+// bias): with rows of small mean the outputs move by little, a fluent wrong tower.
+func (b *Backend) RMSNorm(out, x backend.View, w backend.Weight, rows, cols int, eps float32) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if rows < 0 || cols <= 0 {
+		panic(fmt.Sprintf("cpu: RMSNorm: bad shape rows %d cols %d", rows, cols))
+	}
+	checkWeight("RMSNorm w", w, cols)
+	xs := span(x, rows*cols, "RMSNorm x")
+	os := span(out, rows*cols, "RMSNorm out")
+	if out.Buf != x.Buf || out.Off != x.Off {
+		noOverlap("RMSNorm", out, rows*cols, x, rows*cols)
+	}
+	wb := b.sharedScratch(cols)
+	decodeWeight(wb, w, 0)
+	per := max(1, 8192/cols) // rows per task
+	b.parallel(chunks(rows, per), func(_, t int) {
+		for r := t * per; r < min(rows, (t+1)*per); r++ {
+			rmsNormRow(os[r*cols:(r+1)*cols], xs[r*cols:(r+1)*cols], wb, float64(eps))
+		}
+	})
+}
+
+// rmsNormRow normalizes one row; out may alias x (x is fully read before out is written).
+func rmsNormRow(out, x, w []float32, eps float64) {
+	ss := 0.0
+	for _, v := range x {
+		ss += float64(v) * float64(v)
+	}
+	inv := 1 / math.Sqrt(ss/float64(len(x))+eps)
+	w, out = w[:len(x)], out[:len(x)]
+	for i, v := range x {
+		xn := float32(float64(v) * inv)
+		out[i] = float32(xn * w[i])
+	}
+}

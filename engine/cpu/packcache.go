@@ -2,9 +2,10 @@
 //
 // The MLP half calls fc1 and fc2 once per row tile: at 5,120 patches and tile 512 that was ten
 // widenings of each per block, and tile 256 was 24% slower than tile 512 at 1,024 patches for
-// nothing but the re-widening. A packed weight is kept (two at most: fc1 and fc2 alternate) and
+// nothing but the re-widening. A packed weight is kept (fc1 and fc2 alternate) and
 // reused by every call of the same pass; every row-block task of a call reads it instead of
-// widening its panel itself.
+// widening its panel itself. Three are kept: a gated MLP (Qwen2.5-VL) alternates gate, up and
+// down, which two entries would evict in turn, each call a miss.
 //
 // Invariant: a cached panel is used only within the pass it was widened in: Commit forgets
 // them all. A pass never sees its weights change (pread refills a slot only after the pass that
@@ -60,9 +61,11 @@ func (b *Backend) packedWeight(job *mmJob) []float32 {
 			return e.buf[:n]
 		}
 	}
-	e := &b.packs[0]
-	if b.packs[1].used < e.used {
-		e = &b.packs[1]
+	e := &b.packs[0] // the least recently used entry
+	for i := range b.packs {
+		if b.packs[i].used < e.used {
+			e = &b.packs[i]
+		}
 	}
 	if cap(e.buf) < n {
 		hugeFree(e.buf, e.mapped)

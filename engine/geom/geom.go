@@ -45,6 +45,11 @@ type Layout struct {
 
 	windows  []backend.Segment // the attention windows of the windowed blocks, in row order
 	windowed []bool            // per block: attends within windows, not frames
+
+	// order[i] is the processor's row (pixel_values' merge order) that row i holds, when the
+	// rows are not in that order (UseWindowOrder); nil: row i is the processor's row i.
+	order []int
+	inv   []int // inv[p] is the row that holds the processor's row p
 }
 
 // NewLayout checks the grids and places their patches, merge x merge windows at a time.
@@ -94,7 +99,126 @@ func (l *Layout) Index(gi, t, row, col int) int {
 	}
 	g, m := l.Grids[gi], l.Merge
 	win := (row/m)*(g.W/m) + col/m
-	return start + t*g.H*g.W + win*m*m + (row%m)*m + col%m
+	p := start + t*g.H*g.W + win*m*m + (row%m)*m + col%m
+	if l.inv != nil {
+		return l.inv[p]
+	}
+	return p
+}
+
+// UseWindowOrder reorders every frame's rows as Qwen2.5-VL does before its blocks: the
+// frame's merge units (m x m patches, consecutive rows) grouped into windows of side x side
+// units, windows row-major over the frame, units row-major inside a window; the windows at
+// the right and bottom edges are smaller. It returns the windows as segments of the new order
+// (for SetWindows). Pos, GridOf and Index follow; ProcessorRow maps a row back.
+func (l *Layout) UseWindowOrder(side int) ([]backend.Segment, error) {
+	if side < 1 {
+		return nil, fmt.Errorf("window of %d merge units: want at least 1", side)
+	}
+	if l.order != nil {
+		return nil, fmt.Errorf("the rows are already in window order")
+	}
+	m := l.Merge
+	order := make([]int, 0, l.Rows())
+	var windows []backend.Segment
+	for _, f := range l.Segments { // frames in order; each frame's rows are its units in merge order
+		g := l.Grids[l.GridOf[f.Start]]
+		uh, uw := g.H/m, g.W/m
+		for wr := 0; wr < uh; wr += side {
+			for wc := 0; wc < uw; wc += side {
+				start := len(order)
+				for r := wr; r < min(wr+side, uh); r++ {
+					for c := wc; c < min(wc+side, uw); c++ {
+						unit := f.Start + (r*uw+c)*m*m
+						for k := range m * m {
+							order = append(order, unit+k)
+						}
+					}
+				}
+				windows = append(windows, backend.Segment{Start: start, End: len(order)})
+			}
+		}
+	}
+	inv := make([]int, len(order))
+	pos, gridOf := make([]PatchPos, len(order)), make([]int, len(order))
+	for i, p := range order {
+		inv[p] = i
+		pos[i], gridOf[i] = l.Pos[p], l.GridOf[p]
+	}
+	l.order, l.inv, l.Pos, l.GridOf = order, inv, pos, gridOf
+	return windows, nil
+}
+
+// ProcessorRow is the processor's row (pixel_values' merge order) that row i holds.
+func (l *Layout) ProcessorRow(i int) int {
+	if l.order != nil {
+		return l.order[i]
+	}
+	return i
+}
+
+// RowOfProcessor is the row that holds the processor's row p: ProcessorRow's inverse.
+func (l *Layout) RowOfProcessor(p int) int {
+	if l.inv != nil {
+		return l.inv[p]
+	}
+	return p
+}
+
+// Reordered says whether the rows are in another order than the processor's.
+func (l *Layout) Reordered() bool { return l.order != nil }
+
+// ToLayoutOrder returns x ([rows of width] in the processor's order) in row order: x itself
+// when the orders agree.
+func (l *Layout) ToLayoutOrder(x []float32, width int) []float32 {
+	return permuteRows(x, width, l.order)
+}
+
+// ToProcessorOrder returns x ([rows of width] in row order, rows a multiple of the layout's or
+// the merged rows' count) in the processor's order: x itself when the orders agree. Merged rows
+// (one per m x m unit) follow the units: unit u holds the processor's unit order[u*m*m]/(m*m).
+func (l *Layout) ToProcessorOrder(x []float32, width int) []float32 {
+	if l.order == nil {
+		return x
+	}
+	n := len(x) / width
+	unit := 1
+	if n != len(l.order) {
+		unit = l.Merge * l.Merge
+	}
+	out := make([]float32, len(x))
+	for i := range n {
+		p := l.order[i*unit] / unit
+		copy(out[p*width:(p+1)*width], x[i*width:(i+1)*width])
+	}
+	return out
+}
+
+// ToLayoutOrderMerged is ToProcessorOrder's inverse for merged rows (one per m x m unit):
+// x in the processor's unit order, returned in the rows' unit order.
+func (l *Layout) ToLayoutOrderMerged(x []float32, width int) []float32 {
+	if l.order == nil {
+		return x
+	}
+	m2 := l.Merge * l.Merge
+	out := make([]float32, len(x))
+	for u := range len(x) / width {
+		p := l.order[u*m2] / m2
+		copy(out[u*width:(u+1)*width], x[p*width:(p+1)*width])
+	}
+	return out
+}
+
+// permuteRows gathers rows: out[i] = x[order[i]] ([n, width]); x itself for a nil order.
+func permuteRows(x []float32, width int, order []int) []float32 {
+	if order == nil {
+		return x
+	}
+	out := make([]float32, len(x))
+	for i, p := range order {
+		copy(out[i*width:(i+1)*width], x[p*width:(p+1)*width])
+	}
+	return out
 }
 
 // Rows is the sequence length S.

@@ -55,6 +55,10 @@ const Kernel kKernels[] = {
        layer_norm((float*)b[0], (const float*)b[1], (const uchar*)b[2], (const uchar*)b[3],
                   *(const LayerNormParams*)p, i.group.x, i.lane);
      }},
+    {"rms_norm", sizeof(LayerNormParams), 3,
+     [](void* const* b, const void* p, const Ids& i) {
+       rms_norm((float*)b[0], (const float*)b[1], (const uchar*)b[2], *(const LayerNormParams*)p, i.group.x, i.lane);
+     }},
     {"matmul_f32", sizeof(MatMulParams), 5,
      [](void* const* b, const void* p, const Ids& i) {
        matmul_f32((float*)b[0], (const float*)b[1], (const float*)b[2], (const uchar*)b[3], (float*)b[4],
@@ -155,6 +159,14 @@ const Kernel kKernels[] = {
     {"gelu_quick", sizeof(ElementwiseParams), 1,
      [](void* const* b, const void* p, const Ids& i) {
        gelu_quick((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
+     }},
+    {"gelu_silu", sizeof(ElementwiseParams), 1,
+     [](void* const* b, const void* p, const Ids& i) {
+       gelu_silu((float*)b[0], *(const ElementwiseParams*)p, i.grid.x);
+     }},
+    {"mul_into", sizeof(ElementwiseParams), 2,
+     [](void* const* b, const void* p, const Ids& i) {
+       mul_into((float*)b[0], (const float*)b[1], *(const ElementwiseParams*)p, i.grid.x);
      }},
     {"add_into", sizeof(ElementwiseParams), 2,
      [](void* const* b, const void* p, const Ids& i) {
