@@ -12,6 +12,7 @@ package metal
 // a mapped checkpoint would become its own no-copy buffer (and the count here jumps).
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -63,4 +64,38 @@ func TestTowerTaps(t *testing.T) {
 		}
 	}
 	t.Logf("worst relative error per tap: %v", worst)
+}
+
+// Qwen2-VL's and Qwen2.5-VL's tiny towers through Backend (quick_gelu; RMS norms, the gated
+// SiLU MLP, window attention in the window order), both residency arms: every block output and
+// the merger against the CPU engine and transformers, within 1e-5.
+func TestFamilyTowers(t *testing.T) {
+	for _, name := range []string{"qwen2vl_vision_tiny_f32", "qwen25vl_vision_tiny_f32"} {
+		for _, mode := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
+			t.Run(name+"/"+string(mode), func(t *testing.T) {
+				fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+".safetensors"))
+				in := fx.Input(t)
+				c := cpu.New(0)
+				t.Cleanup(func() { c.Close() })
+				want := runTower(t, fx.Dir, c, mode, in)
+				got := runTower(t, fx.Dir, newTestBackend(t), mode, in)
+				check := func(what string, g, w []float32, ref string) {
+					t.Helper()
+					r, err := fx.File.ReadF32(ref)
+					if err != nil {
+						t.Fatal(err)
+					}
+					eCPU, eHF := numcheck.RelErr(g, w), numcheck.RelErr(g, r)
+					if !(eCPU <= 1e-5) || !(eHF <= 1e-5) {
+						t.Errorf("%s: relative error %.3e vs the CPU engine, %.3e vs transformers; tolerance 1e-5", what, eCPU, eHF)
+					}
+				}
+				wo, gotOut := want.Probes.Outputs(), got.Probes.Outputs()
+				for i := range wo {
+					check(fmt.Sprintf("block %d", i), gotOut[i], wo[i], fmt.Sprintf("blk%d", i))
+				}
+				check("merger", got.Merger, want.Merger, "pooler_output")
+			})
+		}
+	}
 }
