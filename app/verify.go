@@ -49,6 +49,11 @@ func describe(w io.Writer, ck *engine.Checkpoint) {
 	}
 	fmt.Fprintf(w, "patches      %dx%d, temporal %d, merge %dx%d, position table %s\n",
 		c.PatchSize, c.PatchSize, c.TemporalPatchSize, c.MergeSize, c.MergeSize, table)
+	if c.WindowSize > 0 {
+		u := c.WindowUnits()
+		fmt.Fprintf(w, "attention    windows of %d px (%dx%d merge units, %dx%d patches) in every block but %v (whole frames)\n",
+			c.WindowSize, u, u, u*c.MergeSize, u*c.MergeSize, c.FullAttBlocks)
+	}
 	counts := ck.DTypeCounts()
 	var dts []string
 	for d, n := range counts {

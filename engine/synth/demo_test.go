@@ -505,7 +505,7 @@ func TestDemoMutations(t *testing.T) {
 // made from (Qwen2-VL's under its own key names: embed_dim, hidden_size as the merger's
 // output, mlp_ratio) and the processor its family's hub files carry.
 func TestPresetsOpen(t *testing.T) {
-	for _, name := range []string{"tiny", "tiny-qwen3.5", "tiny-qwen2-vl"} {
+	for _, name := range []string{"tiny", "tiny-qwen3.5", "tiny-qwen2-vl", "tiny-qwen2.5-vl"} {
 		c, err := Preset(name)
 		if err != nil {
 			t.Fatal(err)
@@ -520,7 +520,8 @@ func TestPresetsOpen(t *testing.T) {
 		}
 		got := ck.Config
 		if got.ModelType != c.ModelType || got.Hidden != c.Hidden || got.Intermediate != c.Intermediate ||
-			got.OutHidden != c.OutHidden || got.PatchSize != c.PatchSize || got.HasPosEmbed() != c.HasPosEmbed() || got.HiddenAct != c.HiddenAct {
+			got.OutHidden != c.OutHidden || got.PatchSize != c.PatchSize || got.HasPosEmbed() != c.HasPosEmbed() || got.HiddenAct != c.HiddenAct ||
+			got.WindowSize != c.WindowSize || fmt.Sprint(got.FullAttBlocks) != fmt.Sprint(c.FullAttBlocks) {
 			t.Errorf("%s: opened as %+v, written from %+v", name, got, c)
 		}
 		if ck.Pre.PatchSize != c.PatchSize {

@@ -39,7 +39,15 @@ var presets = map[string]engine.Config{
 	"tiny-qwen2-vl": {ModelType: "qwen2_vl", Depth: 4, Hidden: 64, Heads: 4, Intermediate: 256, OutHidden: 96},
 	"qwen2-vl-2b":   {ModelType: "qwen2_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 5120, OutHidden: 1536},
 	"qwen2-vl-7b":   {ModelType: "qwen2_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 5120, OutHidden: 3584},
-	"demo":          demoConfig, // constructed weights: demo.go
+	// Qwen2.5-VL: 32 blocks of 1280, a gated MLP of 3420, windows of 112 px, full attention in
+	// blocks 7, 15, 23, 31; the merger's output is the language model's width.
+	"tiny-qwen2.5-vl": {ModelType: "qwen2_5_vl", Depth: 4, Hidden: 64, Heads: 4, Intermediate: 120, OutHidden: 96,
+		WindowSize: 56, FullAttBlocks: []int{1, 3}},
+	"qwen2.5-vl-3b": {ModelType: "qwen2_5_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 3420, OutHidden: 2048,
+		WindowSize: 112, FullAttBlocks: []int{7, 15, 23, 31}},
+	"qwen2.5-vl-7b": {ModelType: "qwen2_5_vl", Depth: 32, Hidden: 1280, Heads: 16, Intermediate: 3420, OutHidden: 3584,
+		WindowSize: 112, FullAttBlocks: []int{7, 15, 23, 31}},
+	"demo": demoConfig, // constructed weights: demo.go
 }
 
 // PresetNames lists the presets, sorted.
@@ -53,7 +61,8 @@ func PresetNames() []string {
 }
 
 // Preset returns a preset's config with the fields its family's released towers share
-// (Qwen3-VL / Qwen3.5: patch 16, gelu_pytorch_tanh; Qwen2-VL: patch 14, quick_gelu).
+// (Qwen3-VL / Qwen3.5: patch 16, gelu_pytorch_tanh; Qwen2-VL: patch 14, quick_gelu;
+// Qwen2.5-VL: patch 14, silu).
 func Preset(name string) (engine.Config, error) {
 	c, ok := presets[name]
 	if !ok {
@@ -61,8 +70,12 @@ func Preset(name string) (engine.Config, error) {
 	}
 	c.InChannels, c.PatchSize, c.TemporalPatchSize, c.MergeSize = 3, 16, 2, 2
 	c.HiddenAct, c.RopeTheta = "gelu_pytorch_tanh", 10000
-	if c.ModelType == "qwen2_vl" {
+	switch c.ModelType {
+	case "qwen2_vl":
 		c.PatchSize, c.HiddenAct = 14, "quick_gelu"
+	case "qwen2_5_vl":
+		c.PatchSize, c.HiddenAct = 14, "silu"
+		c.FullAttBlocks = append([]int(nil), c.FullAttBlocks...)
 	}
 	c.Deepstack = append([]int(nil), c.Deepstack...)
 	return c, c.Validate()
@@ -70,8 +83,11 @@ func Preset(name string) (engine.Config, error) {
 
 // writeConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
 func writeConfigs(dir string, c engine.Config, dt dtype.DType) error {
-	if c.ModelType == "qwen2_vl" {
+	switch c.ModelType {
+	case "qwen2_vl":
 		return writeQwen2VLConfigs(dir, c, dt)
+	case "qwen2_5_vl":
+		return writeQwen25VLConfigs(dir, c, dt)
 	}
 	vision := map[string]any{
 		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
@@ -116,16 +132,41 @@ func writeQwen2VLConfigs(dir string, c engine.Config, dt dtype.DType) error {
 		"architectures": []string{"Qwen2VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
 		"hidden_size": c.OutHidden, "vision_config": vision,
 	}
-	pre := map[string]any{
-		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
-		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
-		"processor_class": "Qwen2VLProcessor", "image_processor_type": "Qwen2VLImageProcessor",
+	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), qwen2Processor(c, "Qwen2VLProcessor"))
+}
+
+// writeQwen25VLConfigs writes Qwen2.5-VL's config.json (hidden_size the block width,
+// out_hidden_size the merger's output, window_size, fullatt_block_indexes) and the processor's
+// hub values (those of Qwen2-VL).
+func writeQwen25VLConfigs(dir string, c engine.Config, dt dtype.DType) error {
+	vision := map[string]any{
+		"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads, "intermediate_size": c.Intermediate,
+		"out_hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
+		"window_size": c.WindowSize, "fullatt_block_indexes": c.FullAttBlocks, "tokens_per_second": 2,
+	}
+	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
+	cfg := map[string]any{
+		"architectures": []string{"Qwen2_5_VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
+		"hidden_size": c.OutHidden, "vision_config": vision,
 	}
 	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
 		return err
 	}
-	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), pre)
+	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), qwen2Processor(c, "Qwen2_5_VLProcessor"))
+}
+
+// qwen2Processor is the preprocessor_config.json of the Qwen2-VL and Qwen2.5-VL hub repos.
+func qwen2Processor(c engine.Config, processor string) map[string]any {
+	return map[string]any{
+		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
+		"processor_class": processor, "image_processor_type": "Qwen2VLImageProcessor",
+	}
 }
 
 func writeJSON(path string, v any) error {
