@@ -12,6 +12,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"image"
 	"strconv"
 	"time"
 
@@ -298,6 +299,18 @@ func (p *imagePanel) refresh() {
 	}
 	p.paint(vals, caption)
 	p.view.SetMarked(p.marks())
+	p.view.SetRegion(p.queryWindow())
+}
+
+// queryWindow is the patches (columns X, rows Y) of the query's attention window when the
+// selected block is windowed and the overlay shows that block's attention; empty otherwise.
+// The map is zero outside it: the block never looked there.
+func (p *imagePanel) queryWindow() image.Rectangle {
+	in, s := p.in, p.in.Snap
+	if !s.Loaded() || !s.Layout.Windowed(in.Sel.Block) || (in.Sel.Overlay != OverlayAttention && in.Sel.Overlay != OverlayAttentionTo) {
+		return image.Rectangle{}
+	}
+	return windowRect(s.Layout, in.Sel.Block, in.Sel.Query)
 }
 
 // paint colours vals (nil: no overlay) with the scale heatmap.go picks, shows it in the
@@ -441,6 +454,9 @@ func tapCaption(tap string) string {
 func (p *imagePanel) attentionValues() ([]float32, string) {
 	in := p.in
 	caption := fmt.Sprintf("block %d, %s: attention of the query patch (outlined) over the image", in.Sel.Block, headName(in.Sel.Head))
+	if in.Snap.Layout.Windowed(in.Sel.Block) {
+		caption = fmt.Sprintf("block %d, %s: attention of the query patch (outlined) within its window (amber; zero outside: this block attends within windows)", in.Sel.Block, headName(in.Sel.Head))
+	}
 	e, err := p.rows.rowsOf(in.Ctl, in.Snap, in.Sel.Block, in.Sel.Query)
 	if err == errComputing { // the last map drawn stays, marked, until the new one lands
 		if p.lastAttention.store == in.Snap.Probes && p.lastAttention.vals != nil {

@@ -6,12 +6,14 @@ package ui
 // which puts every heatmap value on a neighbour's patch.
 
 import (
+	"image"
 	"math"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -19,6 +21,21 @@ import (
 func patchGrid(s *Snapshot) widgets.PatchGrid {
 	g, lay := s.Layout.Grids[0], s.Layout
 	return widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(row, col int) int { return lay.Index(0, 0, row, col) }}
+}
+
+// windowRect is the bounding box, in patch columns (X) and rows (Y), of the rows of block's
+// attention segment that holds row q (its window in a windowed block).
+func windowRect(lay *geom.Layout, block, q int) image.Rectangle {
+	seg := lay.SegmentOf(block, q)
+	if seg.End <= seg.Start {
+		return image.Rectangle{}
+	}
+	r := image.Rectangle{Min: image.Pt(math.MaxInt, math.MaxInt), Max: image.Pt(math.MinInt, math.MinInt)}
+	for _, pos := range lay.Pos[seg.Start:seg.End] {
+		r.Min.X, r.Min.Y = min(r.Min.X, pos.Col), min(r.Min.Y, pos.Row)
+		r.Max.X, r.Max.Y = max(r.Max.X, pos.Col+1), max(r.Max.Y, pos.Row+1)
+	}
+	return r
 }
 
 func rangeOf(xs []float32) (lo, hi float32) {

@@ -289,6 +289,11 @@ func (in *Inspector) refreshStrip() {
 		}
 	}
 	in.strip.SetValues(vals, widgets.Magma)
+	marked := make([]bool, s.Config.Depth)
+	for i := range marked {
+		marked[i] = s.Layout.Windowed(i)
+	}
+	in.strip.SetMarked(marked)
 	in.strip.SetSelected(in.Sel.Block)
 	if s.Next < s.Config.Depth {
 		in.strip.SetCurrent(s.Next)
@@ -306,12 +311,18 @@ func (in *Inspector) stripValue(i int) float64 {
 
 func (in *Inspector) blockTooltip(i int) string {
 	s := in.Snap
+	attends := ""
+	if s.Loaded() && s.Layout.Windowed(i) {
+		attends = " · attends within windows (the bar)"
+	} else if s.Loaded() && s.Layout.AnyWindowed() {
+		attends = " · attends over the whole image"
+	}
 	if !s.Loaded() || i >= len(s.Timings) {
-		return fmt.Sprintf("block %d: not run yet", i)
+		return fmt.Sprintf("block %d: not run yet%s", i, attends)
 	}
 	t := s.Timings[i]
-	return fmt.Sprintf("block %d: %.1f ms (attention %.1f, MLP %.1f, wait %.1f), change %.3f", i,
-		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), s.Stats[i].MeanChange)
+	return fmt.Sprintf("block %d: %.1f ms (attention %.1f, MLP %.1f, wait %.1f), change %.3f%s", i,
+		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), s.Stats[i].MeanChange, attends)
 }
 
 // SelectBlock shows block i everywhere: the user's choice, kept over re-runs of the page.

@@ -25,7 +25,8 @@ import (
 // BlockStrip shows one cell per block in a row, coloured by a value through a colormap
 // (time, or how much the block changed the activations). Blocks with a NaN value (not run
 // yet) are drawn neutral grey. A tap selects a block (outlined), the block running now or
-// next is underlined, hovering shows a tooltip.
+// next is underlined, marked blocks (a windowed block: it attends within windows, not the whole
+// image) carry a bar across their top, hovering shows a tooltip.
 //
 // Like every Fyne widget it is changed on the UI goroutine; elsewhere wrap calls in fyne.Do.
 type BlockStrip struct {
@@ -35,6 +36,7 @@ type BlockStrip struct {
 	tooltip func(block int) string
 
 	vals    []float64
+	marked  []bool // per block: the top bar (SetMarked)
 	cm      Colormap
 	lo, hi  float64 // range of the finite values, for the colormap
 	current int
@@ -53,6 +55,7 @@ const (
 	stripMarkerGap = 3  // space between a cell and its underline
 	stripMinCellW  = 6  // narrowest cell MinSize asks for
 	stripMinCellH  = 22 // shortest cell MinSize asks for
+	stripBarH      = 3  // height of a marked cell's bar
 )
 
 // NewBlockStrip returns an empty strip; onSelect (may be nil) is called with the tapped block.
@@ -81,6 +84,16 @@ func (s *BlockStrip) SetValues(vals []float64, cm Colormap) {
 	}
 	s.Refresh()
 }
+
+// SetMarked marks the blocks whose entry is true with a bar across the top of the cell (nil:
+// none), e.g. the windowed blocks of a tower with window attention.
+func (s *BlockStrip) SetMarked(marked []bool) {
+	s.marked = append(s.marked[:0], marked...)
+	s.Refresh()
+}
+
+// Marked says whether block i carries the bar.
+func (s *BlockStrip) Marked(i int) bool { return i >= 0 && i < len(s.marked) && s.marked[i] }
 
 // SetSelected outlines block (-1 or out of range: none). It does not call onSelect.
 func (s *BlockStrip) SetSelected(block int) {
@@ -196,6 +209,7 @@ func (s *BlockStrip) CreateRenderer() fyne.WidgetRenderer {
 type stripRenderer struct {
 	s         *BlockStrip
 	cells     []*canvas.Rectangle
+	bars      []*canvas.Rectangle // the marks (SetMarked), one per cell, hidden where unmarked
 	labels    []*canvas.Text
 	hover     *canvas.Rectangle
 	selection *canvas.Rectangle // a ring in the foreground colour just outside the cell
@@ -230,6 +244,10 @@ func (r *stripRenderer) Layout(size fyne.Size) {
 		l.Move(fyne.NewPos(x, stripTop))
 		l.Resize(fyne.NewSize(w, ch))
 		l.Hidden = !showLabels
+		b := r.bars[i]
+		b.Move(fyne.NewPos(x+1, stripTop+1))
+		b.Resize(fyne.NewSize(max(w-2, 1), stripBarH))
+		b.Hidden = !s.Marked(i)
 	}
 	place := func(o *canvas.Rectangle, i int, grow float32) {
 		if i < 0 || i >= n {
@@ -260,7 +278,7 @@ func (r *stripRenderer) Layout(size fyne.Size) {
 
 	r.objects = r.objects[:0]
 	for i := range r.cells {
-		r.objects = append(r.objects, r.cells[i], r.labels[i])
+		r.objects = append(r.objects, r.cells[i], r.bars[i], r.labels[i])
 	}
 	r.objects = append(r.objects, r.hover, r.selection, r.selInner, r.marker)
 	r.objects = append(r.objects, r.tip.objects()...)
@@ -277,9 +295,10 @@ func (r *stripRenderer) Refresh() {
 		l := canvas.NewText(fmt.Sprint(len(r.cells)), color.Black)
 		l.Alignment = fyne.TextAlignCenter
 		r.cells = append(r.cells, c)
+		r.bars = append(r.bars, canvas.NewRectangle(color.Transparent))
 		r.labels = append(r.labels, l)
 	}
-	r.cells, r.labels = r.cells[:n], r.labels[:n]
+	r.cells, r.bars, r.labels = r.cells[:n], r.bars[:n], r.labels[:n]
 	labelSize := th.Size(theme.SizeNameCaptionText)
 	for i, c := range r.cells {
 		fill := s.cellColor(th, v, i)
@@ -287,6 +306,7 @@ func (r *stripRenderer) Refresh() {
 		l := r.labels[i]
 		l.TextSize = labelSize
 		l.Color = stripInkOn(fill)
+		r.bars[i].FillColor = stripInkOn(fill) // the label's ink: it reads on any cell colour
 	}
 	fg := stripThemeColor(th, theme.ColorNameForeground, v)
 	r.selection.FillColor = color.Transparent

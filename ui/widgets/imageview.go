@@ -94,6 +94,7 @@ func ivRasterOf(g PatchGrid) ([]int, error) {
 var (
 	ivSelectColor = color.NRGBA{255, 255, 255, 255}
 	ivMarkColor   = color.NRGBA{0, 229, 255, 255}
+	ivRegionColor = color.NRGBA{255, 193, 7, 255} // amber: the query's window
 	ivHaloColor   = color.NRGBA{0, 0, 0, 255}
 	ivGridColor   = color.NRGBA{255, 255, 255, 72}
 	ivHoverColor  = color.NRGBA{255, 255, 255, 200}
@@ -131,6 +132,7 @@ type ImageView struct {
 	showGrid  bool
 	selected  int
 	marked    []int
+	region    image.Rectangle // patch columns (X) and rows (Y) outlined (SetRegion); empty: none
 	hoverText func(patch int) string
 	overlay   *image.NRGBA // one pixel per patch, raster order (nil: no overlay); replaced, never mutated
 	composed  *image.RGBA  // photo + overlay at the page's size, made when asked for; replaced, never mutated
@@ -303,6 +305,22 @@ func (v *ImageView) SetMarked(patches []int) {
 	})
 }
 
+// SetRegion outlines the patches of columns r.Min.X..r.Max.X-1 and rows r.Min.Y..r.Max.Y-1
+// (e.g. the query's attention window in a windowed block); the empty rectangle clears it.
+func (v *ImageView) SetRegion(r image.Rectangle) {
+	ivLocked(&v.mu, v, func() {
+		v.region = r
+		v.dirty |= ivDirtyDeco
+	})
+}
+
+// Region is the outlined rectangle of patches (SetRegion).
+func (v *ImageView) Region() image.Rectangle {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.region
+}
+
 // SetHoverText sets the text shown near the pointer while it is over a patch; nil gives the
 // default "r R  c C  seq S" followed by the overlay value when there is one.
 func (v *ImageView) SetHoverText(f func(patch int) string) {
@@ -421,7 +439,7 @@ func (v *ImageView) Snapshot() image.Image {
 	}
 	out := image.NewRGBA(composed.Rect)
 	copy(out.Pix, composed.Pix)
-	ivDecorate(out, v.grid, v.rasterOf, v.showGrid, v.marked, v.selected)
+	ivDecorate(out, v.grid, v.rasterOf, v.showGrid, v.marked, v.selected, v.region)
 	return out
 }
 
@@ -432,10 +450,10 @@ func DecorateHeatmap(img *image.RGBA, grid PatchGrid, showGrid bool, marked []in
 	if err != nil {
 		return
 	}
-	ivDecorate(img, grid, inv, showGrid, marked, selected)
+	ivDecorate(img, grid, inv, showGrid, marked, selected, image.Rectangle{})
 }
 
-func ivDecorate(out *image.RGBA, g PatchGrid, rasterOf []int, showGrid bool, marked []int, selected int) {
+func ivDecorate(out *image.RGBA, g PatchGrid, rasterOf []int, showGrid bool, marked []int, selected int, region image.Rectangle) {
 	W, H := out.Rect.Dx(), out.Rect.Dy()
 	if showGrid && rasterOf != nil {
 		for c := 1; c < g.Cols; c++ {
@@ -444,6 +462,11 @@ func ivDecorate(out *image.RGBA, g PatchGrid, rasterOf []int, showGrid bool, mar
 		for r := 1; r < g.Rows; r++ {
 			ivBlendRect(out, image.Rect(0, r*H/g.Rows, W, r*H/g.Rows+1), ivGridColor)
 		}
+	}
+	if rr := region.Intersect(image.Rect(0, 0, g.Cols, g.Rows)); !rr.Empty() && rasterOf != nil {
+		box := ivPatchRect(g, W, H, rr.Min.Y, rr.Min.X).Union(ivPatchRect(g, W, H, rr.Max.Y-1, rr.Max.X-1))
+		ivBand(out, box, 2, ivHaloColor)
+		ivBand(out, box.Inset(1), 1, ivRegionColor)
 	}
 	for i, p := range marked {
 		if p < 0 || p >= len(rasterOf) {
@@ -743,6 +766,7 @@ func (v *ImageView) CreateRenderer() fyne.WidgetRenderer {
 	r.empty = canvas.NewText("No image", theme.Color(theme.ColorNamePlaceHolder))
 	r.empty.Alignment = fyne.TextAlignCenter
 	r.sel = ivNewFrames(ivHaloColor, ivSelectColor)
+	r.region = ivNewFrames(ivHaloColor, ivRegionColor)
 	r.hover = ivNewFrames(ivHaloColor, ivHoverColor)
 	r.tipBg = canvas.NewRectangle(ivTipBgColor)
 	r.tipBg.CornerRadius = 4
@@ -826,6 +850,7 @@ type ivRenderer struct {
 	lines   []*canvas.Rectangle // grid lines: Cols-1 vertical, then Rows-1 horizontal
 	marks   []ivMark
 	sel     *ivFrames
+	region  *ivFrames // SetRegion's outline
 	hover   *ivFrames
 	tipBg   *canvas.Rectangle
 	tipText *canvas.Text
@@ -926,6 +951,7 @@ func (r *ivRenderer) rebuildLocked() {
 	for _, l := range r.lines {
 		objs = append(objs, l)
 	}
+	objs = append(objs, r.region.objects()...)
 	objs = append(objs, r.hover.objects()...)
 	for _, m := range r.marks {
 		objs = append(objs, m.frames.objects()...)
@@ -967,6 +993,7 @@ func (r *ivRenderer) layoutLocked(size fyne.Size) {
 	if v.photo == nil {
 		r.img.Hidden = true
 		r.sel.show(false)
+		r.region.show(false)
 		r.hover.show(false)
 		r.tipBg.Hidden, r.tipText.Hidden = true, true
 		for _, l := range r.lines {
@@ -1046,6 +1073,14 @@ func (r *ivRenderer) layoutLocked(size fyne.Size) {
 		r.sel.place(x0, y0, x1, y1, u, 4*u, 2*u)
 	} else {
 		r.sel.show(false)
+	}
+	if rr := v.region.Intersect(image.Rect(0, 0, g.Cols, g.Rows)); !rr.Empty() && g.Len() > 0 {
+		x0, y0, _, _ := geo.cell(rr.Min.Y, rr.Min.X)
+		_, _, x1, y1 := geo.cell(rr.Max.Y-1, rr.Max.X-1)
+		r.region.show(true)
+		r.region.place(x0, y0, x1, y1, u, 3*u, u)
+	} else {
+		r.region.show(false)
 	}
 
 	if p := v.hovered; p >= 0 && p < len(v.rasterOf) && v.pointerIn {

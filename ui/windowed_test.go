@@ -1,0 +1,69 @@
+package ui
+
+import (
+	"image"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/synth"
+)
+
+// A tower with window attention (tiny-qwen2.5-vl: blocks 0 and 2 windowed, 1 and 3 whole):
+// the strip marks exactly the windowed blocks and its tooltip says so; the attention map of a
+// windowed block outlines the query's window (the rectangle of patches its segment covers),
+// is zero outside it, and its caption says why; a whole-image block outlines nothing.
+func TestWindowedBlocksInTheWindow(t *testing.T) {
+	dir := t.TempDir()
+	if err := synth.Generate(dir, "tiny-qwen2.5-vl", synth.Options{DType: dtype.F32, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.in.OpenFiles(dir, demoPhoto)
+	h.pump("the run to finish", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	h.settle()
+	s := h.in.Snap
+	for b := range s.Config.Depth {
+		want := b == 0 || b == 2
+		if h.in.strip.Marked(b) != want || s.Layout.Windowed(b) != want {
+			t.Errorf("block %d: marked %v, windowed %v; want %v", b, h.in.strip.Marked(b), s.Layout.Windowed(b), want)
+		}
+	}
+	if tip := h.in.blockTooltip(0); !strings.Contains(tip, "within windows") {
+		t.Errorf("block 0's tooltip %q does not say it attends within windows", tip)
+	}
+	q := s.Layout.Rows() / 2
+	h.in.SelectQuery(q)
+	for _, b := range []int{0, 1} {
+		h.in.SelectBlock(b)
+		h.settle()
+		got := h.in.image.view.Region()
+		if b == 1 {
+			if !got.Empty() {
+				t.Errorf("block 1 (whole image): region %v outlined", got)
+			}
+			continue
+		}
+		seg := s.Layout.SegmentOf(0, q)
+		want := image.Rectangle{Min: image.Pt(1<<30, 1<<30)}
+		for _, p := range s.Layout.Pos[seg.Start:seg.End] {
+			want.Min.X, want.Min.Y = min(want.Min.X, p.Col), min(want.Min.Y, p.Row)
+			want.Max.X, want.Max.Y = max(want.Max.X, p.Col+1), max(want.Max.Y, p.Row+1)
+		}
+		if got != want || got.Dx() > 4 || got.Dy() > 4 {
+			t.Errorf("block 0: region %v, want the query's window %v (at most 4x4 patches)", got, want)
+		}
+		vals := h.in.image.values
+		g := patchGrid(s)
+		for r := range g.Rows {
+			for c := range g.Cols {
+				if in := image.Pt(c, r).In(want); !in && vals[g.Index(r, c)] != 0 {
+					t.Fatalf("block 0: %g at patch (%d, %d), outside the window %v", vals[g.Index(r, c)], r, c, want)
+				}
+			}
+		}
+		if !strings.Contains(h.in.image.caption.Text, "within its window") {
+			t.Errorf("block 0's caption %q does not say the map is the window's", h.in.image.caption.Text)
+		}
+	}
+}
