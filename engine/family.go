@@ -49,7 +49,7 @@ var families = []*family{qwen3VL, qwen2VL, qwen25VL}
 
 // qwen3VL: Qwen3-VL, Qwen3-VL-MoE, Qwen3.5, Qwen3.5-MoE (spec: qwen3-vl-vision.md).
 var qwen3VL = &family{
-	name:       "Qwen3-VL",
+	name:       "Qwen3-VL / Qwen3.5",
 	modelTypes: []string{"qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe"},
 	block: [blockWeightCount]string{"norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
 		"norm2.weight", "norm2.bias", "mlp.linear_fc1.weight", "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias", "", ""},
@@ -199,7 +199,17 @@ func supportedModelTypes() string {
 	return strings.Join(all, ", ")
 }
 
-// Family names the config's model family for people ("Qwen3-VL", "Qwen2-VL").
+// SupportedFamilies names every family the engine runs, with its model_type values, for
+// people: "Qwen3-VL / Qwen3.5 (qwen3_vl, ...), Qwen2-VL (qwen2_vl), ...".
+func SupportedFamilies() string {
+	var parts []string
+	for _, f := range families {
+		parts = append(parts, fmt.Sprintf("%s (%s)", f.name, strings.Join(f.modelTypes, ", ")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Family names the config's model family for people ("Qwen3-VL / Qwen3.5", "Qwen2-VL").
 func (c Config) Family() string { return c.family().name }
 
 func (c Config) family() *family {

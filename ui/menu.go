@@ -184,8 +184,8 @@ func (in *Inspector) refreshMenu() {
 
 // AboutText is what Help ▸ About says.
 func AboutText() string {
-	return fmt.Sprintf("%s %s\n\nThe vision tower of Qwen3-VL and Qwen3.5, block by block: timings, activations, attention.\n\n"+
-		"%s on %s/%s. Hugging Face cache: %s", Title, Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, engine.FindHFCache().Dir)
+	return fmt.Sprintf("%s %s\n\nThe vision tower, block by block: timings, activations, attention. It opens %s.\n\n"+
+		"%s on %s/%s. Hugging Face cache: %s", Title, Version, engine.SupportedFamilies(), runtime.Version(), runtime.GOOS, runtime.GOARCH, engine.FindHFCache().Dir)
 }
 
 func (in *Inspector) showAbout() {
