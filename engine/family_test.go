@@ -83,3 +83,33 @@ func TestParityQwen2VLSeesTheActivation(t *testing.T) {
 		t.Errorf("quick_gelu run as gelu_tanh: the merger is off by only %.2e", e)
 	}
 }
+
+// Both new families with bf16 weights (stored as BF16, read as bf16 by the engine): against
+// transformers in float32 on the same rounded weights, within 1e-5 (the engine computes in
+// float32 whatever the weights' dtype), and against transformers' own bfloat16 runs (sdpa and
+// eager on CUDA), within the 3% of bf16 arithmetic drift (TestParityTinyBF16Run's bound).
+func TestParityFamiliesBF16(t *testing.T) {
+	for _, name := range []string{"qwen2vl_vision_tiny_bf16", "qwen25vl_vision_tiny_bf16"} {
+		fx := openFixture(t, name)
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{}, fx.input(t))
+		outs := run.Probes.Outputs()
+		for i, o := range outs {
+			if e := relErr(o, fx.f32(t, fmt.Sprintf("blk%d", i))); e > 1e-5 {
+				t.Errorf("%s block %d: relative error %.3e > 1e-5 against transformers float32", name, i, e)
+			}
+		}
+		if e := relErr(run.Merger, fx.f32(t, "pooler_output")); e > 1e-5 {
+			t.Errorf("%s merger: relative error %.3e > 1e-5 against transformers float32", name, e)
+		}
+		for _, impl := range []string{"sdpa", "eager"} {
+			worst := relErr(run.Merger, fx.f32(t, "bfloat16_"+impl+"_pooler_output"))
+			for i, o := range outs {
+				worst = max(worst, relErr(o, fx.f32(t, fmt.Sprintf("bfloat16_%s_blk%d", impl, i))))
+			}
+			t.Logf("%s: worst relative error against bfloat16 %s %.2e", name, impl, worst)
+			if worst > 0.03 {
+				t.Errorf("%s: %.3e relative against transformers' bfloat16 %s run, more than the 3%% bf16 bound", name, worst, impl)
+			}
+		}
+	}
+}

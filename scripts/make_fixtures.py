@@ -22,6 +22,11 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       patch N, q{N}.blocks.{i}.attn_row [H, S]: softmax(q_N . K^T * scale) over the query's
       segment, with q and k from the block's own qkv and transformers' own rope.
 
+      With --bf16 the weights are rounded to bfloat16 and stored as BF16, the float32 outputs
+      are those of the rounded weights, and bfloat16_{sdpa,eager}_blk{i} and
+      bfloat16_{sdpa,eager}_pooler_output hold transformers' own bfloat16 run (CUDA where
+      there is one), upcast to float32.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -35,12 +40,14 @@ import torch
 
 
 def save(path, tensors, metadata=None):
-    """Minimal safetensors writer (float32 / int64), so no extra package is needed."""
+    """Minimal safetensors writer (float32 / bfloat16 / int64), so no extra package is needed."""
     header, blobs, off = {}, [], 0
     for name, t in tensors.items():
         t = t.detach().cpu().contiguous()
         if t.dtype == torch.int64:
             dt = "I64"
+        elif t.dtype == torch.bfloat16:
+            t, dt = t.view(torch.int16), "BF16"
         else:
             t, dt = t.to(torch.float32), "F32"
         b = t.numpy().tobytes()
@@ -186,6 +193,24 @@ def segment_rows(model, rec, queries):
     return out
 
 
+def bf16_runs(m, X, G):
+    """The tower in bfloat16 (sdpa and eager), on CUDA where there is one: every block output and
+    the merger, upcast to float32."""
+    import copy
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    out = {}
+    for impl in ("sdpa", "eager"):
+        mb = copy.deepcopy(m).to(torch.bfloat16).to(dev)
+        mb.set_attn_implementation(impl)
+        rec = capture(mb)
+        with torch.no_grad():
+            o = mb(X.to(torch.bfloat16).to(dev), grid_thw=G.to(dev))
+        for i, b in enumerate(rec["out"]):
+            out["bfloat16_%s_blk%d" % (impl, i)] = b.float().cpu()
+        out["bfloat16_%s_pooler_output" % impl] = o.pooler_output.float().cpu()
+    return out
+
+
 def cmd_tower(a):
     torch.manual_seed(a.seed)
     cfg, m, patch = tiny_tower(a.family)
@@ -193,6 +218,8 @@ def cmd_tower(a):
     with torch.no_grad():
         for p in m.parameters():  # HF init leaves biases at 0 and norms at 1: exercise them
             p.add_(torch.randn_like(p) * 0.05)
+            if a.bf16:
+                p.copy_(p.to(torch.bfloat16).to(torch.float32))
     G = torch.tensor([[1, 4, 6], [2, 4, 4], [1, 10, 12]])
     X = torch.randn(int(G.prod(-1).sum()), 3 * 2 * patch * patch)
     rec = capture(m)
@@ -212,6 +239,11 @@ def cmd_tower(a):
                                          patch_size=cfg.patch_size)
         t["window_index"], t["cu_window_seqlens"] = wi.to(torch.int64), cu.to(torch.int64)
     t.update(rows)
+    if a.bf16:
+        t.update(bf16_runs(m, X, G))
+        for k in list(t):
+            if k.startswith("model.visual."):
+                t[k] = t[k].to(torch.bfloat16)
     import transformers
     save(a.out, t, {"cfg": cfg.to_json_string(), "model_type": a.family,
                     "transformers": transformers.__version__, "torch": torch.__version__})
@@ -246,6 +278,7 @@ def main():
     t.add_argument("out")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--family", default="qwen3_vl", choices=["qwen3_vl", "qwen2_vl", "qwen2_5_vl"])
+    t.add_argument("--bf16", action="store_true", help="bf16-rounded weights stored as BF16, and bfloat16 runs")
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
