@@ -21,6 +21,7 @@ import (
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/jsonobj"
 )
 
 // Prefixes accepted for vision tensors, in the order they are tried.
@@ -148,7 +149,7 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 	var ij struct {
 		WeightMap map[string]string `json:"weight_map"`
 	}
-	if err := unmarshalObject(data, idx, &ij); err != nil {
+	if err := jsonobj.Unmarshal(data, idx, &ij); err != nil {
 		return nil, err
 	}
 	if ij.WeightMap == nil {

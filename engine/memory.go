@@ -8,7 +8,7 @@ package engine
 // the model — the resident weights (the mapped vision span, or the pread slots and the
 // globals), the page's backend buffers (tile included), the host copies (pixels,
 // embeddings, the hidden state), the CPU attention scratch and the kept probes — with the
-// same formulas the allocations use (Config.TileBytes, Config.ProbeBytes). Mutation that
+// same formulas the allocations use (Config.TileBytes, ProbeBytes). Mutation that
 // would silently break it: counting the tile buffer at its asked size instead of
 // min(tile, patches) — small pages would be refused for memory they never take.
 
@@ -103,7 +103,7 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	}
 	pack := mlpMats * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
 	m.Scratch += pack
-	m.Probes = c.ProbeBytes(int(S), s.Keep.Set())
+	m.Probes = ProbeBytes(c, int(S), s.Keep.Set())
 	m.Outside = m.Weights + pack
 	// The largest heap blocks still to come: the pixels' buffer (the backend's copy, and the
 	// page itself where it is not made yet: bench), the qkv buffer (downloaded whole for the q, k, v

@@ -31,8 +31,8 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	keep := base
 	keep.Keep = engine.Keep{Outputs: true, Attention: true}
-	if k := engine.EstimateMemory(ck, in, keep); k.Probes != ck.Config.ProbeBytes(in.Patches(), engine.ProbeTaps) {
-		t.Errorf("probes %d, want %d", k.Probes, ck.Config.ProbeBytes(in.Patches(), engine.ProbeTaps))
+	if k := engine.EstimateMemory(ck, in, keep); k.Probes != engine.ProbeBytes(ck.Config, in.Patches(), engine.ProbeTaps) {
+		t.Errorf("probes %d, want %d", k.Probes, engine.ProbeBytes(ck.Config, in.Patches(), engine.ProbeTaps))
 	}
 	limited := base
 	limited.MaxMemory = 1 << 20

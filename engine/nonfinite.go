@@ -118,7 +118,7 @@ func (r *Run) checkEmbedding() {
 	if !finite(r.Input.Pixels) {
 		op = "pixel values (the preprocessor's mean/std?)"
 	}
-	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(r.e.Checkpoint.Config.embedWeights(res))}
+	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(embedWeights(r.e.Checkpoint.Config, res))}
 }
 
 // checkBlock records block i's failure the first time an output is not finite (st: the

@@ -22,6 +22,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -42,23 +43,23 @@ func ParseResidency(s string) (ResidencyMode, error) {
 	return "", fmt.Errorf("residency %q: want mapped or pread", s)
 }
 
-// Indices of a block's weights, in blockTensorSuffixes order.
+// Indices of a block's weights: engine/model's roles.
 const (
-	wNorm1W = iota
-	wNorm1B
-	wQKVW
-	wQKVB
-	wProjW
-	wProjB
-	wNorm2W
-	wNorm2B
-	wFC1W
-	wFC1B
-	wFC2W
-	wFC2B
-	wUpW // a gated MLP's up projection (Qwen2.5-VL); fc1 is then its gate, fc2 its down
-	wUpB
-	blockWeightCount
+	wNorm1W          = model.RoleNorm1W
+	wNorm1B          = model.RoleNorm1B
+	wQKVW            = model.RoleQKVW
+	wQKVB            = model.RoleQKVB
+	wProjW           = model.RoleProjW
+	wProjB           = model.RoleProjB
+	wNorm2W          = model.RoleNorm2W
+	wNorm2B          = model.RoleNorm2B
+	wFC1W            = model.RoleFC1W // a gated MLP's gate
+	wFC1B            = model.RoleFC1B
+	wFC2W            = model.RoleFC2W // a gated MLP's down projection
+	wFC2B            = model.RoleFC2B
+	wUpW             = model.RoleUpW // a gated MLP's up projection
+	wUpB             = model.RoleUpB
+	blockWeightCount = model.Roles
 )
 
 // BlockWeights are one block's weights by role; a role the family has not (the norms' biases

@@ -145,7 +145,7 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.arrange(lay); err != nil { // the family's row order and attention windows
+	if err := cfg.Arrange(lay); err != nil { // the family's row order and attention windows
 		return nil, err
 	}
 	if e.windows != nil {
@@ -183,7 +183,7 @@ func (r *Run) embed() error {
 	cos, sin := r.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
 	be.Upload(v(r.g.buf.cos), cos)
 	be.Upload(v(r.g.buf.sin), sin)
-	patchW, patchB, posW := cfg.embedWeights(res)
+	patchW, patchB, posW := embedWeights(cfg, res)
 	var pos []float32 // none without a position table: the rope alone places the patches
 	if cfg.HasPosEmbed() {
 		pos = r.Layout.PosEmbed(decodeWeight(posW), cfg.PosGrid(), cfg.Hidden)

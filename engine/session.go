@@ -144,7 +144,7 @@ func fitProbes(cfg Config, patches int, keep Keep, room int64) (Keep, string) {
 	asked := keep.Set()
 	kept, off := asked, []string(nil)
 	for _, group := range dropOrder(asked, cfg) {
-		if cfg.ProbeBytes(patches, kept) <= budget {
+		if ProbeBytes(cfg, patches, kept) <= budget {
 			break
 		}
 		kept &^= group
@@ -154,7 +154,7 @@ func fitProbes(cfg Config, patches int, keep Keep, room int64) (Keep, string) {
 		return keep, ""
 	}
 	return keep.only(kept), fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
-		patches, FormatBytes(cfg.ProbeBytes(patches, asked)), FormatBytes(budget), strings.Join(off, ", "))
+		patches, FormatBytes(ProbeBytes(cfg, patches, asked)), FormatBytes(budget), strings.Join(off, ", "))
 }
 
 // dropOrder is the order fitProbes turns kept taps off in: the taps beyond ProbeTaps one by

@@ -171,29 +171,19 @@ func (s TapSet) withPairs() TapSet {
 	return s
 }
 
-// TapBytes is what keeping tap t of every block costs on the host for a page of patches
+// TapBytes is what keeping tap t of every block of c costs on the host for a page of patches
 // (float32).
-func (c Config) TapBytes(t Tap, patches int) int64 {
+func TapBytes(c Config, t Tap, patches int) int64 {
 	return int64(patches) * int64(t.Width(c)) * 4 * int64(c.Depth)
 }
 
-// TileBytes is the MLP tile buffer of a page of patches at tile rows: the graph's tile holds
-// min(tile, patches) rows of the MLP's hidden layer, float32.
-func (c Config) TileBytes(tile, patches int) int64 {
-	n := int64(min(tile, patches)) * int64(c.Intermediate) * 4
-	if c.Gated() {
-		return 2 * n // the gate's tile and the up projection's
-	}
-	return n
-}
-
-// ProbeBytes is what a run keeping taps costs on the host for a page of patches: every
+// ProbeBytes is what a run of c keeping taps costs on the host for a page of patches: every
 // block's value of each tap, float32 (q and k count both when either is asked: they are
 // kept together).
-func (c Config) ProbeBytes(patches int, taps TapSet) int64 {
+func ProbeBytes(c Config, patches int, taps TapSet) int64 {
 	var n int64
 	for _, t := range taps.withPairs().List() {
-		n += c.TapBytes(t, patches)
+		n += TapBytes(c, t, patches)
 	}
 	return n
 }

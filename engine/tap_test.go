@@ -336,7 +336,7 @@ func TestProbeBytesCountsTaps(t *testing.T) {
 		{engine.TapSetOf(engine.TapFFNAct), 4 * per},
 		{engine.AllTaps, 10*per + 4*per},
 	} {
-		if got := c.ProbeBytes(10, x.taps); got != x.want {
+		if got := engine.ProbeBytes(c, 10, x.taps); got != x.want {
 			t.Errorf("ProbeBytes(10, %s) = %d, want %d", x.taps, got, x.want)
 		}
 	}
@@ -368,17 +368,17 @@ func TestFitProbesDropsTapsFirst(t *testing.T) {
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
 	cfg, S := ck.Config, 176
-	probes := cfg.ProbeBytes(S, engine.ProbeTaps)
+	probes := engine.ProbeBytes(cfg, S, engine.ProbeTaps)
 	keep := engine.Keep{Outputs: true, Attention: true, Taps: engine.TapSetOf(engine.TapLN1, engine.TapFFNAct)}
 	for _, c := range []struct {
 		budget int64
 		want   engine.TapSet
 		note   string
 	}{
-		{probes + cfg.TapBytes(engine.TapLN1, S), engine.ProbeTaps | engine.TapSetOf(engine.TapLN1), "the tap ffn_act probes are off"},
+		{probes + engine.TapBytes(cfg, engine.TapLN1, S), engine.ProbeTaps | engine.TapSetOf(engine.TapLN1), "the tap ffn_act probes are off"},
 		{probes, engine.ProbeTaps, "the tap ffn_act, tap ln1 probes are off"},
 		{probes - 1, engine.TapSetOf(engine.TapOut), "attention (q, k) probes are off"},
-		{probes + cfg.ProbeBytes(S, keep.Taps), engine.ProbeTaps | keep.Taps, ""},
+		{probes + engine.ProbeBytes(cfg, S, keep.Taps), engine.ProbeTaps | keep.Taps, ""},
 	} {
 		keep.Budget = c.budget
 		sess, err := engine.NewSession(ck, fx.input(t), fx.dir, "", engine.Settings{Keep: keep}, cpuBackend())

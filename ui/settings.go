@@ -243,7 +243,7 @@ func (p *settingsPanel) refresh() {
 	}
 	c := s.Config
 	keep := s.Settings.Keep.Set()
-	kept := c.ProbeBytes(s.Layout.Rows(), keep) / int64(max(c.Depth, 1)) * int64(s.Next)
+	kept := engine.ProbeBytes(c, s.Layout.Rows(), keep) / int64(max(c.Depth, 1)) * int64(s.Next)
 	p.state.SetText(fmt.Sprintf("This run (%s), %d of %d blocks: %s of vision weights, %s read by pread, %.1f ms waiting for weights; "+
 		"%d patches; MLP tile buffer %s; kept for the probes so far %s (taps %s).",
 		s.Settings.Describe(), s.Next, c.Depth, engine.FormatBytes(s.WeightBytes), engine.FormatBytes(read), wait,

@@ -79,7 +79,7 @@ func tapMemory(s *Snapshot, t engine.Tap) string {
 	if !s.Loaded() {
 		return ""
 	}
-	note := engine.FormatBytes(s.Config.TapBytes(t, s.Layout.Rows()))
+	note := engine.FormatBytes(engine.TapBytes(s.Config, t, s.Layout.Rows()))
 	if t == engine.TapFFNAct {
 		note += ", a pass per tile"
 	}

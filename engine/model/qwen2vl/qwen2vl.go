@@ -1,0 +1,50 @@
+// Package qwen2vl is the Qwen2-VL family (transformers' Qwen2VisionTransformerPretrainedModel):
+// Qwen3-VL's block with fc1/fc2 named so and quick_gelu (x*sigmoid(1.702x)) in the MLP, no bias
+// on the patch embedding and no learned position table (the 2D rope alone), patches of 14,
+// whole-frame attention in every block, no deepstack. config.json names the block width
+// embed_dim, the merger's output hidden_size, and the MLP embed_dim*mlp_ratio wide; the
+// merger's norm is ln_q (a LayerNorm) and its MLP mlp.0 / mlp.2 with the exact GELU. Its whole
+// definition is this table; the block is engine/graph.go's.
+//
+// Invariant: the MLP is int(embed_dim * mlp_ratio) wide, as transformers truncates it.
+// Mutation that would silently break it: reading hidden_size as the block width (as every
+// other family does): for Qwen2-VL-2B that is 1536 against the checkpoint's 1280, which
+// OpenCheckpoint refuses, but a config whose two agree would run with the merger's width.
+package qwen2vl
+
+import (
+	"fmt"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/model"
+)
+
+// Family is Qwen2-VL's table.
+var Family = &model.Family{
+	Name:       "Qwen2-VL",
+	ModelTypes: []string{"qwen2_vl"},
+	Block: [model.Roles]string{"norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight", "attn.proj.bias",
+		"norm2.weight", "norm2.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias", "", ""},
+	Merger:     [6]string{"ln_q.weight", "ln_q.bias", "mlp.0.weight", "mlp.0.bias", "mlp.2.weight", "mlp.2.bias"},
+	WidthNames: [3]string{"embed_dim", "embed_dim * mlp_ratio", "hidden_size"},
+	MLPAct:     "quick_gelu",
+	MLPForm:    backend.GELUQuick,
+	Vision: func(v *model.VisionJSON, c *model.Config) error {
+		if err := model.Required(model.Field{Name: "embed_dim", Src: v.EmbedDim, Dst: &c.Hidden},
+			model.Field{Name: "hidden_size (the merger's output width)", Src: v.HiddenSize, Dst: &c.OutHidden}); err != nil {
+			return err
+		}
+		ratio := 4.0 // Qwen2VLVisionConfig's default
+		if v.MLPRatio != nil {
+			ratio = *v.MLPRatio
+		}
+		if !(ratio > 0 && ratio <= 1024) {
+			return fmt.Errorf("vision_config.mlp_ratio %v is out of range", ratio)
+		}
+		c.Intermediate = int(float64(c.Hidden) * ratio)
+		c.PatchSize = model.IntOr(v.PatchSize, 14)
+		return nil
+	},
+}
+
+func init() { model.Register(Family) }
