@@ -22,7 +22,6 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
-	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -41,48 +40,6 @@ func ParseResidency(s string) (ResidencyMode, error) {
 		return ResidencyMode(s), nil
 	}
 	return "", fmt.Errorf("residency %q: want mapped or pread", s)
-}
-
-// Indices of a block's weights: engine/model's roles.
-const (
-	wNorm1W          = model.RoleNorm1W
-	wNorm1B          = model.RoleNorm1B
-	wQKVW            = model.RoleQKVW
-	wQKVB            = model.RoleQKVB
-	wProjW           = model.RoleProjW
-	wProjB           = model.RoleProjB
-	wNorm2W          = model.RoleNorm2W
-	wNorm2B          = model.RoleNorm2B
-	wFC1W            = model.RoleFC1W // a gated MLP's gate
-	wFC1B            = model.RoleFC1B
-	wFC2W            = model.RoleFC2W // a gated MLP's down projection
-	wFC2B            = model.RoleFC2B
-	wUpW             = model.RoleUpW // a gated MLP's up projection
-	wUpB             = model.RoleUpB
-	blockWeightCount = model.Roles
-)
-
-// BlockWeights are one block's weights by role; a role the family has not (the norms' biases
-// of an RMS-norm family, the up projection of an ungated MLP) is the zero Weight.
-type BlockWeights [blockWeightCount]backend.Weight
-
-// GEMM is one of a block's four matrix products: y[S, Out] = x[S, In] W^T + B.
-type GEMM struct {
-	Name    string
-	W, B    backend.Weight
-	In, Out int
-}
-
-// GEMMs lists the block's matrix products in graph order (qkv, proj, fc1, fc2; a gated MLP's
-// gate, up and down), for benchmarks that time them at the block's shapes with its own weights.
-func (w *BlockWeights) GEMMs(c Config) []GEMM {
-	D, I := c.Hidden, c.Intermediate
-	if c.Gated() {
-		return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
-			{"gate", w[wFC1W], w[wFC1B], D, I}, {"up", w[wUpW], w[wUpB], D, I}, {"down", w[wFC2W], w[wFC2B], I, D}}
-	}
-	return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
-		{"fc1", w[wFC1W], w[wFC1B], D, I}, {"fc2", w[wFC2W], w[wFC2B], I, D}}
 }
 
 // WeightFetch is what getting a block's weights cost.

@@ -1,0 +1,127 @@
+package engine
+
+// runtaps.go: how a run captures the taps the graph names (graph.name, graph.nameTile): where
+// each was left in the pass, the downloads after the pass commits, and handing them to the
+// probe Store once the block is whole.
+//
+// Invariant: a tap is read from where the graph named it only after the pass that wrote it
+// has committed, and before the next pass starts (startPass clears the sites); a tiled tap
+// (ffn_act) is read tile by tile before the next tile overwrites the buffer.
+// Mutation that would silently break it: reading a tap site after the MLP pass started: the
+// attention pass's ln1 would be read from a buffer LayerNorm2 has already overwritten, and
+// every kept ln1 would be ln2.
+
+import (
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/internal/par"
+)
+
+// tapSite is where the graph left a tap in the pass being encoded (graph.name).
+type tapSite struct {
+	x      backend.View
+	stride int
+	named  bool
+}
+
+// named records where tap t is for this pass (graph.name).
+func (r *Run) named(t Tap, x backend.View, stride int) { r.sites[t] = tapSite{x, stride, true} }
+
+// namedTile downloads one tile of a kept tiled tap (ffn_act) before the next tile overwrites
+// it: the pass so far is committed first, so the MLP half becomes one pass per tile (their
+// times are summed into the MLP time; the downloads between them are not).
+func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
+	if !r.e.Settings.Keep.Taps.Has(t) {
+		return nil
+	}
+	be, W := r.e.Backend, t.Width(r.Config())
+	d, err := be.Commit()
+	r.tileTime += d
+	if err != nil {
+		return err
+	}
+	if r.act == nil {
+		r.act = make([]float32, r.g.seq*W)
+	}
+	be.Download(r.act[r0*W:(r0+rows)*W], x)
+	r.restartClock() // the download is not the MLP's
+	return nil
+}
+
+// takeTaps downloads the taps named in the pass just committed that the run keeps, and the
+// block output always (its statistics need it). A strided tap (q, k, v in qkv) is read row by
+// row from its place in the strided buffer. q and k, when both are kept, come down together
+// into the q|k rows the probes read ([S, 2D]), returned as qk and not in the map: one copy
+// of them, not three (q, k, then interleaved).
+func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
+	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
+	if qk = r.takeQK(want); qk != nil {
+		want &^= TapSetOf(TapQ, TapK)
+	}
+	return r.downloadTaps(want), qk
+}
+
+// takeQK downloads q|k ([S, 2D]: each row q's then k's) when want holds both and this pass
+// named them; else nil.
+func (r *Run) takeQK(want TapSet) []float32 {
+	q, k, S, D := r.sites[TapQ], r.sites[TapK], r.g.seq, r.Config().Hidden
+	if !want.Has(TapQ) || !want.Has(TapK) || !q.named || !k.named {
+		return nil
+	}
+	qk := make([]float32, S*2*D)
+	r.downloadRows(qk, 2*D, q.x, q.stride, S, D)
+	r.downloadRows(qk[D:], 2*D, k.x, k.stride, S, D)
+	return qk
+}
+
+// downloadTaps downloads the taps of want named in the pass just committed, each [S, W].
+func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
+	S, cfg := r.g.seq, r.Config()
+	got := map[Tap][]float32{}
+	for _, t := range want.List() {
+		site := r.sites[t]
+		if !site.named {
+			continue
+		}
+		W := t.Width(cfg)
+		vals := make([]float32, S*W)
+		r.downloadRows(vals, W, site.x, site.stride, S, W)
+		got[t] = vals
+	}
+	return got
+}
+
+// downloadRowsPerTask is the fewest rows a goroutine of a download takes.
+const downloadRowsPerTask = 64
+
+// downloadRows copies rows rows of width W, srcStride apart in src, into dst, dstStride
+// apart, the rows spread over the run's threads: a block output at 5,120 patches is ~24 MB
+// of fresh pages, whose faults and copy took ~18 ms a block on one thread (host work, in the
+// wall). Rows that lie back to back on both sides go in one Download per range.
+func (r *Run) downloadRows(dst []float32, dstStride int, src backend.View, srcStride, rows, W int) {
+	be := r.e.Backend
+	par.RangesOn(rows, downloadRowsPerTask, r.e.Settings.Threads, func(lo, hi int) {
+		if srcStride == W && dstStride == W {
+			be.Download(dst[lo*W:hi*W], src.At(lo*W))
+			return
+		}
+		for s := lo; s < hi; s++ {
+			be.Download(dst[s*dstStride:][:W], src.At(s*srcStride))
+		}
+	})
+}
+
+// keepTaps hands a finished block's kept taps to the Store in graph order (q and k as the
+// one q|k takeTaps brought down), and makes its output the current hidden state.
+func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
+	keep := r.e.Settings.Keep.Taps
+	r.cur = taps[TapOut]
+	for _, t := range keep.List() {
+		switch t {
+		case TapQ:
+			r.Probes.AddQK(qk)
+		case TapK: // with q
+		default:
+			r.Probes.AddTap(t.String(), taps[t])
+		}
+	}
+}
