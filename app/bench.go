@@ -328,9 +328,11 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
-	var wall, att, mlp, wait, read, host []float64
+	var wall, att, mlp, wait, read, host, attF, attOpF []float64
 	ops := map[string][]float64{}
-	for range n {
+	for i := range n {
+		half, op := cfg.AttentionFLOPs(run.Layout.SegmentsOf(i)) // a windowed block's, the windows'
+		attF, attOpF = append(attF, half), append(attOpF, op)
 		res, err := run.Step(ctx)
 		if err != nil {
 			return benchResult{}, err
@@ -346,7 +348,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 			ops[op] = append(ops[op], d.Seconds())
 		}
 	}
-	attFLOPs, mlpFLOPs := blockFLOPs(cfg, c.Patches)
+	attFLOPs, mlpFLOPs := median(attF), cfg.MLPFLOPs(c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
@@ -359,8 +361,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 	}
 	if r.AttentionOpS = r.OpsS["attention"]; r.AttentionOpS > 0 {
-		S, D := float64(c.Patches), float64(cfg.Hidden)
-		r.AttentionOpGF = 4 * S * S * D / r.AttentionOpS / 1e9
+		r.AttentionOpGF = median(attOpF) / r.AttentionOpS / 1e9
 	}
 	if f.gemm {
 		if r.GEMMs, err = timeGEMMs(ctx, e, c.Patches); err != nil {
@@ -370,11 +371,12 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 	return r, nil
 }
 
-// blockFLOPs is the work a block's halves count, for one page of one segment (the package
-// comment): attention 2*S*D*3D (qkv) + 4*S^2*D (QK^T, PV) + 2*S*D*D (proj); MLP 4*S*D*I.
+// blockFLOPs is the work a block's halves count, for one page of one segment, every block
+// attending over the whole page (gpumodel's one modelled block): attention 2*S*D*3D (qkv) +
+// 4*S^2*D (QK^T, PV) + 2*S*D*D (proj); MLP 4*S*D*I (6*S*D*I gated).
 func blockFLOPs(cfg engine.Config, patches int) (attention, mlp float64) {
-	S, D := float64(patches), float64(cfg.Hidden)
-	return 2*S*D*3*D + 4*S*S*D + 2*S*D*D, cfg.MLPFLOPs(patches)
+	half, _ := cfg.AttentionFLOPs([]backend.Segment{{Start: 0, End: patches}})
+	return half, cfg.MLPFLOPs(patches)
 }
 
 // timeGEMMs times block 0's matrix products alone, rows = patches, on the engine's backend.

@@ -305,3 +305,17 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// AttentionFLOPs is one block's attention half over its segments segs (covering the page's
+// rows): qkv 2*S*D*3D, QK^T and PV 4*L^2*D per segment of L rows, proj 2*S*D*D; op is the
+// segments' part alone (the attention op). A windowed block's op is the windows', not S^2.
+func (c Config) AttentionFLOPs(segs []backend.Segment) (half, op float64) {
+	D := float64(c.Hidden)
+	var S float64
+	for _, s := range segs {
+		L := float64(s.End - s.Start)
+		S += L
+		op += 4 * L * L * D
+	}
+	return 2*S*D*3*D + op + 2*S*D*D, op
+}
