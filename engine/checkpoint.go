@@ -27,15 +27,15 @@ import (
 // Prefixes accepted for vision tensors, in the order they are tried.
 var visionPrefixes = []string{"model.visual.", "visual."}
 
-// Located is one vision tensor: where it lies and what it should be.
-type Located struct {
+// located is one vision tensor: where it lies and what it should be.
+type located struct {
 	Spec TensorSpec
 	File *safetensors.File
 	Info safetensors.TensorInfo
 }
 
 // Weight bytes of the tensor.
-func (l Located) Bytes() int64 { return l.Info.End - l.Info.Begin }
+func (l located) Bytes() int64 { return l.Info.End - l.Info.Begin }
 
 // Checkpoint is an opened, checked checkpoint directory.
 type Checkpoint struct {
@@ -48,7 +48,7 @@ type Checkpoint struct {
 	// Ignored are the vision tensors (under Prefix) that the config does not use — more
 	// blocks than depth, another model type's deepstack mergers — sorted: said, never read.
 	Ignored []string
-	tensors map[string]Located
+	tensors map[string]located
 }
 
 // Files are the checkpoint's files the engine reads: the configs, the shard index, the
@@ -63,7 +63,7 @@ func (c *Checkpoint) Files() []string {
 }
 
 // Tensor returns a checked vision tensor by its short name (e.g. "blocks.0.norm1.weight").
-func (c *Checkpoint) Tensor(name string) Located { return c.tensors[name] }
+func (c *Checkpoint) Tensor(name string) located { return c.tensors[name] }
 
 // VisionBytes is the total size of the vision weights.
 func (c *Checkpoint) VisionBytes() int64 {
@@ -104,7 +104,7 @@ func OpenCheckpoint(dir string) (*Checkpoint, error) {
 		// keep their mean/std and pixel bounds but follow the model's patch geometry.
 		pre.PatchSize, pre.MergeSize, pre.TemporalPatchSize = cfg.PatchSize, cfg.MergeSize, cfg.TemporalPatchSize
 	}
-	ck := &Checkpoint{Dir: dir, Config: cfg, Pre: pre, HasPreprocessor: has, tensors: map[string]Located{}}
+	ck := &Checkpoint{Dir: dir, Config: cfg, Pre: pre, HasPreprocessor: has, tensors: map[string]located{}}
 	where, err := ck.weightMap()
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (c *Checkpoint) locate(where map[string]string) error {
 		if err := checkTensor(f.Path, info, spec); err != nil {
 			return err
 		}
-		c.tensors[spec.Name] = Located{Spec: spec, File: f, Info: info}
+		c.tensors[spec.Name] = located{Spec: spec, File: f, Info: info}
 	}
 	for name := range where {
 		if short, ok := strings.CutPrefix(name, c.Prefix); ok {

@@ -61,9 +61,9 @@ func expandHome(p string) string {
 	return p
 }
 
-// ParseRepoID splits "owner/name[@revision]"; ok is false for anything else (a path). As on
+// parseRepoID splits "owner/name[@revision]"; ok is false for anything else (a path). As on
 // the Hub, neither part may hold ".." or "--" (the cache joins owner and name with "--").
-func ParseRepoID(s string) (owner, name, rev string, ok bool) {
+func parseRepoID(s string) (owner, name, rev string, ok bool) {
 	id, rev, hasRev := strings.Cut(s, "@")
 	owner, name, found := strings.Cut(id, "/")
 	if !found || !repoPart.MatchString(owner) || !repoPart.MatchString(name) || strings.Contains(id, "..") || strings.Contains(id, "--") {
@@ -88,7 +88,7 @@ func ResolveCheckpoint(name string) (string, error) {
 	if st, err := os.Stat(name); err == nil && st.IsDir() {
 		return name, nil
 	}
-	owner, repo, rev, ok := ParseRepoID(name)
+	owner, repo, rev, ok := parseRepoID(name)
 	if !ok {
 		return name, nil
 	}

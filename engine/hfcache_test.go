@@ -157,7 +157,7 @@ func TestResolveCheckpointKeepsPathsAndRefusesEscapes(t *testing.T) {
 		t.Errorf("a ref walking out of the cache resolved to %s", got)
 	}
 	for _, s := range []string{"o/m/x", "o/../m", "o--x/m", "a/b@../c", "/o/m", "o/", "o/m@"} {
-		if _, _, _, ok := ParseRepoID(s); ok {
+		if _, _, _, ok := parseRepoID(s); ok {
 			t.Errorf("%q parsed as a repo id", s)
 		}
 	}

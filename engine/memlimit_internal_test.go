@@ -216,7 +216,7 @@ func TestPageBound(t *testing.T) {
 // Go heap's soft limit: the heap is held below the limit less what the run will map outside it.
 func TestCheckMemorySetsGoLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	ram := PhysicalMemory()
+	ram := physicalMemory()
 	if ram < 4<<30 {
 		t.Skip("the machine's memory is unknown or under 4 GiB")
 	}

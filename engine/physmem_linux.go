@@ -24,8 +24,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// PhysicalMemory is the machine's RAM in bytes (0 if unknown).
-func PhysicalMemory() int64 {
+// physicalMemory is the machine's RAM in bytes (0 if unknown).
+func physicalMemory() int64 {
 	var si unix.Sysinfo_t
 	if unix.Sysinfo(&si) != nil {
 		return 0
@@ -35,7 +35,7 @@ func PhysicalMemory() int64 {
 
 // readProcMemory reads this process's limits and its address space now.
 func readProcMemory() procMemory {
-	p := procMemory{RAM: PhysicalMemory()}
+	p := procMemory{RAM: physicalMemory()}
 	p.Cgroup, p.CgroupFile = cgroupLimit("/")
 	var rl unix.Rlimit
 	if unix.Getrlimit(unix.RLIMIT_AS, &rl) == nil && rl.Cur != unix.RLIM_INFINITY && rl.Cur < noLimit {

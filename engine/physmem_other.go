@@ -9,8 +9,8 @@ package engine
 // would silently break it: returning a guessed 8 GiB — every larger page would be refused on
 // machines that have the memory.
 
-// PhysicalMemory is unknown here.
-func PhysicalMemory() int64 { return 0 }
+// physicalMemory is unknown here.
+func physicalMemory() int64 { return 0 }
 
 // readProcMemory knows nothing here.
 func readProcMemory() procMemory { return procMemory{} }

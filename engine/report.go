@@ -64,14 +64,14 @@ type ReportImage struct {
 
 // ReportBlock is one block's row.
 type ReportBlock struct {
-	Block       int     `json:"block"`
-	WaitMS      float64 `json:"wait_ms"`
-	AttentionMS float64 `json:"attention_ms"`
-	MLPMS       float64 `json:"mlp_ms"`
-	DeepstackMS float64 `json:"deepstack_ms,omitempty"`
-	WallMS      float64 `json:"wall_ms"`
-	BytesRead   int64   `json:"bytes_read"`
-	MeanChange  Number  `json:"mean_change"` // null when not finite
+	Block       int        `json:"block"`
+	WaitMS      float64    `json:"wait_ms"`
+	AttentionMS float64    `json:"attention_ms"`
+	MLPMS       float64    `json:"mlp_ms"`
+	DeepstackMS float64    `json:"deepstack_ms,omitempty"`
+	WallMS      float64    `json:"wall_ms"`
+	BytesRead   int64      `json:"bytes_read"`
+	MeanChange  jsonNumber `json:"mean_change"` // null when not finite
 	// When the block and its two passes began, in ms since the run started (a timeline:
 	// pauses between steps are in it).
 	AtMS          float64 `json:"at_ms"`
@@ -118,7 +118,7 @@ func (r *Report) Finish(run *Run) {
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
 	for _, t := range run.Timings {
 		b := ReportBlock{Block: t.Block, WaitMS: Millis(t.Wait), AttentionMS: Millis(t.Attention), MLPMS: Millis(t.MLP),
-			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: Number(run.MeanChange(t.Block)),
+			DeepstackMS: Millis(t.Deepstack), WallMS: Millis(t.Wall), BytesRead: t.BytesRead, MeanChange: jsonNumber(run.MeanChange(t.Block)),
 			AtMS: Millis(t.At), AttentionAtMS: Millis(t.AttentionAt), MLPAtMS: Millis(t.MLPAt),
 			DeepstackAtMS: Millis(t.DeepstackAt)}
 		r.Blocks = append(r.Blocks, b)
@@ -209,12 +209,12 @@ func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
 	return perBlock, probe.MaxAbsDiff(a.Merger, b.Merger), nil
 }
 
-// Number is a float64 that a JSON report can always hold: NaN and ±Inf are written as null
+// jsonNumber is a float64 that a JSON report can always hold: NaN and ±Inf are written as null
 // (encoding/json refuses them, which would lose the whole report).
-type Number float64
+type jsonNumber float64
 
 // MarshalJSON writes the number, or null when it is not finite.
-func (n Number) MarshalJSON() ([]byte, error) {
+func (n jsonNumber) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
 		return []byte("null"), nil
 	}

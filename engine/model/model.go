@@ -72,6 +72,29 @@ type Family struct {
 	// Arrange (nil: the processor's order, every block attending within whole frames) orders a
 	// page's rows and sets its blocks' attention segments (geom.Layout.SetWindows).
 	Arrange func(c Config, lay *geom.Layout) error
+	// Defaults fills what the family's released towers share and a gen preset leaves out
+	// (patch size, activation, rope theta, in channels, merge and temporal sizes).
+	Defaults func(c *Config)
+	// Files are config.json and preprocessor_config.json as the family's hub repos write them,
+	// for c with weights of torchDType ("bfloat16"): what gen writes beside random weights.
+	Files func(c Config, torchDType string) (config, preprocessor map[string]any, err error)
+}
+
+// SharedDefaults fills the fields every family's released towers share: 3 channels, temporal
+// patches of 2, 2x2 merge units, rope theta 10000.
+func SharedDefaults(c *Config) {
+	c.InChannels, c.TemporalPatchSize, c.MergeSize, c.RopeTheta = 3, 2, 2, 10000
+}
+
+// Qwen2Processor is the preprocessor_config.json of the Qwen2-VL and Qwen2.5-VL hub repos
+// (patch size from c, CLIP mean and std, 3136..12845056 pixels), naming processor.
+func Qwen2Processor(c Config, processor string) map[string]any {
+	return map[string]any{
+		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
+		"processor_class": processor, "image_processor_type": "Qwen2VLImageProcessor",
+	}
 }
 
 var families []*Family

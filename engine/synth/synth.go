@@ -19,6 +19,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -61,112 +62,37 @@ func PresetNames() []string {
 }
 
 // Preset returns a preset's config with the fields its family's released towers share
-// (Qwen3-VL / Qwen3.5: patch 16, gelu_pytorch_tanh; Qwen2-VL: patch 14, quick_gelu;
-// Qwen2.5-VL: patch 14, silu).
+// (model.Family.Defaults).
 func Preset(name string) (engine.Config, error) {
 	c, ok := presets[name]
 	if !ok {
 		return engine.Config{}, fmt.Errorf("unknown preset %q (have %s)", name, strings.Join(PresetNames(), ", "))
 	}
-	c.InChannels, c.PatchSize, c.TemporalPatchSize, c.MergeSize = 3, 16, 2, 2
-	c.HiddenAct, c.RopeTheta = "gelu_pytorch_tanh", 10000
-	switch c.ModelType {
-	case "qwen2_vl":
-		c.PatchSize, c.HiddenAct = 14, "quick_gelu"
-	case "qwen2_5_vl":
-		c.PatchSize, c.HiddenAct = 14, "silu"
-		c.FullAttBlocks = append([]int(nil), c.FullAttBlocks...)
+	f := model.Lookup(c.ModelType)
+	if f == nil {
+		return engine.Config{}, fmt.Errorf("preset %q: model_type %q has no family", name, c.ModelType)
 	}
+	f.Defaults(&c)
 	c.Deepstack = append([]int(nil), c.Deepstack...)
 	return c, c.Validate()
 }
 
-// writeConfigs writes config.json and preprocessor_config.json (the hub values) into dir.
+// writeConfigs writes config.json and preprocessor_config.json into dir, as the family's hub
+// repos write them (model.Family.Files).
 func writeConfigs(dir string, c engine.Config, dt dtype.DType) error {
-	switch c.ModelType {
-	case "qwen2_vl":
-		return writeQwen2VLConfigs(dir, c, dt)
-	case "qwen2_5_vl":
-		return writeQwen25VLConfigs(dir, c, dt)
-	}
-	vision := map[string]any{
-		"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
-		"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
-		"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize,
-		"num_position_embeddings": c.NumPositionEmbedding, "hidden_act": c.HiddenAct,
-		"deepstack_visual_indexes": append([]int{}, c.Deepstack...), "initializer_range": 0.02,
-	}
 	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
-	arch := map[string]string{"qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
-		"qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration"}[c.ModelType]
-	cfg := map[string]any{
-		"architectures": []string{arch}, "model_type": c.ModelType, "dtype": torchDType,
-		"vision_config": vision, "text_config": map[string]any{"hidden_size": c.OutHidden},
+	f := model.Lookup(c.ModelType)
+	if f == nil {
+		return fmt.Errorf("model_type %q has no family", c.ModelType)
 	}
-	pre := map[string]any{
-		"size": map[string]int{"longest_edge": 16777216, "shortest_edge": 65536}, "patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
-		"image_mean": []float64{0.5, 0.5, 0.5}, "image_std": []float64{0.5, 0.5, 0.5},
-		"processor_class": "Qwen3VLProcessor", "image_processor_type": "Qwen2VLImageProcessorFast",
+	cfg, pre, err := f.Files(c, torchDType)
+	if err != nil {
+		return err
 	}
 	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
 		return err
 	}
 	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), pre)
-}
-
-// writeQwen2VLConfigs writes Qwen2-VL's config.json (its own names: embed_dim for the block
-// width, hidden_size for the merger's output, mlp_ratio) and the processor's hub values (patch
-// 14, CLIP mean and std, 3136..12845056 pixels).
-func writeQwen2VLConfigs(dir string, c engine.Config, dt dtype.DType) error {
-	if c.Intermediate%c.Hidden != 0 {
-		return fmt.Errorf("Qwen2-VL's MLP is embed_dim * mlp_ratio wide: %d is not a multiple of %d", c.Intermediate, c.Hidden)
-	}
-	vision := map[string]any{
-		"depth": c.Depth, "embed_dim": c.Hidden, "num_heads": c.Heads, "mlp_ratio": c.Intermediate / c.Hidden,
-		"hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
-	}
-	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
-	cfg := map[string]any{
-		"architectures": []string{"Qwen2VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
-		"hidden_size": c.OutHidden, "vision_config": vision,
-	}
-	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), qwen2Processor(c, "Qwen2VLProcessor"))
-}
-
-// writeQwen25VLConfigs writes Qwen2.5-VL's config.json (hidden_size the block width,
-// out_hidden_size the merger's output, window_size, fullatt_block_indexes) and the processor's
-// hub values (those of Qwen2-VL).
-func writeQwen25VLConfigs(dir string, c engine.Config, dt dtype.DType) error {
-	vision := map[string]any{
-		"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads, "intermediate_size": c.Intermediate,
-		"out_hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
-		"window_size": c.WindowSize, "fullatt_block_indexes": c.FullAttBlocks, "tokens_per_second": 2,
-	}
-	torchDType := map[dtype.DType]string{dtype.BF16: "bfloat16", dtype.F16: "float16", dtype.F32: "float32"}[dt]
-	cfg := map[string]any{
-		"architectures": []string{"Qwen2_5_VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
-		"hidden_size": c.OutHidden, "vision_config": vision,
-	}
-	if err := writeJSON(filepath.Join(dir, "config.json"), cfg); err != nil {
-		return err
-	}
-	return writeJSON(filepath.Join(dir, "preprocessor_config.json"), qwen2Processor(c, "Qwen2_5_VLProcessor"))
-}
-
-// qwen2Processor is the preprocessor_config.json of the Qwen2-VL and Qwen2.5-VL hub repos.
-func qwen2Processor(c engine.Config, processor string) map[string]any {
-	return map[string]any{
-		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
-		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
-		"processor_class": processor, "image_processor_type": "Qwen2VLImageProcessor",
-	}
 }
 
 func writeJSON(path string, v any) error {

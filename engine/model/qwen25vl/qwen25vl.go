@@ -73,6 +73,26 @@ var Family = &model.Family{
 		}
 		return lay.SetWindows(windows, windowed, c.Depth)
 	},
+	Defaults: func(c *model.Config) {
+		model.SharedDefaults(c)
+		c.PatchSize, c.HiddenAct = 14, "silu"
+		c.FullAttBlocks = append([]int(nil), c.FullAttBlocks...)
+	},
+	// Files: hidden_size the block width, out_hidden_size the merger's output, window_size,
+	// fullatt_block_indexes; the processor is Qwen2-VL's.
+	Files: func(c model.Config, torchDType string) (map[string]any, map[string]any, error) {
+		vision := map[string]any{
+			"depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads, "intermediate_size": c.Intermediate,
+			"out_hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
+			"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
+			"window_size": c.WindowSize, "fullatt_block_indexes": c.FullAttBlocks, "tokens_per_second": 2,
+		}
+		cfg := map[string]any{
+			"architectures": []string{"Qwen2_5_VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
+			"hidden_size": c.OutHidden, "vision_config": vision,
+		}
+		return cfg, model.Qwen2Processor(c, "Qwen2_5_VLProcessor"), nil
+	},
 }
 
 func init() { model.Register(Family) }

@@ -45,6 +45,27 @@ var Family = &model.Family{
 		c.PatchSize = model.IntOr(v.PatchSize, 14)
 		return nil
 	},
+	Defaults: func(c *model.Config) {
+		model.SharedDefaults(c)
+		c.PatchSize, c.HiddenAct = 14, "quick_gelu"
+	},
+	// Files: its own names (embed_dim for the block width, hidden_size for the merger's output,
+	// mlp_ratio, in_chans as the hub files spell it) and the hub processor.
+	Files: func(c model.Config, torchDType string) (map[string]any, map[string]any, error) {
+		if c.Intermediate%c.Hidden != 0 {
+			return nil, nil, fmt.Errorf("Qwen2-VL's MLP is embed_dim * mlp_ratio wide: %d is not a multiple of %d", c.Intermediate, c.Hidden)
+		}
+		vision := map[string]any{
+			"depth": c.Depth, "embed_dim": c.Hidden, "num_heads": c.Heads, "mlp_ratio": c.Intermediate / c.Hidden,
+			"hidden_size": c.OutHidden, "in_chans": c.InChannels, "patch_size": c.PatchSize, "spatial_patch_size": c.PatchSize,
+			"temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize, "hidden_act": c.HiddenAct,
+		}
+		cfg := map[string]any{
+			"architectures": []string{"Qwen2VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
+			"hidden_size": c.OutHidden, "vision_config": vision,
+		}
+		return cfg, model.Qwen2Processor(c, "Qwen2VLProcessor"), nil
+	},
 }
 
 func init() { model.Register(Family) }

@@ -43,6 +43,32 @@ var Family = &model.Family{
 		return nil
 	},
 	Deepstack: keepsDeepstack,
+	Defaults: func(c *model.Config) {
+		model.SharedDefaults(c)
+		c.PatchSize, c.HiddenAct = 16, "gelu_pytorch_tanh"
+	},
+	Files: func(c model.Config, torchDType string) (map[string]any, map[string]any, error) {
+		vision := map[string]any{
+			"model_type": c.ModelType, "depth": c.Depth, "hidden_size": c.Hidden, "num_heads": c.Heads,
+			"intermediate_size": c.Intermediate, "out_hidden_size": c.OutHidden, "in_channels": c.InChannels,
+			"patch_size": c.PatchSize, "temporal_patch_size": c.TemporalPatchSize, "spatial_merge_size": c.MergeSize,
+			"num_position_embeddings": c.NumPositionEmbedding, "hidden_act": c.HiddenAct,
+			"deepstack_visual_indexes": append([]int{}, c.Deepstack...), "initializer_range": 0.02,
+		}
+		arch := map[string]string{"qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+			"qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration"}[c.ModelType]
+		cfg := map[string]any{
+			"architectures": []string{arch}, "model_type": c.ModelType, "dtype": torchDType,
+			"vision_config": vision, "text_config": map[string]any{"hidden_size": c.OutHidden},
+		}
+		pre := map[string]any{
+			"size": map[string]int{"longest_edge": 16777216, "shortest_edge": 65536}, "patch_size": c.PatchSize,
+			"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+			"image_mean": []float64{0.5, 0.5, 0.5}, "image_std": []float64{0.5, 0.5, 0.5},
+			"processor_class": "Qwen3VLProcessor", "image_processor_type": "Qwen2VLImageProcessorFast",
+		}
+		return cfg, pre, nil
+	},
 }
 
 // keepsDeepstack: Qwen3-VL keeps its deepstack mergers, Qwen3.5 deletes them.
