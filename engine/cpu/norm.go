@@ -124,7 +124,7 @@ func (b *Backend) RMSNorm(out, x backend.View, w backend.Weight, rows, cols int,
 func rmsNormRow(out, x, w []float32, eps float64) {
 	ss := 0.0
 	for _, v := range x {
-		ss += float64(v) * float64(v)
+		ss += float64(float64(v) * float64(v)) // the conversion keeps arm64 from fusing: amd64's bits
 	}
 	inv := 1 / math.Sqrt(ss/float64(len(x))+eps)
 	w, out = w[:len(x)], out[:len(x)]
