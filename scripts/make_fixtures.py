@@ -27,6 +27,12 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       bfloat16_{sdpa,eager}_pooler_output hold transformers' own bfloat16 run (CUDA where
       there is one), upcast to float32.
 
+  ablate TOWER.safetensors OUT.safetensors --heads 1:2,3:*
+      The tower of a `tower` file (its weights, X and G) run again with attention heads
+      ablated where their output enters attn.proj (a forward pre-hook on proj): BLOCK:HEAD
+      pairs, * for every head of a block. zero_blk{i}, zero_pooler_output, zero_deepstack{k}:
+      the heads' columns set to 0; mean_*: replaced by their mean over the page's rows.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -250,6 +256,61 @@ def cmd_tower(a):
     print("wrote", a.out, {k: tuple(v.shape) for k, v in t.items() if not k.startswith("model.")})
 
 
+def load_tower(path):
+    """A `tower` file's model (float32), input and grids."""
+    from safetensors.torch import load_file
+    from safetensors import safe_open
+    with safe_open(path, "pt") as f:
+        meta = f.metadata()
+    family = meta.get("model_type", "qwen3_vl")
+    vc = json.loads(meta["cfg"])
+    vc.pop("model_type", None)
+    if family == "qwen3_vl":
+        Config, Model = vision_classes("qwen3_vl")
+        m = Model(Config(**vc))
+    else:
+        cfg, m, _ = tiny_tower(family)
+    t = load_file(path)
+    state = {k[len("model.visual."):]: v.float() for k, v in t.items() if k.startswith("model.visual.")}
+    missing, unexpected = m.load_state_dict(state, strict=False)
+    assert not [x for x in missing if "inv_freq" not in x] and not unexpected, (missing, unexpected)
+    return m.eval().float(), t["X"].float(), t["G"]
+
+
+def cmd_ablate(a):
+    m, X, G = load_tower(a.tower)
+    H = m.blocks[0].attn.num_heads
+    hd = m.blocks[0].attn.head_dim if hasattr(m.blocks[0].attn, "head_dim") else m.blocks[0].attn.qkv.in_features // H
+    heads = {}
+    for pair in a.heads.split(","):
+        b, h = pair.split(":")
+        heads.setdefault(int(b), set()).update(range(H) if h == "*" else {int(h)})
+    out = {}
+    for mode in ("zero", "mean"):
+        hooks = []
+        for b, hs in heads.items():
+            def pre(mod, args, hs=hs):
+                x = args[0].clone()
+                for h in hs:
+                    cols = x[:, h * hd:(h + 1) * hd]
+                    x[:, h * hd:(h + 1) * hd] = 0 if mode == "zero" else cols.mean(dim=0, keepdim=True)
+                return (x,) + tuple(args[1:])
+            hooks.append(m.blocks[b].attn.proj.register_forward_pre_hook(pre))
+        rec = capture(m)
+        with torch.no_grad():
+            o = m(X, grid_thw=G)
+        for hk in hooks:
+            hk.remove()
+        for i, blk in enumerate(rec["out"]):
+            out["%s_blk%d" % (mode, i)] = blk
+        out["%s_pooler_output" % mode] = o.pooler_output
+        for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+            out["%s_deepstack%d" % (mode, k)] = d
+    import transformers
+    save(a.out, out, {"heads": a.heads, "tower": os.path.basename(a.tower), "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out))
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -279,12 +340,16 @@ def main():
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--family", default="qwen3_vl", choices=["qwen3_vl", "qwen2_vl", "qwen2_5_vl"])
     t.add_argument("--bf16", action="store_true", help="bf16-rounded weights stored as BF16, and bfloat16 runs")
+    ab = sub.add_parser("ablate")
+    ab.add_argument("tower")
+    ab.add_argument("out")
+    ab.add_argument("--heads", required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":
