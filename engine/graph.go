@@ -35,13 +35,15 @@ type pageBufs struct {
 }
 
 type graph struct {
-	be       backend.Backend
-	cfg      Config
-	seq      int
-	lay      *geom.Layout // each block's attention segments (SegmentsOf)
-	tileRows int
-	buf      pageBufs
-	taps     tapSink // told where each tap is; nil: nobody asks
+	be         backend.Backend
+	cfg        Config
+	seq        int
+	lay        *geom.Layout // each block's attention segments (SegmentsOf)
+	ablate     [][]bool     // [block][head] ablated (ablate.go); nil: none
+	ablateMean bool         // ablated heads take their page mean, not 0
+	tileRows   int
+	buf        pageBufs
+	taps       tapSink // told where each tap is; nil: nobody asks
 }
 
 // tapSink learns where the graph leaves each named intermediate (tap.go).
@@ -137,6 +139,7 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	g.name(TapK, k, 3*D)
 	g.name(TapV, val, 3*D)
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.lay.SegmentsOf(i), H, hd, float32(1/math.Sqrt(float64(hd))))
+	g.ablateHeads(i) // where the heads enter proj; the tap attn is what proj reads
 	g.name(TapAttn, v(g.buf.attn), D)
 	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
 	b.MatMulEpilogue(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})

@@ -72,6 +72,11 @@ func (o *opTimer) Add(dst, src backend.View, n int) {
 	o.Backend.Add(dst, src, n)
 }
 
+func (o *opTimer) FillColumns(x backend.View, rows, stride, c0, c1 int, mean bool) {
+	defer o.since("ablate", time.Now())
+	o.Backend.FillColumns(x, rows, stride, c0, c1, mean)
+}
+
 func (o *opTimer) Mul(dst, src backend.View, n int) {
 	defer o.since("mul", time.Now())
 	o.Backend.Mul(dst, src, n)

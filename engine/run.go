@@ -155,6 +155,10 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()), began: time.Now(),
 		g: graph{be: be, cfg: cfg, seq: S, lay: lay, tileRows: min(e.Settings.TileRows, S)}}
 	r.g.taps = r
+	if r.g.ablate, err = e.Settings.Ablate.heads(cfg.Depth, cfg.Heads); err != nil {
+		return nil, err
+	}
+	r.g.ablateMean = e.Settings.Ablate.mode() == AblateMean
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}

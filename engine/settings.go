@@ -3,7 +3,7 @@ package engine
 // settings.go: what a user can change about a run, in one struct — the CLI's flags, the
 // window's forms and both sides of Compare fill it, and the engine reads it.
 //
-// Invariant: of these, only Backend and MaxPixels may change a run's outputs; residency,
+// Invariant: of these, only Backend, MaxPixels and Ablate may change a run's outputs; residency,
 // slots, tile rows and threads change timings and memory only (the engine is bit-identical
 // across them, tested). Mutation that would silently break it: letting the tile size decide
 // a reduction's order — every setting would still run, Compare would show differences where
@@ -80,6 +80,7 @@ type Settings struct {
 	MaxPixels int           // the page's pixel budget (0: the checkpoint processor's max_pixels)
 	MaxMemory int64         // refuse a run estimated to hold more (0: what RAM, a cgroup's limit and ulimit -v leave)
 	Keep      Keep          // what the run keeps on the host
+	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
 }
 
 // Keep is what a run keeps on the host besides the merger outputs: the taps (tap.go) of
@@ -161,5 +162,9 @@ func (s Settings) Describe() string {
 	if s.Threads > 0 {
 		threads = fmt.Sprintf("%d threads", s.Threads)
 	}
-	return fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
+	d := fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
+	if a := s.Ablate.String(); a != "" {
+		d += ", " + a
+	}
+	return d
 }

@@ -168,3 +168,15 @@ func (b *Backend) Mul(dst, src backend.View, n int) {
 	}
 	b.encode(shaders.Mul(operand(dst, n, "Mul dst"), operand(src, n, "Mul src"), n))
 }
+
+// FillColumns sets columns [c0, c1) of rows rows of x (row stride stride) to 0, or with mean
+// to each column's mean over the rows.
+func (b *Backend) FillColumns(x backend.View, rows, stride, c0, c1 int, mean bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if rows == 0 || c1 <= c0 {
+		return
+	}
+	xo := operand(x, (rows-1)*stride+c1, "FillColumns x")
+	b.encode(shaders.FillColumns(xo, rows, stride, c0, c1, mean))
+}

@@ -99,3 +99,28 @@ func TestFamilyTowers(t *testing.T) {
 		}
 	}
 }
+
+// Head ablation (zero and page mean) through Backend's fill_columns, against the CPU engine:
+// the tiny Qwen3-VL tower with heads of three blocks ablated.
+func TestAblationTower(t *testing.T) {
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
+	in := fx.Input(t)
+	for _, mode := range []string{engine.AblateZero, engine.AblateMean} {
+		a, err := engine.ParseAblation("1:2,2:*,3:0", mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := engine.Settings{Ablate: a, Keep: engine.Keep{Outputs: true}}
+		c := cpu.New(0)
+		want := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, c, set), in)
+		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), in)
+		if e := numcheck.RelErr(got.Merger, want.Merger); !(e <= 1e-5) {
+			t.Errorf("%s: the merger is off the CPU engine's by %.3e", mode, e)
+		}
+		for b, o := range got.Probes.Outputs() {
+			if e := numcheck.RelErr(o, want.Probes.Outputs()[b]); !(e <= 1e-5) {
+				t.Errorf("%s block %d: off the CPU engine's by %.3e", mode, b, e)
+			}
+		}
+	}
+}

@@ -210,3 +210,15 @@ func elementwiseCost(kernel string, n int) Cost {
 	c.DRAMBytes = c.CacheBytes
 	return c
 }
+
+// fillColumnsCost: each of n columns is read over rows (the mean) and written over rows.
+func fillColumnsCost(rows, n int, mean bool) Cost {
+	elems := f(rows) * f(n)
+	c := Cost{Op: fmt.Sprintf("fill_columns %dx%d", rows, n), ScalarSlots: 4 * elems, CacheBytes: 4 * elems,
+		Threadgroups: ceilDiv(n, elementwiseThreads), ThreadsPerGroup: elementwiseThreads}
+	if mean {
+		c.FLOPs, c.ScalarSlots, c.CacheBytes = elems, 8*elems, 8*elems
+	}
+	c.DRAMBytes = c.CacheBytes
+	return c
+}

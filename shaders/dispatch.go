@@ -423,6 +423,25 @@ func GELU(x Operand, n int, form backend.GELUForm) Dispatch {
 	return elementwise(k, floats(k, x), n)
 }
 
+// FillColumns: columns [c0, c1) of rows rows of x (row stride stride) set to 0, or with mean
+// to each column's mean over the rows; one thread per column.
+func FillColumns(x Operand, rows, stride, c0, c1 int, mean bool) Dispatch {
+	const k = "fill_columns"
+	n := c1 - c0
+	m := uint32(0)
+	if mean {
+		m = 1
+	}
+	return Dispatch{
+		Kernel:  k,
+		Buffers: floats(k, x),
+		Params:  pack(u32(rows), u32(stride), u32(c0), u32(c1), m),
+		Groups:  [3]int{ceilDiv(n, elementwiseThreads), 1, 1},
+		Threads: [3]int{elementwiseThreads, 1, 1},
+		Cost:    fillColumnsCost(rows, n, mean),
+	}
+}
+
 // Mul: dst[0:n] *= src[0:n].
 func Mul(dst, src Operand, n int) Dispatch {
 	const k = "mul_into"

@@ -90,3 +90,34 @@ kernel void add_into(device float* dst [[buffer(0)]], device const float* src [[
         dst[i] = dst[i] + src[i];
     }
 }
+
+// fill_columns: columns [c0, c1) of rows rows of x (row stride `stride`) set to 0, or (mean != 0)
+// to each column's mean over the rows, summed in row order: head ablation. One thread per
+// column; a column's reads and writes are its thread's alone.
+struct FillColumnsParams {
+    uint rows;
+    uint stride;
+    uint c0;
+    uint c1;
+    uint mean;
+};
+
+kernel void fill_columns(device float* x [[buffer(0)]], constant FillColumnsParams& p [[buffer(1)]],
+                         uint i [[thread_position_in_grid]]) {
+    const uint c = p.c0 + i;
+    if (c >= p.c1) {
+        return;
+    }
+    float v = 0.0f;
+    if (p.mean != 0) {
+        float s = 0.0f;
+        const uint rows = MUTANT(MEAN_SKIPS_LAST_ROW) ? p.rows - 1 : p.rows;
+        for (uint r = 0; r < rows; r++) {
+            s += x[r * p.stride + c];
+        }
+        v = s / float(p.rows);
+    }
+    for (uint r = 0; r < p.rows; r++) {
+        x[r * p.stride + c] = v;
+    }
+}

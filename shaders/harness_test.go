@@ -32,7 +32,8 @@ import (
 var tolerance = map[string]float64{
 	"layer_norm":    1e-5,
 	"rms_norm":      1e-5,
-	"mul":           0, // float32 product: exact rounding of the float64 one
+	"mul":           0,    // float32 product: exact rounding of the float64 one
+	"fill":          1e-5, // the mean: a float32 sum over the rows
 	"matmul":        1e-5,
 	"matmul_scalar": 1e-5,
 	"rope2d":        1e-6,
@@ -49,6 +50,7 @@ var checks = map[string]check{
 	"layer_norm":    checkLayerNorm,
 	"rms_norm":      checkRMSNorm,
 	"mul":           checkMul,
+	"fill":          checkFill,
 	"matmul":        checkMatMul,
 	"matmul_scalar": checkMatMulScalar,
 	"rope2d":        checkRope,
@@ -77,6 +79,7 @@ var mutants = []struct{ name, check string }{
 	{"SILU_AS_QUICK", "matmul"}, // the epilogue's SiLU form
 	{"RMS_CENTERED", "rms_norm"},
 	{"MUL_ADDS", "mul"},
+	{"MEAN_SKIPS_LAST_ROW", "fill"},
 }
 
 func TestKernelsMatchReference(t *testing.T) {
@@ -167,7 +170,7 @@ func TestEveryKernelIsChecked(t *testing.T) {
 	family := map[string]string{"matmul_f32": "matmul", "matmul_bf16": "matmul", "matmul_f16": "matmul",
 		"matmul_f32_m32": "matmul", "matmul_bf16_m32": "matmul", "matmul_f16_m32": "matmul",
 		"matmul_scalar_f32": "matmul_scalar", "matmul_scalar_bf16": "matmul_scalar", "matmul_scalar_f16": "matmul_scalar",
-		"gelu_tanh": "gelu", "gelu_erf": "gelu", "gelu_quick": "gelu", "gelu_silu": "gelu", "add_into": "add", "mul_into": "mul"}
+		"gelu_tanh": "gelu", "gelu_erf": "gelu", "gelu_quick": "gelu", "gelu_silu": "gelu", "add_into": "add", "mul_into": "mul", "fill_columns": "fill"}
 	for _, c := range attentionCases() {
 		family[shaders.AttentionKernel(c.hd)] = "attention" // run by the attention check's cases
 	}
@@ -550,6 +553,30 @@ func checkRMSNorm(d *harness.Driver, mutant string) (float64, error) {
 		}
 		want := conformance.RefRMSNorm(x, conformance.RefWiden(w), c.rows, c.cols, 1e-6)
 		worst = math.Max(worst, conformance.RelDiff(got, want))
+	}
+	return worst, nil
+}
+
+// checkFill: columns set to 0 and to their mean over the rows, in a wider buffer whose other
+// columns must stay.
+func checkFill(d *harness.Driver, mutant string) (float64, error) {
+	r := rand.New(rand.NewPCG(25, 26))
+	worst := 0.0
+	for _, c := range []struct {
+		rows, stride, c0, c1 int
+		mean                 bool
+	}{{7, 64, 16, 32, true}, {300, 72, 0, 72, true}, {5, 48, 40, 48, false}, {33, 80, 8, 16, true}} {
+		x := randn(r, c.rows*c.stride, 1, 2)
+		var j job
+		xo := j.floats(x, 1)
+		if err := j.run(d, mutant, shaders.FillColumns(xo, c.rows, c.stride, c.c0, c.c1, c.mean)); err != nil {
+			return 0, err
+		}
+		got, err := j.result(xo, c.rows*c.stride)
+		if err != nil {
+			return 0, err
+		}
+		worst = math.Max(worst, conformance.RelDiff(got, conformance.RefFillColumns(x, c.rows, c.stride, c.c0, c.c1, c.mean)))
 	}
 	return worst, nil
 }

@@ -93,6 +93,9 @@ func Cases() []Case {
 		cases = append(cases, Mul(n, false))
 	}
 	cases = append(cases, Mul(777, true))
+	for _, mean := range []bool{false, true} {
+		cases = append(cases, FillColumns(7, 64, 16, 32, mean), FillColumns(1000, 72, 0, 72, mean), FillColumns(5, 48, 40, 48, mean))
+	}
 	cases = append(cases, MatMulEpilogue(dtype.BF16, 13, 300, 70, true, backend.GELUTanh, false), MatMulEpilogue(dtype.BF16, 7, 100, 33, true, backend.GELUErf, false),
 		MatMulEpilogue(dtype.BF16, 20, 1100, 45, false, backend.GELUTanh, true), MatMulEpilogue(dtype.BF16, 5, 72, 130, true, backend.GELUTanh, true),
 		MatMulEpilogue(dtype.BF16, 11, 200, 60, true, backend.GELUQuick, true), MatMulEpilogue(dtype.BF16, 9, 150, 40, true, backend.GELUSiLU, false))
@@ -290,6 +293,27 @@ func Mul(n int, inPlace bool) Case {
 		}
 		be.Mul(x, y, n)
 		return Download(be, x, n), RefMul(a, b)
+	}}
+}
+
+// FillColumns: columns [c0, c1) of a [rows, stride] buffer set to 0 or to their mean over the
+// rows (head ablation), the other columns and the buffer's edges untouched. The mean is a sum
+// over the rows, float32 on a GPU: a matmul's tolerance.
+func FillColumns(rows, stride, c0, c1 int, mean bool) Case {
+	name := fmt.Sprintf("FillColumns/rows%d/stride%d/cols%d-%d/mean%v", rows, stride, c0, c1, mean)
+	return Case{name, TolMatMul, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(rows*stride), uint64(c0)))
+		xv := RandVals(r, rows*stride, 1)
+		for i := range xv {
+			xv[i] += 3 // a mean far from zero
+		}
+		x := Upload(be, append(append([]float32{7}, xv...), 7))
+		be.FillColumns(x.At(1), rows, stride, c0, c1, mean)
+		got := Download(be, x, rows*stride+2)
+		if got[0] != 7 || got[rows*stride+1] != 7 {
+			return poisoned()
+		}
+		return got[1 : rows*stride+1], RefFillColumns(xv, rows, stride, c0, c1, mean)
 	}}
 }
 

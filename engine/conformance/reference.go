@@ -83,6 +83,27 @@ func RefRMSNorm(x, w []float32, rows, cols int, eps float64) []float64 {
 	return y
 }
 
+// RefFillColumns is x with columns [c0, c1) set to 0, or to each column's mean over the rows.
+func RefFillColumns(x []float32, rows, stride, c0, c1 int, mean bool) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	for c := c0; c < c1; c++ {
+		m := 0.0
+		if mean {
+			for r := range rows {
+				m += float64(x[r*stride+c])
+			}
+			m /= float64(rows)
+		}
+		for r := range rows {
+			y[r*stride+c] = m
+		}
+	}
+	return y
+}
+
 // RefMul returns dst * src.
 func RefMul(dst, src []float32) []float64 {
 	y := make([]float64, len(dst))

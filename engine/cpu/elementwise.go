@@ -119,3 +119,30 @@ func (b *Backend) Mul(dst, src backend.View, n int) {
 		}
 	})
 }
+
+// FillColumns sets columns [c0, c1) of rows rows of x (row stride stride) to 0, or with mean to
+// each column's mean over the rows: a float64 sum in row order, rounded once (head ablation).
+func (b *Backend) FillColumns(x backend.View, rows, stride, c0, c1 int, mean bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if rows < 0 || c0 < 0 || c1 < c0 || c1 > stride {
+		panic(fmt.Sprintf("cpu: FillColumns: bad shape rows %d stride %d columns %d..%d", rows, stride, c0, c1))
+	}
+	if rows == 0 || c1 == c0 {
+		return
+	}
+	xs := span(x, (rows-1)*stride+c1, "FillColumns x")
+	fill := make([]float32, c1-c0) // 0, or the means
+	if mean {
+		for j := range fill {
+			var s float64
+			for r := range rows {
+				s += float64(xs[r*stride+c0+j])
+			}
+			fill[j] = float32(s / float64(rows))
+		}
+	}
+	for r := range rows {
+		copy(xs[r*stride+c0:r*stride+c1], fill)
+	}
+}

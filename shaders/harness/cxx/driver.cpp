@@ -168,6 +168,10 @@ const Kernel kKernels[] = {
      [](void* const* b, const void* p, const Ids& i) {
        mul_into((float*)b[0], (const float*)b[1], *(const ElementwiseParams*)p, i.grid.x);
      }},
+    {"fill_columns", sizeof(FillColumnsParams), 1,
+     [](void* const* b, const void* p, const Ids& i) {
+       fill_columns((float*)b[0], *(const FillColumnsParams*)p, i.grid.x);
+     }},
     {"add_into", sizeof(ElementwiseParams), 2,
      [](void* const* b, const void* p, const Ids& i) {
        add_into((float*)b[0], (const float*)b[1], *(const ElementwiseParams*)p, i.grid.x);
