@@ -66,7 +66,7 @@ func parseCompareFlags(args []string) (*compareFlags, error) {
 }
 
 // settingKeys are what --a and --b set.
-var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels"}
+var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode"}
 
 // parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
 func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
@@ -89,6 +89,18 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 				return s, fmt.Errorf("%s: %w", flagName, err)
 			}
 			s.Residency = r
+		case "ablate", "ablate-mode":
+			heads, mode := s.Ablate.Heads, s.Ablate.Mode
+			if k == "ablate" {
+				heads = v
+			} else {
+				mode = v
+			}
+			a, err := engine.ParseAblation(heads, mode)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", flagName, err)
+			}
+			s.Ablate = a
 		case "threads", "slots", "tile", "max-pixels":
 			if nerr != nil {
 				return s, fmt.Errorf("%s %s=%s: want a whole number", flagName, k, v)

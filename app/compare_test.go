@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/turbospark/inspector/internal/numcheck"
 )
 
 // inspector compare of identical settings, while every core is kept busy by another load,
@@ -77,5 +79,47 @@ func TestCompareCLIFlags(t *testing.T) {
 		if msg := cliFails(t, append(base, c.args...)...); !strings.Contains(msg, c.want) {
 			t.Errorf("%v: %q, want %q", c.args, msg, c.want)
 		}
+	}
+}
+
+// Head ablation on the CLI: run's --ablate/--ablate-mode reach the run (the header and the
+// JSON name them, the dump's merger moves), bad values are refused naming the flag, and
+// compare takes it as a setting of one side (pairs joined by +) and reports the outputs apart.
+func TestAblateCLI(t *testing.T) {
+	base := []string{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png"}
+	dir := t.TempDir()
+	plain, abl := filepath.Join(dir, "plain.safetensors"), filepath.Join(dir, "abl.safetensors")
+	js := filepath.Join(dir, "abl.json")
+	cli(t, append(base, "--quiet", "--dump", plain)...)
+	out := cli(t, append(base, "--dump", abl, "--json", js, "--ablate", "1:*,2:0", "--ablate-mode", "mean")...)
+	if !strings.Contains(out, "intervention: ablate 1:*,2:0 (mean)") {
+		t.Errorf("the run's header does not name the ablation:\n%s", out)
+	}
+	var rep struct {
+		Settings struct {
+			Ablate     string `json:"ablate"`
+			AblateMode string `json:"ablate_mode"`
+		} `json:"settings"`
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Settings.Ablate != "1:*,2:0" || rep.Settings.AblateMode != "mean" {
+		t.Errorf("--json settings %+v (%v)", rep.Settings, err)
+	}
+	_, p := readAll(t, plain)
+	_, a := readAll(t, abl)
+	if !numcheck.BitEqual(p["blocks.0.out"], a["blocks.0.out"]) || numcheck.RelErr(a["merger"], p["merger"]) < 1e-4 {
+		t.Error("the ablation of blocks 1 and 2 should leave block 0 and move the merger")
+	}
+	for args, want := range map[string]string{"--ablate 1": "--ablate", "--ablate 9:0": "blocks 0..3", "--ablate-mode half --ablate 1:0": "zero or mean"} {
+		if msg := cliFails(t, append(base, strings.Fields(args)...)...); !strings.Contains(msg, want) {
+			t.Errorf("%s: %q, want %q", args, msg, want)
+		}
+	}
+	cmp := cli(t, "compare", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--reps", "1", "--b", "ablate=1:0+1:1,ablate-mode=zero")
+	if !strings.Contains(cmp, "B = cpu") || !strings.Contains(cmp, "ablate 1:0,1:1 (zero)") || strings.Contains(cmp, "outputs: identical") {
+		t.Errorf("compare with an ablated side:\n%s", cmp)
 	}
 }

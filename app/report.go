@@ -13,6 +13,9 @@ func printHeader(w io.Writer, sess *engine.Session) {
 	s := sess.Report.Settings
 	fmt.Fprintf(w, "%s on %s, residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
 		s.ModelType, s.Backend, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
+	if a := sess.Settings.Ablate.String(); a != "" {
+		fmt.Fprintf(w, "intervention: %s: the heads' output replaced where it enters proj\n", a)
+	}
 	fmt.Fprintf(w, "memory: about %s\n", engine.EstimateMemory(sess.Checkpoint, sess.Input, sess.Settings))
 	for _, note := range append([]string{s.BackendNote}, sess.Notes...) {
 		if note != "" {

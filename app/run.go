@@ -34,7 +34,7 @@ type runFlags struct {
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency, taps, maxMemory string
+	var residency, taps, maxMemory, ablate, ablateMode string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -52,6 +52,8 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.IntVar(&s.MaxPixels, "max-pixels", 0, "override the processor's max_pixels (page size)")
 	fs.StringVar(&maxMemory, "max-memory", "", "refuse a run estimated to hold more than this, e.g. 6GiB or 512MiB (default: what RAM, a cgroup's memory limit and ulimit -v leave)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
+	fs.StringVar(&ablate, "ablate", "", "ablate attention heads where they enter proj: BLOCK:HEAD pairs, comma-separated, * for every head of a block (e.g. 3:5,7:*)")
+	fs.StringVar(&ablateMode, "ablate-mode", engine.AblateZero, "what an ablated head becomes: zero, or mean (its mean over the page's patches)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -88,6 +90,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 		return nil, fmt.Errorf("--taps %s: the taps are written by --dump FILE", taps)
 	}
 	s.Keep = engine.Keep{Outputs: f.dump != "", Attention: f.query >= 0, Taps: f.taps}
+	if s.Ablate, err = engine.ParseAblation(ablate, ablateMode); err != nil {
+		return nil, fmt.Errorf("--ablate: %w", err)
+	}
 	return f, nil
 }
 

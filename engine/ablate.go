@@ -67,10 +67,11 @@ func ParseAblation(heads, mode string) (Ablation, error) {
 	return a, nil
 }
 
-// parseHeads reads "3:5,7:*" into block -> heads (-1: every head).
+// parseHeads reads "3:5,7:*" (or "3:5+7:*", for compare's comma-separated settings) into
+// block -> heads (-1: every head).
 func parseHeads(s string) (map[int][]int, error) {
 	set := map[int][]int{}
-	for _, pair := range strings.Split(s, ",") {
+	for _, pair := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '+' }) {
 		pair = strings.TrimSpace(pair)
 		b, h, ok := strings.Cut(pair, ":")
 		block, err := strconv.Atoi(strings.TrimSpace(b))

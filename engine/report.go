@@ -52,6 +52,9 @@ type ReportSettings struct {
 	Grid        [3]int `json:"grid_thw"`
 	// Taps are the taps kept per block (tap.go); with ffn_act the MLP half runs one pass per tile.
 	Taps string `json:"taps,omitempty"`
+	// Ablate is the heads ablated (BLOCK:HEAD pairs) and AblateMode how ("zero" or "mean").
+	Ablate     string `json:"ablate,omitempty"`
+	AblateMode string `json:"ablate_mode,omitempty"`
 }
 
 // ReportImage is the image before and after smart_resize.
@@ -102,6 +105,9 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}, Taps: e.Settings.Keep.Taps.String()}}
 	if e.Settings.Residency == Pread {
 		r.Settings.Slots = e.Settings.Slots
+	}
+	if a := e.Settings.Ablate; !a.None() {
+		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.mode()
 	}
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}
