@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/numcheck"
 )
 
@@ -121,5 +124,35 @@ func TestAblateCLI(t *testing.T) {
 	cmp := cli(t, "compare", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--reps", "1", "--b", "ablate=1:0+1:1,ablate-mode=zero")
 	if !strings.Contains(cmp, "B = cpu") || !strings.Contains(cmp, "ablate 1:0,1:1 (zero)") || strings.Contains(cmp, "outputs: identical") {
 		t.Errorf("compare with an ablated side:\n%s", cmp)
+	}
+}
+
+// A dump records where it came from, and verify --dump prints it: the checkpoint and its
+// config's sha256, the image and its sha256 and sizes, the page, the settings and the
+// ablation as run, the attention rows' query and its patch, the version.
+func TestDumpProvenance(t *testing.T) {
+	dump := filepath.Join(t.TempDir(), "d.safetensors")
+	cli(t, "run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet", "--dump", dump,
+		"--attention-query", "5", "--ablate", "2:1", "--tile", "64")
+	out := cli(t, "verify", "--dump", dump)
+	hash := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	for _, want := range []string{
+		"checkpoint             ../assets/demo", "config_sha256          " + hash("../assets/demo/config.json"),
+		"image                  ../assets/sample.png", "image_sha256           " + hash("../assets/sample.png"),
+		"interventions          ablate 2:1 (zero)", `"TileRows":64`, "attn_row_query         5", "model_type             qwen3_vl",
+		"grid_thw               1,", "version                " + engine.Version,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify --dump lacks %q:\n%s", want, out)
+		}
+	}
+	if msg := cliFails(t, "verify", "--dump", filepath.Join(t.TempDir(), "none.safetensors")); msg == "" {
+		t.Error("verify --dump of a missing file did not fail")
 	}
 }

@@ -14,16 +14,21 @@ import (
 	"sort"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/safetensors"
 )
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache")
+	dump := fs.String("dump", "", "instead: print what a dump (run --dump, the window's export) records about its run: checkpoint, image, page, settings, interventions, version")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *dump != "" {
+		return describeDump(stdout, *dump)
+	}
 	if *dir == "" {
-		return fmt.Errorf("--checkpoint DIR (or a Hugging Face repo id) is required")
+		return fmt.Errorf("--checkpoint DIR (or a Hugging Face repo id) is required, or --dump FILE")
 	}
 	resolved, err := engine.ResolveCheckpoint(*dir)
 	if err != nil {
@@ -74,4 +79,26 @@ func deepstackText(c engine.Config) string {
 		return "none"
 	}
 	return fmt.Sprint(c.Deepstack)
+}
+
+// describeDump prints a dump's provenance (its metadata, sorted by key) and its tensors.
+func describeDump(w io.Writer, path string) error {
+	f, err := safetensors.Open(path)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(f.Metadata))
+	for k := range f.Metadata {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(w, "dump         %s\n", path)
+	if len(keys) == 0 {
+		fmt.Fprintln(w, "provenance   none recorded (not written by the inspector, or by a version before it kept any)")
+	}
+	for _, k := range keys {
+		fmt.Fprintf(w, "%-22s %s\n", k, f.Metadata[k])
+	}
+	fmt.Fprintf(w, "tensors      %d\n", len(f.Tensors))
+	return nil
 }

@@ -282,5 +282,5 @@ func (c *Checkpoint) LoadImage(path string, lim imageproc.Limits) (*Input, error
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page, Note: img.Note}, nil
+	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page, Note: img.Note, Path: path}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
@@ -29,6 +30,10 @@ type Dump struct {
 	merger    []float32
 	deepstack [][]float32
 	probes    *probe.Store
+	// provenance (provenance.go)
+	checkpoint, image, backend string
+	page                       *imageproc.Page
+	settings                   Settings
 }
 
 // Dump is the run's tensors; it needs a finished run with every block's output kept.
@@ -42,7 +47,8 @@ func (r *Run) Dump() (*Dump, error) {
 		return nil, fmt.Errorf("dump: one image per dump (this run has %d grids)", len(r.Layout.Grids))
 	}
 	return &Dump{config: c, layout: r.Layout, pixels: r.Input.Pixels, embed: r.Embed, outputs: outputs,
-		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes}, nil
+		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes,
+		checkpoint: r.e.Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.e.Settings, backend: r.e.Backend.Name()}, nil
 }
 
 // WriteDump writes the run's tensors; query < 0 leaves out the attention rows; taps are
@@ -87,7 +93,7 @@ func (d *Dump) Write(path string, query int, taps TapSet) error {
 	for k, ds := range d.deepstack {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, ds))
 	}
-	return safetensors.WriteFile(path, ts, map[string]string{"producer": "turbospark inspector"})
+	return safetensors.WriteFile(path, ts, d.provenance(query))
 }
 
 // taps are blocks.{i}.{tap} of every block for each tap of taps but out (already written).

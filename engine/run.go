@@ -67,6 +67,7 @@ type Input struct {
 	Pixels []float32 // [S, C*Tp*P*P]
 	Grids  []geom.Grid
 	Image  *imageproc.Page // nil for raw pixel_values
+	Path   string          // the image file it came from ("" for raw pixel_values): provenance
 	Note   string          // where the page parts from transformers' preprocessing ("" where it does not)
 }
 

@@ -13,7 +13,6 @@ package ui
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -26,26 +25,8 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-// Version is the inspector's version: set with -ldflags "-X github.com/turbospark/inspector/ui.Version=...",
-// else the module's version, else "dev" (with the commit when the build recorded one).
-var Version = buildVersion()
-
-func buildVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "dev"
-	}
-	v := bi.Main.Version
-	if v == "" || v == "(devel)" {
-		v = "dev"
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			v += "+" + s.Value[:12]
-		}
-	}
-	return v
-}
+// Version is the inspector's version (engine.Version: what dumps record too).
+var Version = engine.Version
 
 // shortcut is Ctrl+key (Cmd+key on macOS), with more modifiers if given.
 func shortcut(key fyne.KeyName, more fyne.KeyModifier) fyne.Shortcut {
