@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,5 +158,59 @@ func TestDumpProvenance(t *testing.T) {
 	}
 	if msg := cliFails(t, "verify", "--dump", filepath.Join(t.TempDir(), "none.safetensors")); msg == "" {
 		t.Error("verify --dump of a missing file did not fail")
+	}
+}
+
+// sweep over the demo's heads: one row per (block, head); a row's change is exactly 0 before
+// its block and not after; one row equals what two dumps (plain, and run --ablate) give;
+// --over blocks gives one row per block; JSON carries the same rows.
+func TestSweepCLI(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--checkpoint", "../assets/demo", "--image", "../assets/sample.png"}
+	csvPath, jsonPath := filepath.Join(dir, "s.csv"), filepath.Join(dir, "s.json")
+	cli(t, append([]string{"sweep", "--out", csvPath, "--ablate-mode", "mean"}, base...)...)
+	data, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil || len(recs) != 1+4*4 || recs[0][2] != "merger_rel_change" {
+		t.Fatalf("%d records (%v): %q", len(recs), err, recs)
+	}
+	for _, r := range recs[1:] {
+		b, _ := strconv.Atoi(r[0])
+		for k := range 4 {
+			v, _ := strconv.ParseFloat(r[3+k], 64)
+			if (v == 0) != (k < b) {
+				t.Errorf("ablating %s:%s: block %d moved by %g", r[0], r[1], k, v)
+			}
+		}
+	}
+	// row 2:1 against two dumps
+	plain, abl := filepath.Join(dir, "p.safetensors"), filepath.Join(dir, "a.safetensors")
+	cli(t, append([]string{"run", "--quiet", "--dump", plain}, base...)...)
+	cli(t, append([]string{"run", "--quiet", "--dump", abl, "--ablate", "2:1", "--ablate-mode", "mean"}, base...)...)
+	_, p := readAll(t, plain)
+	_, a := readAll(t, abl)
+	want := relChange(a["merger"], p["merger"])
+	got, _ := strconv.ParseFloat(recs[1+2*4+1][2], 64)
+	if recs[1+2*4+1][0] != "2" || recs[1+2*4+1][1] != "1" || math.Abs(got-want) > 1e-5*want {
+		t.Errorf("row %v: merger change %g, the dumps give %g", recs[1+2*4+1][:2], got, want)
+	}
+	cli(t, append([]string{"sweep", "--out", jsonPath, "--over", "blocks"}, base...)...)
+	var js struct {
+		Rows []sweepRow `json:"rows"`
+	}
+	data, err = os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &js); err != nil || len(js.Rows) != 4 || js.Rows[3].Head != "*" || js.Rows[3].Blocks[2] != 0 || js.Rows[3].Blocks[3] == 0 {
+		t.Errorf("--over blocks JSON: %+v (%v)", js.Rows, err)
+	}
+	for args, want := range map[string]string{"--out x.txt": ".csv or .json", "--over tiles --out x.csv": "heads or blocks", "--ablate-mode half --out x.csv": "zero or mean"} {
+		if msg := cliFails(t, append(append([]string{"sweep"}, base...), strings.Fields(args)...)...); !strings.Contains(msg, want) {
+			t.Errorf("sweep %s: %q, want %q", args, msg, want)
+		}
 	}
 }

@@ -48,7 +48,7 @@ func (r *Run) Dump() (*Dump, error) {
 	}
 	return &Dump{config: c, layout: r.Layout, pixels: r.Input.Pixels, embed: r.Embed, outputs: outputs,
 		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes,
-		checkpoint: r.e.Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.e.Settings, backend: r.e.Backend.Name()}, nil
+		checkpoint: r.e.Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.settingsAsRun(), backend: r.e.Backend.Name()}, nil
 }
 
 // WriteDump writes the run's tensors; query < 0 leaves out the attention rows; taps are
@@ -135,4 +135,11 @@ func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.attn_row", i), []int{c.Heads, S}, rows))
 	}
 	return ts, nil
+}
+
+// settingsAsRun is the engine's settings with this run's ablation (StartWith's, if another).
+func (r *Run) settingsAsRun() Settings {
+	s := r.e.Settings
+	s.Ablate = r.Ablation
+	return s
 }

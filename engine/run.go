@@ -118,6 +118,7 @@ type Run struct {
 	Timings    []BlockTiming
 	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
 	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
+	Ablation   Ablation     // the heads this run ablates (Settings.Ablate, or StartWith's)
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -128,7 +129,11 @@ type Run struct {
 }
 
 // Start checks the input, prepares the page's buffers and computes the embeddings.
-func (e *Engine) Start(in *Input) (run *Run, err error) {
+func (e *Engine) Start(in *Input) (run *Run, err error) { return e.StartWith(in, e.Settings.Ablate) }
+
+// StartWith is Start with ablation a instead of the settings' (a sweep over heads runs one
+// engine, its weights resident, once per head).
+func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 	defer e.faultsAsErrors()(&err)
 	cfg := e.Checkpoint.Config
 	lay, err := geom.NewLayout(cfg.MergeSize, in.Grids)
@@ -156,10 +161,11 @@ func (e *Engine) Start(in *Input) (run *Run, err error) {
 	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()), began: time.Now(),
 		g: graph{be: be, cfg: cfg, seq: S, lay: lay, tileRows: min(e.Settings.TileRows, S)}}
 	r.g.taps = r
-	if r.g.ablate, err = e.Settings.Ablate.heads(cfg.Depth, cfg.Heads); err != nil {
+	if r.g.ablate, err = a.heads(cfg.Depth, cfg.Heads); err != nil {
 		return nil, err
 	}
-	r.g.ablateMean = e.Settings.Ablate.mode() == AblateMean
+	r.g.ablateMean = a.mode() == AblateMean
+	r.Ablation = a
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}
