@@ -596,14 +596,14 @@ func (c *Controller) doneStatus(sess *session) Status {
 	}
 	if run.Finished() {
 		// The backend's name carries its threads or device; the rest of Describe is added.
-		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s, %s, tile %d%s", depth, sess.Report.Totals.WallMS,
-			name, sess.Settings.Residency, sess.Settings.TileRows, noteSuffix(sess.BackendNote)), Progress: 1}
+		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s, %s, tile %d%s%s", depth, sess.Report.Totals.WallMS,
+			name, sess.Settings.Residency, sess.Settings.TileRows, ablationSuffix(sess.Settings.Ablate), noteSuffix(sess.BackendNote)), Progress: 1}
 	}
 	next := "the merger is next"
 	if run.Next() < depth {
 		next = fmt.Sprintf("block %d is next", run.Next())
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s", run.Next(), depth, name, next, noteSuffix(sess.BackendNote)),
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s%s", run.Next(), depth, name, next, ablationSuffix(sess.Settings.Ablate), noteSuffix(sess.BackendNote)),
 		Progress: float64(run.Next()) / float64(depth)}
 }
 
@@ -818,3 +818,11 @@ func (c *Controller) close() {
 
 // closeDeadline is how long Close waits for the job in flight to stop.
 const closeDeadline = 2 * time.Second
+
+// ablationSuffix names an intervention in the status: the run is not the plain tower's.
+func ablationSuffix(a engine.Ablation) string {
+	if a.None() {
+		return ""
+	}
+	return " · " + a.String()
+}

@@ -42,7 +42,10 @@ const (
 	tipThreads   = "CPU threads each op is spread over (0: every core). Changes the time, never the outputs."
 	tipMaxPixels = "The resized image's pixel budget (smart_resize's max_pixels); processor default is the checkpoint's " +
 		"preprocessor_config.json. Another budget is another page: more or fewer patches, and the query goes back to the centre."
-	tipApply = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
+	tipAblate = "Attention heads zeroed (or set to their page mean) where they enter proj, an intervention: BLOCK:HEAD " +
+		"pairs, comma-separated, * for every head of a block. Empty: the plain tower. Not saved between sessions."
+	tipAblateAs = "What an ablated head's output becomes: zero, or its mean over the page's patches."
+	tipApply    = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
 		"block you chose stay selected"
 )
 
@@ -53,6 +56,8 @@ type settingsForm struct {
 	backend   *widget.Select
 	threads   *widget.Entry
 	maxPixels *widget.SelectEntry
+	ablate    *widget.Entry        // heads ablated: BLOCK:HEAD pairs ("" none)
+	ablateAs  *widget.RadioGroup   // zero or mean
 	tileBytes func(tile int) int64 // the tile buffer at a tile size (0 before a load)
 	backends  Backends
 	why       *widget.Label  // what is not offered and why (empty when everything is)
@@ -74,6 +79,11 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 	f.threads = widget.NewEntry()
 	f.threads.SetPlaceHolder("0 = every core")
 	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
+	f.ablate = widget.NewEntry()
+	f.ablate.SetPlaceHolder("none, or e.g. 3:5,7:*")
+	f.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
+	f.ablateAs.Horizontal = true
+	f.ablateAs.SetSelected(engine.AblateZero)
 	return f
 }
 
@@ -103,6 +113,8 @@ func (f *settingsForm) form() *widget.Form {
 		widget.NewFormItem("backend", backend),
 		widget.NewFormItem("threads", withTip(f.threads, tipThreads)),
 		widget.NewFormItem("max pixels", withTip(f.maxPixels, tipMaxPixels)),
+		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
+		widget.NewFormItem("ablated heads become", withTip(f.ablateAs, tipAblateAs)),
 	)
 }
 
@@ -115,6 +127,12 @@ func (f *settingsForm) load(s engine.Settings) {
 		f.maxPixels.SetText(maxPixelPresets[0])
 	} else {
 		f.maxPixels.SetText(strconv.Itoa(s.MaxPixels))
+	}
+	f.ablate.SetText(s.Ablate.Heads)
+	if s.Ablate.Mode == "" {
+		f.ablateAs.SetSelected(engine.AblateZero)
+	} else {
+		f.ablateAs.SetSelected(s.Ablate.Mode)
 	}
 	f.showTileMemory()
 }
@@ -142,6 +160,9 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 		return s, fmt.Errorf("backend %s is not available here: %s", s.Backend, why)
 	}
 	if _, err := engine.ParseResidency(string(s.Residency)); err != nil {
+		return s, err
+	}
+	if s.Ablate, err = engine.ParseAblation(f.ablate.Text, f.ablateAs.Selected); err != nil {
 		return s, err
 	}
 	return s, nil
