@@ -14,6 +14,7 @@ package ui
 // the panels used the clipped or shared scale.
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -241,6 +243,39 @@ func (in *Inspector) ExportTimingsCSV(path string) error {
 	}
 	return in.writeOutput(path, rep.WriteCSV)
 }
+
+// ExportHeadStatsCSV writes the block x head matrices of the Attention tab, one row per block
+// and head: where the block attends (whole image or windows), the mean attention distance
+// (patches) and entropy (nats) over the sampled queries, and uniform attention's values over
+// the same queries (the baseline the tab's note gives). It needs every block's statistics.
+func (in *Inspector) ExportHeadStatsCSV(path string) error {
+	a, s := in.attention, in.Snap
+	if !s.Loaded() {
+		return fmt.Errorf("no run to export")
+	}
+	if len(a.dist) < s.Config.Depth {
+		return fmt.Errorf("the head statistics cover %d of %d blocks so far: let the run finish and the Attention tab compute them, then export", len(a.dist), s.Config.Depth)
+	}
+	return in.writeOutput(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"block", "head", "attends", "mean_distance_patches", "entropy_nats", "uniform_distance_patches", "uniform_entropy_nats", "queries"})
+		for b := range s.Config.Depth {
+			ud, ue := s.Probes.UniformBaseline(b, headStatQueries)
+			attends := "image"
+			if s.Layout.Windowed(b) {
+				attends = "windows"
+			}
+			for h := range a.dist[b] {
+				cw.Write([]string{strconv.Itoa(b), strconv.Itoa(h), attends, fmtG(a.dist[b][h]), fmtG(a.entropy[b][h]), fmtG(ud), fmtG(ue),
+					strconv.Itoa(min(headStatQueries, s.Layout.Rows()))})
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 
 // ExportTrace writes the finished run's timeline as Chrome trace-event JSON (Perfetto,
 // chrome://tracing): one track per half, the weight reads, the deepstack mergers.

@@ -77,6 +77,7 @@ func (in *Inspector) exportItems() []*fyne.MenuItem {
 		off(fyne.NewMenuItem("Timings as JSON…", func() { in.saveDialog("timings.json", in.ExportTimingsJSON) }), st.finished),
 		off(fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }), st.finished),
 		off(fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }), st.finished),
+		off(fyne.NewMenuItem("Head statistics (block x head) as CSV…", func() { in.saveDialog(in.exportName("head-stats", ".csv"), in.ExportHeadStatsCSV) }), st.finished),
 		off(fyne.NewMenuItem("Run as safetensors dump…", func() { in.saveDialog("dump.safetensors", in.ExportDump) }), st.dump),
 		off(fyne.NewMenuItem("Compare as JSON (every pass)…", func() { in.saveDialog("compare.json", in.ExportCompareJSON) }), st.compared),
 	}

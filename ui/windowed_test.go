@@ -1,8 +1,13 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/csv"
 	"image"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,4 +129,42 @@ func sameBits(a, b []float32) bool {
 		}
 	}
 	return true
+}
+
+// File > Export > Head statistics as CSV: one row per block and head with the tab's distance
+// and entropy, where the block attends, and uniform attention's values over the same queries.
+func TestExportHeadStatsCSV(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	a := h.in.attention
+	path := filepath.Join(t.TempDir(), "stats.csv")
+	h.pump("head statistics", func() bool { return len(a.dist) == h.in.Snap.Config.Depth && !a.stats.busy() })
+	if err := h.in.ExportHeadStatsCSV(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	s := h.in.Snap
+	if err != nil || len(recs) != 1+s.Config.Depth*s.Config.Heads || recs[0][3] != "mean_distance_patches" {
+		t.Fatalf("%d records (%v)", len(recs), err)
+	}
+	for _, r := range recs[1:] {
+		b, _ := strconv.Atoi(r[0])
+		hd, _ := strconv.Atoi(r[1])
+		d, _ := strconv.ParseFloat(r[3], 64)
+		e, _ := strconv.ParseFloat(r[4], 64)
+		ud, _ := strconv.ParseFloat(r[5], 64)
+		wd, _ := s.Probes.UniformBaseline(b, headStatQueries)
+		if math.Abs(d-a.dist[b][hd]) > 1e-7*a.dist[b][hd] || math.Abs(e-a.entropy[b][hd]) > 1e-7*a.entropy[b][hd] ||
+			math.Abs(ud-wd) > 1e-7*wd || r[2] != "image" {
+			t.Errorf("row %v: the tab has %g / %g, uniform %g", r, a.dist[b][hd], a.entropy[b][hd], wd)
+		}
+	}
+	a.dist = a.dist[:1] // as while the statistics are still being computed
+	if err := h.in.ExportHeadStatsCSV(filepath.Join(t.TempDir(), "x.csv")); err == nil || !strings.Contains(err.Error(), "1 of 4 blocks") {
+		t.Errorf("export of incomplete statistics: %v", err)
+	}
 }
