@@ -33,6 +33,11 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       pairs, * for every head of a block. zero_blk{i}, zero_pooler_output, zero_deepstack{k}:
       the heads' columns set to 0; mean_*: replaced by their mean over the page's rows.
 
+  mask TOWER.safetensors OUT.safetensors --rows 3,4,5
+      The tower of a `tower` file run again with the pixel_values rows listed (patches, in
+      the processor's order) replaced by the page's per-channel mean (input occlusion):
+      masked_blk{i}, masked_pooler_output, masked_deepstack{k}.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -311,6 +316,29 @@ def cmd_ablate(a):
     print("wrote", a.out, sorted(out))
 
 
+def cmd_mask(a):
+    m, X, G = load_tower(a.tower)
+    rows = [int(r) for r in a.rows.split(",")]
+    C = m.config.in_channels
+    S = X.shape[0]
+    per = X.view(S, C, -1)
+    mean = per.mean(dim=(0, 2), dtype=torch.float64).float()  # per channel, over the page
+    X2 = per.clone()
+    X2[rows] = mean.view(1, C, 1).expand(len(rows), C, per.shape[2])
+    X2 = X2.view(S, -1)
+    rec = capture(m)
+    with torch.no_grad():
+        o = m(X2, grid_thw=G)
+    out = {"masked_pooler_output": o.pooler_output}
+    for i, blk in enumerate(rec["out"]):
+        out["masked_blk%d" % i] = blk
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["masked_deepstack%d" % k] = d
+    import transformers
+    save(a.out, out, {"rows": a.rows, "tower": os.path.basename(a.tower), "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out))
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -344,12 +372,16 @@ def main():
     ab.add_argument("tower")
     ab.add_argument("out")
     ab.add_argument("--heads", required=True)
+    mk = sub.add_parser("mask")
+    mk.add_argument("tower")
+    mk.add_argument("out")
+    mk.add_argument("--rows", required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":
