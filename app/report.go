@@ -16,6 +16,9 @@ func printHeader(w io.Writer, sess *engine.Session) {
 	if a := sess.Settings.Ablate.String(); a != "" {
 		fmt.Fprintf(w, "intervention: %s: the heads' output replaced where it enters proj\n", a)
 	}
+	if m := sess.Settings.Mask.String(); m != "" {
+		fmt.Fprintf(w, "intervention: %s: the patches replaced by the page's mean colour before the embedding\n", m)
+	}
 	fmt.Fprintf(w, "memory: about %s\n", engine.EstimateMemory(sess.Checkpoint, sess.Input, sess.Settings))
 	for _, note := range append([]string{s.BackendNote}, sess.Notes...) {
 		if note != "" {

@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/fsx"
@@ -34,7 +36,7 @@ type runFlags struct {
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency, taps, maxMemory, ablate, ablateMode string
+	var residency, taps, maxMemory, ablate, ablateMode, mask string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -54,6 +56,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	fs.StringVar(&ablate, "ablate", "", "ablate attention heads where they enter proj: BLOCK:HEAD pairs, comma-separated, * for every head of a block (e.g. 3:5,7:*)")
 	fs.StringVar(&ablateMode, "ablate-mode", engine.AblateZero, "what an ablated head becomes: zero, or mean (its mean over the page's patches)")
+	fs.StringVar(&mask, "mask-patches", "", "occlude patches at the input with the page's mean colour: x0,y0,x1,y1 (patch columns x0..x1-1, rows y0..y1-1), or a FILE of pixel_values rows")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -92,6 +95,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	s.Keep = engine.Keep{Outputs: f.dump != "", Attention: f.query >= 0, Taps: f.taps}
 	if s.Ablate, err = engine.ParseAblation(ablate, ablateMode); err != nil {
 		return nil, fmt.Errorf("--ablate: %w", err)
+	}
+	if s.Mask, err = parseMaskFlag(mask); err != nil {
+		return nil, fmt.Errorf("--mask-patches: %w", err)
 	}
 	return f, nil
 }
@@ -208,4 +214,25 @@ func parseBytes(v string) (int64, error) {
 		return 0, fmt.Errorf("want a size of at least one byte, such as 6GiB or 512MiB")
 	}
 	return int64(x * mult), nil
+}
+
+// parseMaskFlag reads --mask-patches: a rectangle x0,y0,x1,y1, or a file of pixel_values rows
+// (numbers separated by commas, spaces or lines).
+func parseMaskFlag(v string) (engine.Mask, error) {
+	if v == "" {
+		return "", nil
+	}
+	if st, err := os.Stat(v); err == nil && !st.IsDir() {
+		data, err := fsx.ReadSmall(v, 16<<20)
+		if err != nil {
+			return "", err
+		}
+		rows := strings.Join(strings.FieldsFunc(string(data), func(r rune) bool { return r == ',' || unicode.IsSpace(r) }), ",")
+		m, err := engine.ParseMask("rows:" + rows)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", v, err)
+		}
+		return m, nil
+	}
+	return engine.ParseMask(v)
 }

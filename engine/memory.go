@@ -86,6 +86,12 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	page := f * (7*S*D + 2*S*hd + merged*int64(c.MergedDim()) + merged*int64(c.OutHidden)) // h, ln, qkv, attn, tmp; cos, sin; merger
 	page += f * S * int64(c.PatchDim())                                                    // the pixels' buffer while the embedding runs
 	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
+	if !s.Mask.None() {
+		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (mask.go)
+	}
+	if c.WindowSize > 0 {
+		host += f * S * int64(c.PatchDim()) // the pixels gathered into the window order
+	}
 	m.Activations = page + host + c.TileBytes(s.TileRows, int(S))
 	threads := int64(s.Threads)
 	if threads <= 0 {

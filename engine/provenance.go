@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/turbospark/inspector/internal/fsx"
 )
@@ -53,8 +54,9 @@ func (d *Dump) provenance(query int) map[string]string {
 		TileRows, Threads  int
 		MaxPixels          int
 		Ablate, AblateMode string
+		Mask               string
 	}{d.settings.Backend, string(d.settings.Residency), d.settings.TileRows, d.settings.Threads, d.settings.MaxPixels,
-		d.settings.Ablate.Heads, d.settings.Ablate.Mode})
+		d.settings.Ablate.Heads, d.settings.Ablate.Mode, string(d.settings.Mask)})
 	m := map[string]string{
 		"producer":    "turbospark inspector",
 		"version":     Version,
@@ -67,10 +69,15 @@ func (d *Dump) provenance(query int) map[string]string {
 		"backend":     d.backend,
 	}
 	m["config_sha256"] = fileHash(filepath.Join(d.checkpoint, "config.json"))
-	if a := d.settings.Ablate.String(); a != "" {
-		m["interventions"] = a
-	} else {
-		m["interventions"] = "none"
+	var iv []string
+	for _, s := range []string{d.settings.Ablate.String(), d.settings.Mask.String()} {
+		if s != "" {
+			iv = append(iv, s)
+		}
+	}
+	m["interventions"] = "none"
+	if len(iv) > 0 {
+		m["interventions"] = strings.Join(iv, "; ")
 	}
 	if d.image != "" {
 		m["image"] = d.image

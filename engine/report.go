@@ -55,6 +55,8 @@ type ReportSettings struct {
 	// Ablate is the heads ablated (BLOCK:HEAD pairs) and AblateMode how ("zero" or "mean").
 	Ablate     string `json:"ablate,omitempty"`
 	AblateMode string `json:"ablate_mode,omitempty"`
+	// Mask is the patches occluded at the input (rect:x0,y0,x1,y1 or rows:...).
+	Mask string `json:"mask,omitempty"`
 }
 
 // ReportImage is the image before and after smart_resize.
@@ -109,6 +111,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	if a := e.Settings.Ablate; !a.None() {
 		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.mode()
 	}
+	r.Settings.Mask = string(e.Settings.Mask)
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}
 	}

@@ -119,6 +119,7 @@ type Run struct {
 	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
 	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
 	Ablation   Ablation     // the heads this run ablates (Settings.Ablate, or StartWith's)
+	maskRows   []int        // pixel_values rows occluded (Settings.Mask)
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -166,6 +167,9 @@ func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 	}
 	r.g.ablateMean = a.mode() == AblateMean
 	r.Ablation = a
+	if r.maskRows, err = e.Settings.Mask.rows(lay); err != nil {
+		return nil, err
+	}
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}
@@ -193,7 +197,8 @@ func (r *Run) embed() error {
 		return err
 	}
 	defer be.Free(pix)
-	be.Upload(v(pix), r.Layout.ToLayoutOrder(r.Input.Pixels, cfg.PatchDim())) // rows in the blocks' order
+	pixels := occlude(r.Input.Pixels, cfg.PatchDim(), cfg.InChannels, r.maskRows) // in the processor's order (mask.go)
+	be.Upload(v(pix), r.Layout.ToLayoutOrder(pixels, cfg.PatchDim()))             // rows in the blocks' order
 	r.g.embed(v(pix), patchW, patchB, pos)
 	if _, err := be.Commit(); err != nil {
 		return err

@@ -3,7 +3,7 @@ package engine
 // settings.go: what a user can change about a run, in one struct — the CLI's flags, the
 // window's forms and both sides of Compare fill it, and the engine reads it.
 //
-// Invariant: of these, only Backend, MaxPixels and Ablate may change a run's outputs; residency,
+// Invariant: of these, only Backend, MaxPixels, Ablate and Mask may change a run's outputs; residency,
 // slots, tile rows and threads change timings and memory only (the engine is bit-identical
 // across them, tested). Mutation that would silently break it: letting the tile size decide
 // a reduction's order — every setting would still run, Compare would show differences where
@@ -81,6 +81,7 @@ type Settings struct {
 	MaxMemory int64         // refuse a run estimated to hold more (0: what RAM, a cgroup's limit and ulimit -v leave)
 	Keep      Keep          // what the run keeps on the host
 	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
+	Mask      Mask          // patches occluded at the input by the page's mean colour; none by default
 }
 
 // Keep is what a run keeps on the host besides the merger outputs: the taps (tap.go) of
@@ -165,6 +166,9 @@ func (s Settings) Describe() string {
 	d := fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
 	if a := s.Ablate.String(); a != "" {
 		d += ", " + a
+	}
+	if m := s.Mask.String(); m != "" {
+		d += ", " + m
 	}
 	return d
 }
