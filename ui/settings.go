@@ -45,7 +45,9 @@ const (
 	tipAblate = "Attention heads zeroed (or set to their page mean) where they enter proj, an intervention: BLOCK:HEAD " +
 		"pairs, comma-separated, * for every head of a block. Empty: the plain tower. Not saved between sessions."
 	tipAblateAs = "What an ablated head's output becomes: zero, or its mean over the page's patches."
-	tipApply    = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
+	tipMask     = "Patches occluded at the input by the page's mean colour, an intervention: x0,y0,x1,y1 are patch " +
+		"columns x0..x1-1 and rows y0..y1-1 (the grid's 'r R c C' hover tells a patch's place). Empty: none. Not saved between sessions."
+	tipApply = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
 		"block you chose stay selected"
 )
 
@@ -58,6 +60,7 @@ type settingsForm struct {
 	maxPixels *widget.SelectEntry
 	ablate    *widget.Entry        // heads ablated: BLOCK:HEAD pairs ("" none)
 	ablateAs  *widget.RadioGroup   // zero or mean
+	mask      *widget.Entry        // patches occluded: x0,y0,x1,y1 ("" none)
 	tileBytes func(tile int) int64 // the tile buffer at a tile size (0 before a load)
 	backends  Backends
 	why       *widget.Label  // what is not offered and why (empty when everything is)
@@ -84,6 +87,8 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 	f.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
 	f.ablateAs.Horizontal = true
 	f.ablateAs.SetSelected(engine.AblateZero)
+	f.mask = widget.NewEntry()
+	f.mask.SetPlaceHolder("none, or x0,y0,x1,y1 in patches")
 	return f
 }
 
@@ -115,6 +120,7 @@ func (f *settingsForm) form() *widget.Form {
 		widget.NewFormItem("max pixels", withTip(f.maxPixels, tipMaxPixels)),
 		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
 		widget.NewFormItem("ablated heads become", withTip(f.ablateAs, tipAblateAs)),
+		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
 	)
 }
 
@@ -129,6 +135,7 @@ func (f *settingsForm) load(s engine.Settings) {
 		f.maxPixels.SetText(strconv.Itoa(s.MaxPixels))
 	}
 	f.ablate.SetText(s.Ablate.Heads)
+	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
 	if s.Ablate.Mode == "" {
 		f.ablateAs.SetSelected(engine.AblateZero)
 	} else {
@@ -163,6 +170,9 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 		return s, err
 	}
 	if s.Ablate, err = engine.ParseAblation(f.ablate.Text, f.ablateAs.Selected); err != nil {
+		return s, err
+	}
+	if s.Mask, err = engine.ParseMask(f.mask.Text); err != nil {
 		return s, err
 	}
 	return s, nil

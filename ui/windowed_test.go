@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
 )
@@ -98,6 +99,10 @@ func TestAblationFromSettings(t *testing.T) {
 	if st := h.in.toolbar.status.Text; !strings.Contains(st, "ablate 1:0,1:2 (mean)") {
 		t.Errorf("status %q does not name the ablation", st)
 	}
+	h.settle()
+	if c := h.in.image.caption.Text; !strings.Contains(c, "ablate 1:0,1:2 (mean)") {
+		t.Errorf("the image's caption %q does not name the ablation", c)
+	}
 	s := h.in.Snap
 	o0, err := s.Probes.Output(0)
 	if err != nil {
@@ -166,5 +171,25 @@ func TestExportHeadStatsCSV(t *testing.T) {
 	a.dist = a.dist[:1] // as while the statistics are still being computed
 	if err := h.in.ExportHeadStatsCSV(filepath.Join(t.TempDir(), "x.csv")); err == nil || !strings.Contains(err.Error(), "1 of 4 blocks") {
 		t.Errorf("export of incomplete statistics: %v", err)
+	}
+}
+
+// The form's mask: a rectangle of patches, refused when it is not one.
+func TestMaskInSettingsForm(t *testing.T) {
+	h := newHarness(t)
+	f := h.in.settings.form
+	f.load(engine.DefaultSettings("cpu"))
+	f.mask.SetText("0,0,2,2")
+	s, err := f.Settings()
+	if err != nil || s.Mask != "rect:0,0,2,2" {
+		t.Errorf("mask 0,0,2,2: %q, %v", s.Mask, err)
+	}
+	f.load(s)
+	if f.mask.Text != "0,0,2,2" {
+		t.Errorf("the form shows %q for the mask it was loaded with", f.mask.Text)
+	}
+	f.mask.SetText("1,2")
+	if _, err := f.Settings(); err == nil || !strings.Contains(err.Error(), "x0,y0,x1,y1") {
+		t.Errorf("mask 1,2: %v", err)
 	}
 }
