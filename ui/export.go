@@ -277,6 +277,20 @@ func (in *Inspector) ExportHeadStatsCSV(path string) error {
 
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 
+// mapPixelsPerPatch is the map-only export's block per patch.
+const mapPixelsPerPatch = 16
+
+// ExportMapPNG writes the view's map alone: every patch a block of exactly the colour the
+// colorbar gives its value (no photo under it, no opacity), for figures whose colours must
+// read off the colorbar.
+func (in *Inspector) ExportMapPNG(path string) error {
+	m := in.image.view.MapImage(mapPixelsPerPatch)
+	if m == nil {
+		return fmt.Errorf("no map to export: pick an overlay that colours the patches")
+	}
+	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, m) })
+}
+
 // ExportTrace writes the finished run's timeline as Chrome trace-event JSON (Perfetto,
 // chrome://tracing): one track per half, the weight reads, the deepstack mergers.
 func (in *Inspector) ExportTrace(path string) error {
@@ -358,6 +372,7 @@ func (p *imagePanel) showExportMenu() {
 		fyne.NewMenuItem("View as PNG at 2x…", func() {
 			in.saveDialog(in.viewExportName("-2x"), func(path string) error { return in.ExportView(path, 2) })
 		}),
+		fyne.NewMenuItem("Map only as PNG (the colorbar's colours, no photo)…", func() { in.saveDialog(in.viewExportName("-map"), in.ExportMapPNG) }),
 		fyne.NewMenuItem("Every head of this block (contact sheet)…", func() { in.saveDialog(in.exportName("heads", ""), in.ExportHeadSheet) }),
 		fyne.NewMenuItem("This head in every block (contact sheet)…", func() { in.saveDialog(in.viewExportName("-blocks"), in.ExportBlockSheet) }),
 	)

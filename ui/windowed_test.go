@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/csv"
 	"image"
+	"image/color"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,5 +193,47 @@ func TestMaskInSettingsForm(t *testing.T) {
 	f.mask.SetText("1,2")
 	if _, err := f.Settings(); err == nil || !strings.Contains(err.Error(), "x0,y0,x1,y1") {
 		t.Errorf("mask 1,2: %v", err)
+	}
+}
+
+// The map-only export: every patch a 16 x 16 block of exactly the colour the colorbar gives
+// its value (the legend's colormap and scale), nothing of the photo.
+func TestExportMapPNG(t *testing.T) {
+	h := hmDemo(t)
+	p := h.in.image
+	path := filepath.Join(t.TempDir(), "map.png")
+	if err := h.in.ExportMapPNG(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := patchGrid(h.in.Snap)
+	if b := img.Bounds(); b.Dx() != g.Cols*mapPixelsPerPatch || b.Dy() != g.Rows*mapPixelsPerPatch {
+		t.Fatalf("map %v for %d x %d patches", b, g.Cols, g.Rows)
+	}
+	checked := 0
+	for r := range g.Rows {
+		for c := range g.Cols {
+			want := p.cm.At(p.scale.Norm(p.values[g.Index(r, c)]))
+			if want.A == 0 || g.Index(r, c) == h.in.Sel.Query { // the query patch is left out of the map ("skip query")
+				continue
+			}
+			want.A = 255
+			got := color.NRGBAModel.Convert(img.At(c*mapPixelsPerPatch+7, r*mapPixelsPerPatch+9)).(color.NRGBA)
+			if got != want {
+				t.Fatalf("patch (%d, %d): %v, the colorbar gives %v", r, c, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < g.Len()/2 {
+		t.Errorf("only %d of %d patches coloured", checked, g.Len())
 	}
 }

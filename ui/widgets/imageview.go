@@ -496,6 +496,24 @@ func (v *ImageView) OverlayImage() image.Image {
 	return nil
 }
 
+// MapImage is the overlay alone, each patch a px x px block of exactly its colormap colour
+// (the colorbar's; no photo, no blend): nil without an overlay.
+func (v *ImageView) MapImage(px int) *image.NRGBA {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.overlay == nil || px < 1 {
+		return nil
+	}
+	b := v.overlay.Rect
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx()*px, b.Dy()*px))
+	for y := range out.Rect.Dy() {
+		for x := range out.Rect.Dx() {
+			out.SetNRGBA(x, y, v.overlay.NRGBAAt(x/px, y/px))
+		}
+	}
+	return out
+}
+
 // ivComposedLocked is the photo with the overlay blended over it (ivCompose), made on the
 // first ask after a change; nil without a photo.
 func (v *ImageView) ivComposedLocked() *image.RGBA {
