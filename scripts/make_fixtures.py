@@ -38,6 +38,12 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       the processor's order) replaced by the page's per-channel mean (input occlusion):
       masked_blk{i}, masked_pooler_output, masked_deepstack{k}.
 
+  patch TOWER.safetensors OUT.safetensors --block 1 --rows 3,4,5
+      Activation patching: a second input XB (random, the same grids) is run and its block
+      BLOCK output captured; the tower's own X is run again with that block's output rows
+      replaced by XB's (a forward hook on the block): XB, patched_blk{i},
+      patched_pooler_output, patched_deepstack{k}.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -339,6 +345,47 @@ def cmd_mask(a):
     print("wrote", a.out, sorted(out))
 
 
+def cmd_patch(a):
+    m, X, G = load_tower(a.tower)
+    rows = [int(r) for r in a.rows.split(",")]
+    torch.manual_seed(7)
+    XB = torch.randn_like(X)
+    rec = capture(m)
+    with torch.no_grad():
+        m(XB, grid_thw=G)
+    src = rec["out"][a.block].clone()  # in the order the blocks see the rows
+    # the rows are the processor's; with window attention the blocks see them reordered
+    order = list(range(X.shape[0]))
+    if hasattr(m, "window_size"):
+        from transformers.vision_utils import get_vision_window_index
+        wi, _ = get_vision_window_index(G, spatial_merge_size=m.spatial_merge_size, window_size=m.window_size,
+                                        patch_size=m.patch_size)
+        u = m.spatial_merge_size ** 2
+        order = [int(w) * u + k for w in wi.tolist() for k in range(u)]
+    inv = {p: i for i, p in enumerate(order)}
+    layout_rows = [inv[r] for r in rows]
+
+    def hook(mod, args, out):
+        o = out[0] if isinstance(out, tuple) else out
+        o = o.clone()
+        o[layout_rows] = src[layout_rows]
+        return (o,) + tuple(out[1:]) if isinstance(out, tuple) else o
+    h = m.blocks[a.block].register_forward_hook(hook)
+    rec = capture(m)
+    with torch.no_grad():
+        o = m(X, grid_thw=G)
+    h.remove()
+    out = {"XB": XB, "patched_pooler_output": o.pooler_output}
+    for i, blk in enumerate(rec["out"]):
+        out["patched_blk%d" % i] = blk
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["patched_deepstack%d" % k] = d
+    import transformers
+    save(a.out, out, {"rows": a.rows, "block": str(a.block), "tower": os.path.basename(a.tower),
+                      "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out))
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -376,12 +423,17 @@ def main():
     mk.add_argument("tower")
     mk.add_argument("out")
     mk.add_argument("--rows", required=True)
+    pt = sub.add_parser("patch")
+    pt.add_argument("tower")
+    pt.add_argument("out")
+    pt.add_argument("--block", type=int, required=True)
+    pt.add_argument("--rows", required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":
