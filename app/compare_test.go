@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -238,5 +240,63 @@ func TestMaskCLI(t *testing.T) {
 	}
 	if msg := cliFails(t, append(base, "--mask-patches", "0,0,0,2")...); !strings.Contains(msg, "--mask-patches") {
 		t.Errorf("a bad mask: %q", msg)
+	}
+}
+
+// --patch-from: block 1's output at a rectangle of patches taken from a mirrored copy of the
+// image: block 0 is untouched, blocks 1.. and the merger move; patching from the image itself
+// changes no bit; the header and the dump's provenance name it; another page size is refused.
+func TestPatchFromCLI(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.Open("../assets/sample.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(src)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	flip, small := image.NewRGBA(b), image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			flip.Set(b.Max.X-1-x+b.Min.X, y, img.At(x, y))
+			small.Set((x-b.Min.X)/2, (y-b.Min.Y)/2, img.At(x, y))
+		}
+	}
+	write := func(name string, m image.Image) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := png.Encode(f, m); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return p
+	}
+	flipped, half := write("flip.png", flip), write("half.png", small)
+	base := []string{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png"}
+	plain, patched, self := filepath.Join(dir, "p.st"), filepath.Join(dir, "x.st"), filepath.Join(dir, "s.st")
+	cli(t, append(base, "--quiet", "--dump", plain)...)
+	out := cli(t, append(base, "--dump", patched, "--patch-from", flipped+":blocks.1.out@0,0,8,8")...)
+	cli(t, append(base, "--quiet", "--dump", self, "--patch-from", "../assets/sample.png:blocks.1.out@0,0,8,8")...)
+	if !strings.Contains(out, "intervention: patch "+flipped+":blocks.1.out@0,0,8,8") {
+		t.Errorf("the header does not name the patch:\n%s", out)
+	}
+	_, p := readAll(t, plain)
+	_, x := readAll(t, patched)
+	_, s := readAll(t, self)
+	if !numcheck.BitEqual(p["blocks.0.out"], x["blocks.0.out"]) || numcheck.BitEqual(p["blocks.1.out"], x["blocks.1.out"]) ||
+		numcheck.BitEqual(p["merger"], x["merger"]) || !numcheck.BitEqual(p["merger"], s["merger"]) {
+		t.Error("patching block 1 from the mirrored image: block 0 the same, block 1 and the merger moved; from the image itself: nothing")
+	}
+	if v := cli(t, "verify", "--dump", patched); !strings.Contains(v, "interventions          patch "+flipped) {
+		t.Errorf("provenance:\n%s", v)
+	}
+	if msg := cliFails(t, append(base, "--patch-from", half+":blocks.1.out@0,0,2,2")...); !strings.Contains(msg, "same page") {
+		t.Errorf("another page size: %q", msg)
 	}
 }

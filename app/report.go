@@ -16,6 +16,9 @@ func printHeader(w io.Writer, sess *engine.Session) {
 	if a := sess.Settings.Ablate.String(); a != "" {
 		fmt.Fprintf(w, "intervention: %s: the heads' output replaced where it enters proj\n", a)
 	}
+	if sess.Settings.PatchFrom != "" {
+		fmt.Fprintf(w, "intervention: patch %s: that block's output at those patches taken from the other image's run\n", sess.Settings.PatchFrom)
+	}
 	if m := sess.Settings.Mask.String(); m != "" {
 		fmt.Fprintf(w, "intervention: %s: the patches replaced by the page's mean colour before the embedding\n", m)
 	}

@@ -70,7 +70,11 @@ func (d *Dump) provenance(query int) map[string]string {
 	}
 	m["config_sha256"] = fileHash(filepath.Join(d.checkpoint, "config.json"))
 	var iv []string
-	for _, s := range []string{d.settings.Ablate.String(), d.settings.Mask.String()} {
+	patch := ""
+	if d.settings.PatchFrom != "" {
+		patch = "patch " + d.settings.PatchFrom
+	}
+	for _, s := range []string{d.settings.Ablate.String(), d.settings.Mask.String(), patch} {
 		if s != "" {
 			iv = append(iv, s)
 		}

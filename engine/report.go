@@ -57,6 +57,8 @@ type ReportSettings struct {
 	AblateMode string `json:"ablate_mode,omitempty"`
 	// Mask is the patches occluded at the input (rect:x0,y0,x1,y1 or rows:...).
 	Mask string `json:"mask,omitempty"`
+	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES).
+	PatchFrom string `json:"patch_from,omitempty"`
 }
 
 // ReportImage is the image before and after smart_resize.
@@ -112,6 +114,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.mode()
 	}
 	r.Settings.Mask = string(e.Settings.Mask)
+	r.Settings.PatchFrom = e.Settings.PatchFrom
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}
 	}

@@ -116,10 +116,11 @@ type Run struct {
 	MergerTime time.Duration
 	MergerAt   time.Duration // when the merger's pass began
 	Timings    []BlockTiming
-	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
-	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
-	Ablation   Ablation     // the heads this run ablates (Settings.Ablate, or StartWith's)
-	maskRows   []int        // pixel_values rows occluded (Settings.Mask)
+	NonFinite  *NonFinite          // where the first NaN or Inf appeared (nil: none so far)
+	Probes     *probe.Store        // the kept taps (Settings.Keep.Taps) of every block run, for the probes
+	Ablation   Ablation            // the heads this run ablates (Settings.Ablate, or StartWith's)
+	maskRows   []int               // pixel_values rows occluded (Settings.Mask)
+	patches    map[int]outputPatch // blocks whose output is patched (PatchOutput)
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -272,6 +273,7 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	if err != nil {
 		return BlockResult{}, err
 	}
+	r.applyPatch(i) // before anything reads the block's output (patch.go)
 	if err := r.deepstackAfter(i, &t); err != nil {
 		return BlockResult{}, err
 	}

@@ -38,7 +38,8 @@ type Session struct {
 	// Observers see every block of every run of the session, from when they are added.
 	Observers []func(BlockResult)
 
-	progress progress // blocks of the current run (for what it has yet to keep)
+	progress progress      // blocks of the current run (for what it has yet to keep)
+	patch    *sessionPatch // the activation patch every run takes (Settings.PatchFrom)
 }
 
 // OpenSession opens dir's checkpoint, loads image under s (s.MaxPixels, when set, bounds
@@ -125,6 +126,11 @@ func start(dir, image string, e *Engine, in *Input, note string) (*Session, erro
 		e.Close()
 		return nil, err
 	}
+	if err := s.patchFrom(e.Settings.PatchFrom); err != nil {
+		s.Run.Close()
+		e.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -201,6 +207,12 @@ func (s *Session) Restart() error {
 	run, err := s.Engine.Start(s.Input)
 	if err != nil {
 		return err
+	}
+	if p := s.patch; p != nil {
+		if err := run.PatchOutput(p.block, p.rows, p.source); err != nil {
+			run.Close()
+			return err
+		}
 	}
 	if s.Run != nil {
 		s.Run.Close()

@@ -3,7 +3,7 @@ package engine
 // settings.go: what a user can change about a run, in one struct — the CLI's flags, the
 // window's forms and both sides of Compare fill it, and the engine reads it.
 //
-// Invariant: of these, only Backend, MaxPixels, Ablate and Mask may change a run's outputs; residency,
+// Invariant: of these, only Backend, MaxPixels, Ablate, Mask and PatchFrom may change a run's outputs; residency,
 // slots, tile rows and threads change timings and memory only (the engine is bit-identical
 // across them, tested). Mutation that would silently break it: letting the tile size decide
 // a reduction's order — every setting would still run, Compare would show differences where
@@ -82,6 +82,9 @@ type Settings struct {
 	Keep      Keep          // what the run keeps on the host
 	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
 	Mask      Mask          // patches occluded at the input by the page's mean colour; none by default
+	// PatchFrom is activation patching, "IMAGE:blocks.B.out@PATCHES": block B's output at the
+	// patches taken from IMAGE's run (the session applies it to every run); "" none.
+	PatchFrom string
 }
 
 // Keep is what a run keeps on the host besides the merger outputs: the taps (tap.go) of
@@ -169,6 +172,9 @@ func (s Settings) Describe() string {
 	}
 	if m := s.Mask.String(); m != "" {
 		d += ", " + m
+	}
+	if s.PatchFrom != "" {
+		d += ", patch " + s.PatchFrom
 	}
 	return d
 }
