@@ -83,12 +83,12 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 	f.threads.SetPlaceHolder("0 = every core")
 	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
 	f.ablate = widget.NewEntry()
-	f.ablate.SetPlaceHolder("none, or e.g. 3:5,7:*")
+	f.ablate.SetPlaceHolder("e.g. 3:5,7:*")
 	f.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
 	f.ablateAs.Horizontal = true
 	f.ablateAs.SetSelected(engine.AblateZero)
 	f.mask = widget.NewEntry()
-	f.mask.SetPlaceHolder("none, or x0,y0,x1,y1 in patches")
+	f.mask.SetPlaceHolder("x0,y0,x1,y1")
 	return f
 }
 
@@ -119,7 +119,7 @@ func (f *settingsForm) form() *widget.Form {
 		widget.NewFormItem("threads", withTip(f.threads, tipThreads)),
 		widget.NewFormItem("max pixels", withTip(f.maxPixels, tipMaxPixels)),
 		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
-		widget.NewFormItem("ablated heads become", withTip(f.ablateAs, tipAblateAs)),
+		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
 		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
 	)
 }
