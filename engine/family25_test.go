@@ -19,34 +19,7 @@ import (
 // the merger in the processor's order, the attention rows of six queries in every block over
 // the segment transformers used; mapped and pread bit-identical.
 func TestParityQwen25VL(t *testing.T) {
-	fx := openFixture(t, "qwen25vl_vision_tiny_f32")
-	var outs [][]float32
-	for _, res := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
-		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Residency: res, Keep: engine.Keep{Attention: true}}, fx.input(t))
-		checkWindowOrder(t, fx, run.Layout)
-		for i, o := range run.Probes.Outputs() {
-			if e := relErr(o, fx.f32(t, fmt.Sprintf("blk%d", i))); e > 1e-5 {
-				t.Errorf("%v block %d: relative error %.3e > 1e-5 against transformers", res, i, e)
-			}
-		}
-		e := relErr(run.Merger, fx.f32(t, "pooler_output"))
-		t.Logf("%v: merger relative error %.2e", res, e)
-		if e > 1e-5 {
-			t.Errorf("%v merger: relative error %.3e > 1e-5", res, e)
-		}
-		if e := relErr(run.Embed, fx.f32(t, "embed")); e > 1e-5 {
-			t.Errorf("%v embedding: relative error %.3e > 1e-5", res, e)
-		}
-		checkFixtureRows(t, fx, run)
-		outs = append(outs, run.Merger)
-		outs = append(outs, run.Probes.Outputs()...)
-	}
-	half := len(outs) / 2
-	for i := range half {
-		if !bitEqual(outs[i], outs[half+i]) {
-			t.Errorf("output %d: mapped and pread differ in bits", i)
-		}
-	}
+	checkFamilyParity(t, "qwen25vl_vision_tiny_f32", func(fx *fixture, run *engine.Run) { checkWindowOrder(t, fx, run.Layout) })
 }
 
 // checkWindowOrder compares the layout's row order and windows with transformers'

@@ -12,11 +12,20 @@ import (
 // patch bias; the same three grids as Qwen3-VL's fixture, patches of 14) against
 // transformers 5.17 in float32: every block output, the last hidden state, the merger, and
 // the attention rows of six queries in every block, mapped and pread bit-identical.
-func TestParityQwen2VL(t *testing.T) {
-	fx := openFixture(t, "qwen2vl_vision_tiny_f32")
+func TestParityQwen2VL(t *testing.T) { checkFamilyParity(t, "qwen2vl_vision_tiny_f32", nil) }
+
+// checkFamilyParity runs a family's tower fixture mapped and pread with attention kept and
+// compares with transformers: every block output, the embedding, the merger within 1e-5, the
+// attention rows (checkFixtureRows), and mapped and pread bit for bit; more (if not nil)
+// checks each run further.
+func checkFamilyParity(t *testing.T, name string, more func(*fixture, *engine.Run)) {
+	fx := openFixture(t, name)
 	var outs [][]float32
 	for _, res := range []engine.ResidencyMode{engine.Mapped, engine.Pread} {
 		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Residency: res, Keep: engine.Keep{Attention: true}}, fx.input(t))
+		if more != nil {
+			more(fx, run)
+		}
 		for i, o := range run.Probes.Outputs() {
 			if e := relErr(o, fx.f32(t, fmt.Sprintf("blk%d", i))); e > 1e-5 {
 				t.Errorf("%v block %d: relative error %.3e > 1e-5 against transformers", res, i, e)
@@ -32,9 +41,7 @@ func TestParityQwen2VL(t *testing.T) {
 		}
 		checkFixtureRows(t, fx, run)
 		outs = append(outs, run.Merger)
-		for _, o := range run.Probes.Outputs() {
-			outs = append(outs, o)
-		}
+		outs = append(outs, run.Probes.Outputs()...)
 	}
 	half := len(outs) / 2
 	for i := range half {

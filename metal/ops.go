@@ -150,24 +150,21 @@ func (b *Backend) GELU(x backend.View, n int, form backend.GELUForm) {
 }
 
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
-func (b *Backend) Add(dst, src backend.View, n int) {
+func (b *Backend) Add(dst, src backend.View, n int) { b.binary("Add", dst, src, n, shaders.Add) }
+
+// binary encodes the element-wise kernel of dispatch over dst[0:n] and src[0:n]; dst may be
+// src itself, a partial overlap panics.
+func (b *Backend) binary(name string, dst, src backend.View, n int, dispatch func(dst, src shaders.Operand, n int) shaders.Dispatch) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if dst.Buf != src.Buf || dst.Off != src.Off {
-		noOverlap("Add", dst, n, src, n)
+		noOverlap(name, dst, n, src, n)
 	}
-	b.encode(shaders.Add(operand(dst, n, "Add dst"), operand(src, n, "Add src"), n))
+	b.encode(dispatch(operand(dst, n, name+" dst"), operand(src, n, name+" src"), n))
 }
 
 // Mul: dst[0:n] *= src[0:n] (dst may be src itself).
-func (b *Backend) Mul(dst, src backend.View, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if dst.Buf != src.Buf || dst.Off != src.Off {
-		noOverlap("Mul", dst, n, src, n)
-	}
-	b.encode(shaders.Mul(operand(dst, n, "Mul dst"), operand(src, n, "Mul src"), n))
-}
+func (b *Backend) Mul(dst, src backend.View, n int) { b.binary("Mul", dst, src, n, shaders.Mul) }
 
 // FillColumns sets columns [c0, c1) of rows rows of x (row stride stride) to 0, or with mean
 // to each column's mean over the rows.

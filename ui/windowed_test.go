@@ -16,6 +16,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
+	"github.com/turbospark/inspector/internal/numcheck"
 )
 
 // A tower with window attention (tiny-qwen2.5-vl: blocks 0 and 2 windowed, 1 and 3 whole):
@@ -121,21 +122,9 @@ func TestAblationFromSettings(t *testing.T) {
 	})
 	q0, _ := h.in.Snap.Probes.Output(0)
 	q1, _ := h.in.Snap.Probes.Output(1)
-	if !sameBits(o0, q0) || sameBits(o1, q1) {
+	if !numcheck.BitEqual(o0, q0) || numcheck.BitEqual(o1, q1) {
 		t.Error("ablating block 1's heads should leave block 0's output and move block 1's")
 	}
-}
-
-func sameBits(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // File > Export > Head statistics as CSV: one row per block and head with the tab's distance

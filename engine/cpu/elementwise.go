@@ -85,16 +85,7 @@ func geluErf(x float64) float64 {
 
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
 func (b *Backend) Add(dst, src backend.View, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ds := span(dst, n, "Add dst")
-	ss := span(src, n, "Add src")
-	if dst.Buf != src.Buf || dst.Off != src.Off {
-		noOverlap("Add", dst, n, src, n)
-	}
-	b.parallel(chunks(n, elemChunk), func(_, t int) {
-		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
-		d, s := ds[lo:hi], ss[lo:hi]
+	b.binary("Add", dst, src, n, func(d, s []float32) {
 		for i := range d {
 			d[i] += s[i]
 		}
@@ -104,19 +95,26 @@ func (b *Backend) Add(dst, src backend.View, n int) {
 // Mul computes dst[0:n] *= src[0:n] (a gated MLP's gate times its up projection). dst may be
 // src itself; partial overlap panics.
 func (b *Backend) Mul(dst, src backend.View, n int) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	ds := span(dst, n, "Mul dst")
-	ss := span(src, n, "Mul src")
-	if dst.Buf != src.Buf || dst.Off != src.Off {
-		noOverlap("Mul", dst, n, src, n)
-	}
-	b.parallel(chunks(n, elemChunk), func(_, t int) {
-		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
-		d, s := ds[lo:hi], ss[lo:hi]
+	b.binary("Mul", dst, src, n, func(d, s []float32) {
 		for i := range d {
 			d[i] *= s[i]
 		}
+	})
+}
+
+// binary runs op over dst[0:n] and src[0:n] in chunks on every core (op sees equal-length
+// chunks of the two); dst may be src itself, a partial overlap panics.
+func (b *Backend) binary(name string, dst, src backend.View, n int, op func(d, s []float32)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ds := span(dst, n, name+" dst")
+	ss := span(src, n, name+" src")
+	if dst.Buf != src.Buf || dst.Off != src.Off {
+		noOverlap(name, dst, n, src, n)
+	}
+	b.parallel(chunks(n, elemChunk), func(_, t int) {
+		lo, hi := t*elemChunk, min(n, (t+1)*elemChunk)
+		op(ds[lo:hi], ss[lo:hi])
 	})
 }
 
