@@ -301,9 +301,10 @@ func (in *Inspector) ExportTrace(path string) error {
 	return in.writeOutput(path, rep.WriteTrace)
 }
 
-// ExportDump writes the run's tensors with the selected query's attention rows and the taps
-// kept beyond q, k and out (q and k are what the attention rows are made of). The
-// safetensors writer is atomic itself (a temporary file renamed into place).
+// ExportDump writes the run's tensors with the selected query's attention rows and every tap
+// the run kept: out, q and k (what the attention rows are made of, post-rope), and any
+// other asked for. The safetensors writer is atomic itself (a temporary file renamed into
+// place).
 func (in *Inspector) ExportDump(path string) error {
 	if _, err := in.finishedReport(); err != nil {
 		return err
@@ -314,7 +315,7 @@ func (in *Inspector) ExportDump(path string) error {
 	if err := fsx.CheckOutputs(in.inputs(), []string{path}); err != nil {
 		return err
 	}
-	return in.Snap.Dump.Write(path, in.Sel.Query, moreTaps(in.Snap.Settings))
+	return in.Snap.Dump.Write(path, in.Sel.Query, in.Snap.Settings.Keep.Set())
 }
 
 func (in *Inspector) finishedReport() (*engine.Report, error) {

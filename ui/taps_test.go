@@ -137,7 +137,9 @@ func TestActivationsShowASelectedTap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := f.Tensors["blocks.3.ffn_act"]; !ok {
-		t.Error("the exported dump lacks the kept taps")
+	for _, name := range []string{"blocks.3.ffn_act", "blocks.3.q", "blocks.0.k"} {
+		if _, ok := f.Tensors[name]; !ok {
+			t.Errorf("the exported dump lacks the kept tap %s", name)
+		}
 	}
 }
