@@ -13,14 +13,8 @@ func printHeader(w io.Writer, sess *engine.Session) {
 	s := sess.Report.Settings
 	fmt.Fprintf(w, "%s on %s, residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
 		s.ModelType, s.Backend, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
-	if a := sess.Settings.Ablate.String(); a != "" {
-		fmt.Fprintf(w, "intervention: %s: the heads' output replaced where it enters proj\n", a)
-	}
-	if sess.Settings.PatchFrom != "" {
-		fmt.Fprintf(w, "intervention: patch %s: that block's output at those patches taken from the other image's run\n", sess.Settings.PatchFrom)
-	}
-	if m := sess.Settings.Mask.String(); m != "" {
-		fmt.Fprintf(w, "intervention: %s: the patches replaced by the page's mean colour before the embedding\n", m)
+	for _, iv := range sess.Settings.Interventions() {
+		fmt.Fprintf(w, "intervention: %s: %s\n", iv.Name, iv.Effect)
 	}
 	fmt.Fprintf(w, "memory: about %s\n", engine.EstimateMemory(sess.Checkpoint, sess.Input, sess.Settings))
 	for _, note := range append([]string{s.BackendNote}, sess.Notes...) {

@@ -72,20 +72,23 @@ func checkFixtureRows(t *testing.T, fx *fixture, run *engine.Run) {
 	}
 }
 
-// quickAsTanh runs the block MLP's quick_gelu as gelu_tanh: the mutation the Qwen2-VL parity
-// must see (the curves differ by up to ~2e-2).
-type quickAsTanh struct{ backend.Backend }
+// formSwap runs the matmul epilogue's activation from as to: the mutations the families'
+// parity tests must see (quick_gelu as gelu_tanh differs by up to ~2e-2, SiLU as GELU more).
+type formSwap struct {
+	backend.Backend
+	from, to backend.GELUForm
+}
 
-func (m *quickAsTanh) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	if ep.GELU && ep.Form == backend.GELUQuick {
-		ep.Form = backend.GELUTanh
+func (m *formSwap) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
+	if ep.GELU && ep.Form == m.from {
+		ep.Form = m.to
 	}
 	m.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
 }
 
 func TestParityQwen2VLSeesTheActivation(t *testing.T) {
 	fx := openFixture(t, "qwen2vl_vision_tiny_f32")
-	run := runTower(t, fx.dir, &quickAsTanh{cpuBackend()}, engine.Settings{}, fx.input(t))
+	run := runTower(t, fx.dir, &formSwap{cpuBackend(), backend.GELUQuick, backend.GELUTanh}, engine.Settings{}, fx.input(t))
 	if e := relErr(run.Merger, fx.f32(t, "pooler_output")); e < 1e-3 {
 		t.Errorf("quick_gelu run as gelu_tanh: the merger is off by only %.2e", e)
 	}

@@ -89,8 +89,8 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	if !s.Mask.None() {
 		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (mask.go)
 	}
-	if c.WindowSize > 0 {
-		host += f * S * int64(c.PatchDim()) // the pixels gathered into the window order
+	if c.ArrangesRows() {
+		host += f * S * int64(c.PatchDim()) // the pixels gathered into the blocks' order
 	}
 	m.Activations = page + host + c.TileBytes(s.TileRows, int(S))
 	threads := int64(s.Threads)

@@ -70,14 +70,8 @@ func (d *Dump) provenance(query int) map[string]string {
 	}
 	m["config_sha256"] = fileHash(filepath.Join(d.checkpoint, "config.json"))
 	var iv []string
-	patch := ""
-	if d.settings.PatchFrom != "" {
-		patch = "patch " + d.settings.PatchFrom
-	}
-	for _, s := range []string{d.settings.Ablate.String(), d.settings.Mask.String(), patch} {
-		if s != "" {
-			iv = append(iv, s)
-		}
+	for _, it := range d.settings.Interventions() {
+		iv = append(iv, it.Name)
 	}
 	m["interventions"] = "none"
 	if len(iv) > 0 {

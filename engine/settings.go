@@ -167,14 +167,29 @@ func (s Settings) Describe() string {
 		threads = fmt.Sprintf("%d threads", s.Threads)
 	}
 	d := fmt.Sprintf("%s, %s, tile %d, %s", s.Backend, s.Residency, s.TileRows, threads)
-	if a := s.Ablate.String(); a != "" {
-		d += ", " + a
-	}
-	if m := s.Mask.String(); m != "" {
-		d += ", " + m
-	}
-	if s.PatchFrom != "" {
-		d += ", patch " + s.PatchFrom
+	for _, iv := range s.Interventions() {
+		d += ", " + iv.Name
 	}
 	return d
+}
+
+// Intervention is one way a run departs from the plain tower: its name as settings, captions
+// and dumps give it ("ablate 3:5 (zero)") and what it does, for people.
+type Intervention struct{ Name, Effect string }
+
+// Interventions are the settings' interventions in one order (ablation, mask, patch): the one
+// list Describe, the CLI's header, the window's status and captions and a dump's provenance
+// read, so a new intervention is named everywhere by adding it here.
+func (s Settings) Interventions() []Intervention {
+	var out []Intervention
+	if a := s.Ablate.String(); a != "" {
+		out = append(out, Intervention{a, "the heads' output replaced where it enters proj"})
+	}
+	if m := s.Mask.String(); m != "" {
+		out = append(out, Intervention{m, "the patches replaced by the page's mean colour before the embedding"})
+	}
+	if s.PatchFrom != "" {
+		out = append(out, Intervention{"patch " + s.PatchFrom, "that block's output at those patches taken from the other image's run"})
+	}
+	return out
 }

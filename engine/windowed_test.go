@@ -16,6 +16,7 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/internal/numcheck"
 )
 
 var windowedBlocks = []int{1, 2} // of the tiny tower's 4: blocks 0 and 3 stay whole-frame
@@ -172,7 +173,7 @@ func windowedProbesAgree(t *testing.T, run *engine.Run) {
 				one[[2]int{h, q}] = row
 			}
 			must(t, p.AttentionRows(ctx, b, h, windowQueries, func(q int, row []float32) {
-				if d := maxAbs(row, one[[2]int{h, q}]); d > 1e-6 {
+				if d := numcheck.MaxAbs(row, one[[2]int{h, q}]); d > 1e-6 {
 					t.Errorf("block %d head %d query %d: batched row off the one-query row by %.2e", b, h, q, d)
 				}
 			}))
@@ -190,7 +191,7 @@ func windowedProbesAgree(t *testing.T, run *engine.Run) {
 			rows, mean, err := p.QueryRows(ctx, b, q)
 			must(t, err)
 			for h, row := range rows {
-				if d := maxAbs(row, one[[2]int{h, q}]); d > 1e-6 {
+				if d := numcheck.MaxAbs(row, one[[2]int{h, q}]); d > 1e-6 {
 					t.Errorf("block %d query %d head %d: QueryRows off by %.2e", b, q, h, d)
 				}
 			}
@@ -243,13 +244,13 @@ func windowedRollout(t *testing.T, run *engine.Run) {
 			must(t, err)
 			if discard == 0 {
 				want := denseRollout(t, p, lay, q, upTo)
-				if d := maxAbs(got, want); d > 1e-6 {
+				if d := numcheck.MaxAbs(got, want); d > 1e-6 {
 					t.Errorf("query %d: rollout off the dense product by %.2e", q, d)
 				}
 			}
 			row, err := tab.RowAt(q, upTo)
 			must(t, err)
-			if d := maxAbs(row, got); d > 1e-5 {
+			if d := numcheck.MaxAbs(row, got); d > 1e-5 {
 				t.Errorf("discard %v query %d: the table's row off Rollout by %.2e", discard, q, d)
 			}
 		}
@@ -289,12 +290,4 @@ func denseRollout(t *testing.T, p *probe.Store, lay *geom.Layout, q, upTo int) [
 		res[f.Start+j] = float32(x)
 	}
 	return res
-}
-
-func maxAbs(a, b []float32) float64 {
-	d := 0.0
-	for i := range a {
-		d = max(d, math.Abs(float64(a[i]-b[i])))
-	}
-	return d
 }

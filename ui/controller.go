@@ -597,13 +597,13 @@ func (c *Controller) doneStatus(sess *session) Status {
 	if run.Finished() {
 		// The backend's name carries its threads or device; the rest of Describe is added.
 		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s, %s, tile %d%s%s", depth, sess.Report.Totals.WallMS,
-			name, sess.Settings.Residency, sess.Settings.TileRows, ablationSuffix(sess.Settings), noteSuffix(sess.BackendNote)), Progress: 1}
+			name, sess.Settings.Residency, sess.Settings.TileRows, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote)), Progress: 1}
 	}
 	next := "the merger is next"
 	if run.Next() < depth {
 		next = fmt.Sprintf("block %d is next", run.Next())
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s%s", run.Next(), depth, name, next, ablationSuffix(sess.Settings), noteSuffix(sess.BackendNote)),
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s%s", run.Next(), depth, name, next, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote)),
 		Progress: float64(run.Next()) / float64(depth)}
 }
 
@@ -819,14 +819,12 @@ func (c *Controller) close() {
 // closeDeadline is how long Close waits for the job in flight to stop.
 const closeDeadline = 2 * time.Second
 
-// ablationSuffix names the interventions in the status and the image's caption: the run is
-// not the plain tower's.
-func ablationSuffix(s engine.Settings) string {
+// interventionsSuffix names the run's interventions in the status and the image's caption:
+// the run is not the plain tower's.
+func interventionsSuffix(s engine.Settings) string {
 	out := ""
-	for _, iv := range []string{s.Ablate.String(), s.Mask.String()} {
-		if iv != "" {
-			out += " · " + iv
-		}
+	for _, iv := range s.Interventions() {
+		out += " · " + iv.Name
 	}
 	return out
 }

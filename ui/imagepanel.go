@@ -291,7 +291,7 @@ func (p *imagePanel) refresh() {
 	}
 	p.stale = false
 	vals, caption := p.overlayValues()
-	caption += ablationSuffix(in.Snap.Settings) // an intervention is named in every caption
+	caption += interventionsSuffix(in.Snap.Settings) // an intervention is named in every caption
 	p.values = vals
 	p.view.SetSelected(in.Sel.Query)
 	if vals != nil && !p.stale && !p.timeFrom.IsZero() { // the map the followed move asked for

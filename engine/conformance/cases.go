@@ -284,16 +284,7 @@ func RMSNorm(d dtype.DType, rows, cols, skew int) Case {
 
 // Mul: dst *= src, or dst *= dst in place.
 func Mul(n int, inPlace bool) Case {
-	return Case{fmt.Sprintf("Mul/n%d/inplace%v", n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
-		r := rand.New(rand.NewPCG(uint64(n), 9))
-		a, b := RandVals(r, n, 1), RandVals(r, n, 1)
-		x, y := Upload(be, a), Upload(be, b)
-		if inPlace {
-			y, b = x, a
-		}
-		be.Mul(x, y, n)
-		return Download(be, x, n), RefMul(a, b)
-	}}
+	return binaryCase("Mul", 9, n, inPlace, backend.Backend.Mul, RefMul)
 }
 
 // FillColumns: columns [c0, c1) of a [rows, stride] buffer set to 0 or to their mean over the
@@ -329,15 +320,21 @@ func GELU(form backend.GELUForm, n int) Case {
 
 // Add: dst += src, or dst += dst in place.
 func Add(n int, inPlace bool) Case {
-	return Case{fmt.Sprintf("Add/n%d/inplace%v", n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
-		r := rand.New(rand.NewPCG(uint64(n), 8))
+	return binaryCase("Add", 8, n, inPlace, backend.Backend.Add, RefAdd)
+}
+
+// binaryCase is an element-wise op dst op= src over n random values (seed picks them), or
+// dst op= dst in place, against its float64 reference.
+func binaryCase(name string, seed uint64, n int, inPlace bool, op func(backend.Backend, backend.View, backend.View, int), ref func(dst, src []float32) []float64) Case {
+	return Case{fmt.Sprintf("%s/n%d/inplace%v", name, n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(n), seed))
 		a, b := RandVals(r, n, 1), RandVals(r, n, 1)
 		x, y := Upload(be, a), Upload(be, b)
 		if inPlace {
 			y, b = x, a
 		}
-		be.Add(x, y, n)
-		return Download(be, x, n), RefAdd(a, b)
+		op(be, x, y, n)
+		return Download(be, x, n), ref(a, b)
 	}}
 }
 

@@ -165,9 +165,6 @@ func (l *Layout) RowOfProcessor(p int) int {
 	return p
 }
 
-// Reordered says whether the rows are in another order than the processor's.
-func (l *Layout) Reordered() bool { return l.order != nil }
-
 // ToLayoutOrder returns x ([rows of width] in the processor's order) in row order: x itself
 // when the orders agree.
 func (l *Layout) ToLayoutOrder(x []float32, width int) []float32 {
@@ -226,7 +223,7 @@ func (l *Layout) Rows() int { return len(l.Pos) }
 
 // FrameOf returns the frame (one of Segments) that holds row i: the reach of attention over
 // any number of blocks, windowed or not.
-func (l *Layout) FrameOf(i int) backend.Segment { return segmentHolding(l.Segments, i) }
+func (l *Layout) FrameOf(i int) backend.Segment { return SegmentHolding(l.Segments, i) }
 
 // SegmentsOf is block's attention segments: the windows if it is windowed, else the frames.
 func (l *Layout) SegmentsOf(block int) []backend.Segment {
@@ -238,7 +235,7 @@ func (l *Layout) SegmentsOf(block int) []backend.Segment {
 
 // SegmentOf returns the segment of block that holds row i: the keys query i attends to there.
 func (l *Layout) SegmentOf(block, i int) backend.Segment {
-	return segmentHolding(l.SegmentsOf(block), i)
+	return SegmentHolding(l.SegmentsOf(block), i)
 }
 
 // Windowed says whether block attends within windows rather than whole frames.
@@ -283,7 +280,8 @@ func (l *Layout) SetWindows(windows []backend.Segment, blocks []int, depth int) 
 	return nil
 }
 
-func segmentHolding(segs []backend.Segment, i int) backend.Segment {
+// SegmentHolding is the segment of segs that holds row i (the zero Segment if none does).
+func SegmentHolding(segs []backend.Segment, i int) backend.Segment {
 	for _, s := range segs {
 		if i >= s.Start && i < s.End {
 			return s

@@ -120,6 +120,10 @@ func (c Config) WindowUnits() int {
 	return c.WindowSize / c.MergeSize / c.PatchSize
 }
 
+// ArrangesRows says whether the family puts a page's rows in another order than the
+// processor's (and so gathers a copy of the pixels): Qwen2.5-VL's windows.
+func (c Config) ArrangesRows() bool { return c.family().Arrange != nil }
+
 // Arrange orders lay's rows and sets its blocks' attention segments as the family does.
 func (c Config) Arrange(lay *geom.Layout) error {
 	if f := c.family(); f.Arrange != nil {

@@ -86,17 +86,6 @@ func SharedDefaults(c *Config) {
 	c.InChannels, c.TemporalPatchSize, c.MergeSize, c.RopeTheta = 3, 2, 2, 10000
 }
 
-// Qwen2Processor is the preprocessor_config.json of the Qwen2-VL and Qwen2.5-VL hub repos
-// (patch size from c, CLIP mean and std, 3136..12845056 pixels), naming processor.
-func Qwen2Processor(c Config, processor string) map[string]any {
-	return map[string]any{
-		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
-		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
-		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
-		"processor_class": processor, "image_processor_type": "Qwen2VLImageProcessor",
-	}
-}
-
 var families []*Family
 
 // Register adds a family (a family folder's init). A model type claimed twice panics.

@@ -27,6 +27,7 @@ import (
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/internal/par"
 )
@@ -528,20 +529,14 @@ func (s *Store) rolloutBlock(ctx context.Context, block int, seg backend.Segment
 		return nil, err
 	}
 	return func(sc *scratch, qs []int, v, part []float64) {
-		for len(qs) > 0 { // the queries of one of block's segments at a time (qs increase)
-			w := segmentHolding(segs, qs[0])
-			n := 1
-			for n < len(qs) && qs[n] < w.End {
-				n++
-			}
-			ab.fusedRows(sc, qs[:n], w, -1, o.Fusion)
+		eachSegmentRun(segs, qs, func(w backend.Segment, run []int) { // one of block's segments at a time
+			ab.fusedRows(sc, run, w, -1, o.Fusion)
 			off, Lw := w.Start-seg.Start, w.End-w.Start
-			for a, q := range qs[:n] {
+			for a, q := range run {
 				i := q - w.Start
 				addHatRow(row(sc.m, a, Lw), i, v[off+i], part[off:off+Lw])
 			}
-			qs = qs[n:]
-		}
+		})
 	}, nil
 }
 
@@ -710,12 +705,16 @@ func TopK(row []float32, k int) []int {
 	return idx[:k:k]
 }
 
-// segmentHolding is the segment of segs that holds row i (segs in order, covering i).
-func segmentHolding(segs []backend.Segment, i int) backend.Segment {
-	for _, g := range segs {
-		if i >= g.Start && i < g.End {
-			return g
+// eachSegmentRun cuts queries qs (increasing) into runs that share one of segs (in order,
+// covering every query) and calls fn with each segment and its run.
+func eachSegmentRun(segs []backend.Segment, qs []int, fn func(w backend.Segment, run []int)) {
+	for len(qs) > 0 {
+		w := geom.SegmentHolding(segs, qs[0])
+		n := 1
+		for n < len(qs) && qs[n] < w.End {
+			n++
 		}
+		fn(w, qs[:n])
+		qs = qs[n:]
 	}
-	panic(fmt.Sprintf("probe: row %d outside the segments %v", i, segs))
 }

@@ -494,22 +494,16 @@ func (t *RolloutTable) foldPart(ctx context.Context, block int, part tablePart, 
 // over the rest of the frame.
 func (ab *attnBlock) windowHatRows(sc *foldScr, qs []int, segs []backend.Segment, seg backend.Segment, f Fusion, r0 int) {
 	L := seg.End - seg.Start
-	for len(qs) > 0 {
-		w := segmentHolding(segs, qs[0])
-		n := 1
-		for n < len(qs) && qs[n] < w.End {
-			n++
-		}
-		ab.fusedRows(sc.sc, qs[:n], w, -1, f)
+	eachSegmentRun(segs, qs, func(w backend.Segment, run []int) {
+		ab.fusedRows(sc.sc, run, w, -1, f)
 		Lw := w.End - w.Start
-		for a, q := range qs[:n] {
+		for a, q := range run {
 			clear(sc.frame)
 			copy(sc.frame[w.Start-seg.Start:], row(sc.sc.m, a, Lw))
 			i := q - seg.Start
 			hatRow(sc.frame, i, sc.a[(i-r0)*L:][:L])
 		}
-		qs = qs[n:]
-	}
+	})
 }
 
 // hatRow writes row i of Â (float32) from m, row i of the fused (and dropped) attention:

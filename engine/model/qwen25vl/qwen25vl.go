@@ -20,6 +20,7 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/model"
+	"github.com/turbospark/inspector/engine/model/qwen2vl"
 )
 
 // Family is Qwen2.5-VL's table.
@@ -91,7 +92,7 @@ var Family = &model.Family{
 			"architectures": []string{"Qwen2_5_VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
 			"hidden_size": c.OutHidden, "vision_config": vision,
 		}
-		return cfg, model.Qwen2Processor(c, "Qwen2_5_VLProcessor"), nil
+		return cfg, qwen2vl.Processor(c, "Qwen2_5_VLProcessor"), nil
 	},
 }
 

@@ -64,8 +64,19 @@ var Family = &model.Family{
 			"architectures": []string{"Qwen2VLForConditionalGeneration"}, "model_type": c.ModelType, "torch_dtype": torchDType,
 			"hidden_size": c.OutHidden, "vision_config": vision,
 		}
-		return cfg, model.Qwen2Processor(c, "Qwen2VLProcessor"), nil
+		return cfg, Processor(c, "Qwen2VLProcessor"), nil
 	},
 }
 
 func init() { model.Register(Family) }
+
+// Processor is the preprocessor_config.json of the Qwen2-VL and Qwen2.5-VL hub repos
+// (patch size from c, CLIP mean and std, 3136..12845056 pixels), naming processor.
+func Processor(c model.Config, processor string) map[string]any {
+	return map[string]any{
+		"min_pixels": 3136, "max_pixels": 12845056, "patch_size": c.PatchSize,
+		"temporal_patch_size": c.TemporalPatchSize, "merge_size": c.MergeSize,
+		"image_mean": []float64{0.48145466, 0.4578275, 0.40821073}, "image_std": []float64{0.26862954, 0.26130258, 0.27577711},
+		"processor_class": processor, "image_processor_type": "Qwen2VLImageProcessor",
+	}
+}
