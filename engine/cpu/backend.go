@@ -37,6 +37,8 @@ type Backend struct {
 	shared    []float32    // caller-side scratch: decoded bias / LayerNorm weights
 	packs     [3]packEntry // weights widened for the FMA path in this pass (packcache.go)
 	packCalls uint64
+	amxSplit  []uint16        // x's bfloat16 pieces for the AMX path (matmul_amx.go)
+	amxWeight []float32       // a weight too large for the pack cache, in VNNI tiles for one call
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
 }
@@ -66,6 +68,7 @@ func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.freePacks()
+	b.amxSplit, b.amxWeight = nil, nil
 	return nil
 }
 

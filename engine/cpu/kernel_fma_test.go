@@ -34,9 +34,9 @@ func forEachKernel(t *testing.T, f func(t *testing.T)) {
 
 // matMulWith runs y = x W^T + b on a 2-thread backend with the given kernel.
 func matMulWith(t *testing.T, fma bool, x []float32, w, bias backend.Weight, rows, in, out int) []float32 {
-	saved := kernel.UseFMA
-	defer func() { kernel.UseFMA = saved }()
-	kernel.UseFMA = fma
+	saved, savedAMX := kernel.UseFMA, kernel.UseAMX
+	defer func() { kernel.UseFMA, kernel.UseAMX = saved, savedAMX }()
+	kernel.UseFMA, kernel.UseAMX = fma, fma && savedAMX
 	be := New(2)
 	defer be.Close()
 	y := conformance.Alloc(be, rows*out)

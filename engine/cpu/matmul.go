@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
@@ -69,6 +70,10 @@ func (b *Backend) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backe
 		job.res = span(ep.Residual, rows*out, "MatMul residual")
 		noOverlap("MatMul residual", ep.Residual, rows*out, y, rows*out)
 		noOverlap("MatMul residual", ep.Residual, rows*out, x, rows*in)
+	}
+	if kernel.UseAMX && w.DType == dtype.BF16 { // fixed at start-up, and by the weight's dtype alone
+		b.matMulAMX(&job)
+		return
 	}
 	if kernel.UseFMA { // fixed at start-up: every call of the process takes the same path
 		job.panels = chunks(out, fmaCols)

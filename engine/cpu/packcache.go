@@ -48,12 +48,28 @@ func packedOffset(p, k0, in int) int { return p*fmaCols*in + fmaCols*k0 }
 // parallel over panels and k-blocks), or nil when it is too large to keep.
 func (b *Backend) packedWeight(job *mmJob) []float32 {
 	panels, in := job.panels, job.in
-	n := panels * fmaCols * in
+	key := packKey{job.w.Region.ID, job.w.Offset, job.w.Name, job.w.DType, job.kern.nr, in, job.out}
+	kblocks := chunks(in, fmaDepth)
+	return b.cachedPack(key, panels*fmaCols*in, func(buf []float32) {
+		b.growScratch(min(in, fmaDepth))
+		b.parallel(panels*kblocks, func(wk, t int) {
+			p, k0 := t/kblocks, t%kblocks*fmaDepth
+			kn := min(fmaDepth, in-k0)
+			c0 := p * fmaCols
+			c1 := min(c0+fmaCols, job.out)
+			strips := chunks(c1-c0, job.kern.nr)
+			packPanel(buf[packedOffset(p, k0, in):][:strips*job.kern.nr*kn], b.scratch[wk][:kn], job.kern.nr, job, c0, c1, k0)
+		})
+	})
+}
+
+// cachedPack returns the n float32 that fill wrote for key in this pass: from the cache, or
+// filled now into the least recently used entry; nil when n is too large to keep or the fill
+// was cancelled.
+func (b *Backend) cachedPack(key packKey, n int, fill func(buf []float32)) []float32 {
 	if n > packCacheMax {
 		return nil
 	}
-	w := job.w
-	key := packKey{w.Region.ID, w.Offset, w.Name, w.DType, job.kern.nr, in, job.out}
 	b.packCalls++
 	for i := range b.packs {
 		if e := &b.packs[i]; e.valid && e.key == key {
@@ -71,19 +87,10 @@ func (b *Backend) packedWeight(job *mmJob) []float32 {
 		hugeFree(e.buf, e.mapped)
 		e.buf, e.mapped = hugeAlloc(n)
 	}
+	e.valid = false
 	buf := e.buf[:n]
-	kblocks := chunks(in, fmaDepth)
-	b.growScratch(min(in, fmaDepth))
-	b.parallel(panels*kblocks, func(wk, t int) {
-		p, k0 := t/kblocks, t%kblocks*fmaDepth
-		kn := min(fmaDepth, in-k0)
-		c0 := p * fmaCols
-		c1 := min(c0+fmaCols, job.out)
-		strips := chunks(c1-c0, job.kern.nr)
-		packPanel(buf[packedOffset(p, k0, in):][:strips*job.kern.nr*kn], b.scratch[wk][:kn], job.kern.nr, job, c0, c1, k0)
-	})
+	fill(buf)
 	if b.ctx.Err() != nil { // cancelled part way: not a whole widening (the call stops too)
-		e.valid = false
 		return nil
 	}
 	e.key, e.valid, e.used = key, true, b.packCalls

@@ -70,3 +70,25 @@ func SumSqDevF64(x *float32, n16 int, mean float64) float64 {
 func NormAffine(out, x, w, b *float32, n16 int, mean, inv float64) {
 	panic("kernel: NormAffine without an assembly kernel")
 }
+
+// HasAMX is false: there is no AMX off amd64.
+var HasAMX = false
+
+// UseAMX is false: MatMul takes its other paths.
+var UseAMX = false
+
+// AMXTileConfig is unused off amd64.
+var AMXTileConfig [64]byte
+
+// AMXDot32x32 panics: there is no AMX off amd64.
+func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, cfg *[64]byte) {
+	panic("kernel: AMXDot32x32 without AMX")
+}
+
+// SplitBF16x3 panics: there is no AMX off amd64.
+func SplitBF16x3(dst *uint16, x *float32, chunks int) { panic("kernel: SplitBF16x3 without AMX") }
+
+// PackVNNI16 panics: there is no AMX off amd64.
+func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int) {
+	panic("kernel: PackVNNI16 without AMX")
+}

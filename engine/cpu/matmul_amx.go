@@ -1,0 +1,176 @@
+// matmul_amx.go: MatMul with BF16 weights on the AMX tile unit (kernel.UseAMX, fixed at
+// start-up; Intel Sapphire Rapids and later, Linux 5.16+).
+//
+// A call splits x into its three bfloat16 pieces (kernel.SplitBF16x3: exact), packs W into
+// AMX's VNNI tiles once per pass (the pack cache, as the FMA path's panels), and computes y in
+// blocks of 32 rows x 32 columns over the whole of in, one kernel.AMXDot32x32 call each; the
+// bias and the epilogue follow on the block while it is in cache.
+//
+// Invariant: each y[r,o] is kernel.AMXDot32x32's accumulator for x row r and W row o over all
+// of in (k padded to a multiple of 32 with zeros, which add nothing), then + bias[o] once. It
+// depends on x row r, W row o and in alone: not on the rows, the row's place in a block (a
+// short block is padded with zero rows and its outputs dropped), the column's place, the
+// thread count or the split of the call into row chunks. The path is chosen by the weight's
+// dtype (BF16) and kernel.UseAMX alone, never by a shape: a row computes the same bits in an
+// MLP tile of 1 row or of 5,120.
+// Numerics: a float32 dot product whose error measured a third of the FMA chain's (see
+// engine/internal/kernel/amx_amd64.go); the bits differ from the FMA path's, as the FMA path's
+// differ from the generic one's, never within one path.
+// Mutation that would silently break it: leaving a padded k or padded row of the split buffer
+// unwritten (stale pieces from the previous call): a padded k then adds old x times a zero
+// weight (NaN if the old x was NaN or Inf), which TestAMXMatMulPadding catches.
+package cpu
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/turbospark/inspector/engine/internal/kernel"
+)
+
+const (
+	amxBlock     = 32   // rows and columns of one kernel call (four 16 x 16 tiles)
+	amxK         = 32   // k per chunk: one tile row of bfloat16
+	amxChunk     = 3072 // uint16 per row block and chunk: 3 pieces x 2 row tiles x 512
+	amxVNNI      = 512  // uint16 per 16-column tile and chunk
+	amxChunkRows = 512  // rows split at a time: the split buffer is 6 bytes a row and padded k
+	amxGroup     = 4    // 32-column blocks per task: a row block's pieces (L2) serve four
+)
+
+// matMulAMX computes job (BF16 weights) on the tile unit.
+func (b *Backend) matMulAMX(job *mmJob) {
+	kc := chunks(job.in, amxK)
+	nbs := chunks(job.out, amxBlock)
+	w := b.vnniWeight(job, kc, nbs)
+	if w == nil { // cancelled while packing
+		return
+	}
+	rows := min(job.rows, amxChunkRows)
+	mbs := chunks(rows, amxBlock)
+	split := b.amxSplitBuffer(mbs * kc * amxChunk)
+	b.growScratch(amxBlock*amxBlock + amxK)
+	groups := chunks(nbs, amxGroup)
+	for r0 := 0; r0 < job.rows && b.ctx.Err() == nil; r0 += amxChunkRows {
+		n := min(amxChunkRows, job.rows-r0)
+		mbs := chunks(n, amxBlock)
+		b.parallel(mbs, func(wk, mb int) {
+			job.splitRows(split[mb*kc*amxChunk:(mb+1)*kc*amxChunk], r0+mb*amxBlock, r0+n, kc, b.scratch[wk])
+		})
+		b.parallel(mbs*groups, func(wk, t int) {
+			mb, g := t/groups, t%groups
+			a := split[mb*kc*amxChunk:]
+			for nb := g * amxGroup; nb < min(nbs, (g+1)*amxGroup); nb++ {
+				job.blockAMX(a, w, r0+mb*amxBlock, min(r0+n, r0+(mb+1)*amxBlock), nb, kc, b.scratch[wk])
+			}
+		})
+	}
+}
+
+// splitRows writes the pieces of x rows [r, r+32) into a (one row block, kc chunks): rows
+// from end on, and k from in on, as zeros.
+func (m *mmJob) splitRows(a []uint16, r, end, kc int, ws []float32) {
+	full := m.in / amxK
+	for i := range amxBlock {
+		dst := a[i/16*amxVNNI+i%16*amxK:]
+		if r+i >= end {
+			for c := range kc {
+				for p := range 3 {
+					clear(dst[c*amxChunk+p*2*amxVNNI:][:amxK])
+				}
+			}
+			continue
+		}
+		x := m.x[(r+i)*m.in:][:m.in]
+		if full > 0 {
+			kernel.SplitBF16x3(&dst[0], &x[0], full)
+		}
+		if full < kc { // the last, short chunk through a zero-padded copy
+			tail := ws[amxBlock*amxBlock:][:amxK]
+			clear(tail[copy(tail, x[full*amxK:]):])
+			kernel.SplitBF16x3(&dst[full*amxChunk], &tail[0], 1)
+		}
+	}
+}
+
+// blockAMX computes y rows [r, r1) (r1-r <= 32) and the columns of block nb from the row
+// block's pieces a and the packed weight w, then adds the bias and applies the epilogue.
+func (m *mmJob) blockAMX(a, w []uint16, r, r1, nb, kc int, ws []float32) {
+	c0 := nb * amxBlock
+	c1 := min(c0+amxBlock, m.out)
+	b0 := &w[2*nb*kc*amxVNNI]
+	b1 := &w[(2*nb+1)*kc*amxVNNI]
+	if r1-r == amxBlock && c1-c0 == amxBlock {
+		kernel.AMXDot32x32(&a[0], b0, b1, kc, &m.y[r*m.out+c0], 4*m.out, &kernel.AMXTileConfig)
+	} else { // a short block through scratch: only its valid part reaches y
+		tmp := ws[:amxBlock*amxBlock]
+		kernel.AMXDot32x32(&a[0], b0, b1, kc, &tmp[0], 4*amxBlock, &kernel.AMXTileConfig)
+		for i := range r1 - r {
+			copy(m.y[(r+i)*m.out+c0:(r+i)*m.out+c1], tmp[i*amxBlock:])
+		}
+	}
+	if m.bias != nil {
+		m.addBias(r, r1, c0, c1)
+	}
+	m.epilogue(r, r1, c0, c1)
+}
+
+// vnniWeight returns job's BF16 weight in AMX's VNNI tiles: 16-column tile t (W rows 16t..)
+// at t*kc*512, chunk c at +c*512, row p of a chunk holding W[16t+j, 32c+2p+e] at 2j+e; W rows
+// from out on, and k from in on, are zeros. From the pack cache, or packed now (parallel over
+// tiles); nil when cancelled.
+func (b *Backend) vnniWeight(job *mmJob, kc, nbs int) []uint16 {
+	n16 := 2 * nbs * kc * amxVNNI
+	fill := func(buf []float32) {
+		dst := unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16)
+		b.parallel(2*nbs, func(_, t int) {
+			job.packVNNI(dst[t*kc*amxVNNI:(t+1)*kc*amxVNNI], 16*t, kc)
+		})
+	}
+	key := packKey{job.w.Region.ID, job.w.Offset, job.w.Name, job.w.DType, -amxBlock, job.in, job.out}
+	buf := b.cachedPack(key, n16/2, fill)
+	if buf == nil && b.ctx.Err() == nil { // too large to keep (a merger): this call's own
+		if cap(b.amxWeight) < n16/2 {
+			b.amxWeight = make([]float32, n16/2)
+		}
+		buf = b.amxWeight[:n16/2]
+		fill(buf)
+	}
+	if buf == nil || b.ctx.Err() != nil {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16)
+}
+
+// packVNNI writes one 16-column tile's chunks (W rows [o0, o0+16)) into dst.
+func (m *mmJob) packVNNI(dst []uint16, o0, kc int) {
+	raw := m.w.Region.Bytes
+	rowBytes := 2 * m.in
+	first := m.w.Offset + o0*rowBytes
+	pairs := 0 // k pairs written by the gathers
+	if littleEndian && o0+16 <= m.out && first >= 0 && first+16*rowBytes <= len(raw) && int64(16*rowBytes) < 1<<31 {
+		pairs = m.in / 2
+		if pairs > 0 {
+			kernel.PackVNNI16(&dst[0], unsafe.Pointer(&raw[first]), rowBytes, pairs)
+		}
+	}
+	for p := pairs; p < kc*amxK/2; p++ { // the rest: odd k, padding, rows past out
+		row := dst[p*2*16:][:2*16]
+		for j := range 16 {
+			for e := range 2 {
+				o, k := o0+j, 2*p+e
+				row[2*j+e] = 0
+				if o < m.out && k < m.in {
+					row[2*j+e] = binary.LittleEndian.Uint16(raw[m.w.Offset+(o*m.in+k)*2:])
+				}
+			}
+		}
+	}
+}
+
+// amxSplitBuffer returns the backend's split buffer with n elements.
+func (b *Backend) amxSplitBuffer(n int) []uint16 {
+	if cap(b.amxSplit) < n {
+		b.amxSplit = make([]uint16, n)
+	}
+	return b.amxSplit[:n]
+}

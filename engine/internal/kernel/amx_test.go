@@ -1,0 +1,152 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// splitRef is SplitBF16x3's contract for one value: hi, mid, lo as bfloat16 bits.
+func splitRef(x float32) (hi, mid, lo uint16) {
+	h := math.Float32frombits(math.Float32bits(x) &^ 0xffff)
+	r := x - h
+	m := math.Float32frombits(math.Float32bits(r) &^ 0xffff)
+	l := r - m
+	return uint16(math.Float32bits(h) >> 16), uint16(math.Float32bits(m) >> 16), uint16(math.Float32bits(l) >> 16)
+}
+
+func bf(h uint16) float64 { return float64(math.Float32frombits(uint32(h) << 16)) }
+
+// amxValues: every binade a float32 activation can hold, signs, zeros and the extremes.
+func amxValues(r *rand.Rand, n int) []float32 {
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, math.MaxFloat32, -math.MaxFloat32,
+		math.SmallestNonzeroFloat32 * (1 << 23), 1 + 1.0/(1<<23), -(1 + 1.0/(1<<22)), 3.1415927}
+	v := make([]float32, n)
+	for i := range v {
+		if i < len(special) {
+			v[i] = special[i]
+			continue
+		}
+		v[i] = math.Float32frombits(uint32(r.Uint64()&0x807fffff) | uint32(r.IntN(250)+3)<<23)
+	}
+	return v
+}
+
+// TestSplitBF16x3: the three pieces are the reference's bits, they add up to x exactly (for
+// |x| >= 2^-100; below, lo is subnormal and loses bits, within 2^-126), and they lie where
+// AMXDot32x32 reads them.
+func TestSplitBF16x3(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const chunks = 5
+	x := amxValues(r, 32*chunks)
+	dst := make([]uint16, 3072*chunks)
+	SplitBF16x3(&dst[0], &x[0], chunks)
+	for i, v := range x {
+		c, j := i/32, i%32
+		hi, mid, lo := splitRef(v)
+		got := [3]uint16{dst[c*3072+j], dst[c*3072+1024+j], dst[c*3072+2048+j]}
+		if got != [3]uint16{hi, mid, lo} {
+			t.Fatalf("x[%d] = %g (%#08x): pieces %#04x, want %#04x %#04x %#04x", i, v, math.Float32bits(v), got, hi, mid, lo)
+		}
+		s := bf(hi) + bf(mid) + bf(lo)
+		if math.Abs(float64(v)) < 0x1p-100 { // lo below 2^-116: subnormal, cut like the rest
+			if math.Abs(s-float64(v)) > 0x1p-126 {
+				t.Fatalf("x[%d] = %g: pieces add up to %g", i, v, s)
+			}
+			continue
+		}
+		if s != float64(v) {
+			t.Fatalf("x[%d] = %g: pieces add up to %g, not exactly x", i, v, s)
+		}
+	}
+	for c := range chunks { // the other tiles of a chunk (rows 16-31's) are not written
+		for j := 32; j < 1024; j++ {
+			if dst[c*3072+j] != 0 {
+				t.Fatalf("chunk %d: wrote outside its row at %d", c, j)
+			}
+		}
+	}
+}
+
+// TestPackVNNI16: tile row p holds W[j, 2p] and W[j, 2p+1] for j = 0..15, in that order.
+func TestPackVNNI16(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	const in, kpairs = 75, 37 // odd: the last element of each row is not a pair's
+	w := make([]uint16, 16*in+1)
+	for i := range w {
+		w[i] = uint16(i*7 + 3)
+	}
+	dst := make([]uint16, 32*kpairs)
+	PackVNNI16(&dst[0], unsafe.Pointer(&w[1]), 2*in, kpairs) // a 2-byte-aligned source
+	for p := range kpairs {
+		for j := range 16 {
+			for e := range 2 {
+				if got, want := dst[p*32+2*j+e], w[1+j*in+2*p+e]; got != want {
+					t.Fatalf("pair %d row %d half %d: %d, want %d", p, j, e, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestAMXDot32x32: every one of the 32 x 32 outputs (all four 16 x 16 tiles, written through a
+// row stride wider than the block) within 2^-22 of sum |x*w| of the float64 dot product, and
+// closer than that on average: a kernel that dropped the lo piece errs by ~2^-17 of |x|.
+func TestAMXDot32x32(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	const chunks, in, ldc = 4, 4 * 32, 40
+	x := make([]float32, 32*in)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	w := make([]uint16, 32*in) // W[o, k] as bfloat16
+	for i := range w {
+		w[i] = uint16(math.Float32bits(float32(r.NormFloat64()*0.05)) >> 16)
+	}
+	a := make([]uint16, chunks*3072*2)
+	for row := range 32 {
+		SplitBF16x3(&a[row/16*512+row%16*32], &x[row*in], chunks)
+	}
+	b := make([]uint16, 2*chunks*512)
+	for blk := range 2 {
+		PackVNNI16(&b[blk*chunks*512], unsafe.Pointer(&w[blk*16*in]), 2*in, in/2)
+	}
+	c := make([]float32, 32*ldc)
+	for i := range c {
+		c[i] = float32(math.NaN()) // the kernel starts from +0, never from c
+	}
+	AMXDot32x32(&a[0], &b[0], &b[chunks*512], chunks, &c[0], 4*ldc, &AMXTileConfig)
+	var sumErr float64
+	for row := range 32 {
+		for o := range 32 {
+			exact, scale := 0.0, 0.0
+			for k := range in {
+				p := float64(x[row*in+k]) * bf(w[o*in+k])
+				exact += p
+				scale += math.Abs(p)
+			}
+			e := math.Abs(float64(c[row*ldc+o])-exact) / scale
+			if !(e <= 0x1p-22) {
+				t.Fatalf("row %d col %d: %g, want %g (error %.3g of the scale)", row, o, c[row*ldc+o], exact, e)
+			}
+			sumErr += e
+		}
+		for o := 32; o < ldc; o++ {
+			if !math.IsNaN(float64(c[row*ldc+o])) {
+				t.Fatalf("row %d: wrote column %d, outside the block", row, o)
+			}
+		}
+	}
+	if mean := sumErr / 1024; mean > 0x1p-25 {
+		t.Errorf("mean error %.3g of the scale, above 2^-25", mean)
+	}
+}
