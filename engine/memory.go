@@ -15,6 +15,9 @@ package engine
 import (
 	"fmt"
 	"runtime"
+
+	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 )
 
 // Patches is the page's sequence length S.
@@ -109,6 +112,9 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	}
 	pack := mlpMats * f * (int64(c.Intermediate) + 63) / 64 * 64 * D
 	m.Scratch += pack
+	if kernel.UseAMX && ck.DTypeCounts()[dtype.BF16] > 0 {
+		m.Scratch += amxScratch(c, S)
+	}
 	m.Probes = ProbeBytes(c, int(S), s.Keep.Set())
 	m.Outside = m.Weights + pack
 	// The largest heap blocks still to come: the pixels' buffer (the backend's copy, and the
@@ -119,6 +125,17 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 		m.Largest = max(m.Largest, f*S*int64(c.Intermediate))
 	}
 	return m
+}
+
+// amxScratch is what engine/cpu's AMX path (BF16 weights) holds beyond the pack cache, whose
+// bfloat16 tiles take half of the widened panels counted above: x's pieces for
+// kernel.AMXSplitRows rows at the widest in (the merger's), and the merger's first weight in
+// tiles for its call (too large for the cache).
+func amxScratch(c Config, S int64) int64 {
+	pad := func(n int) int64 { return (int64(n) + 31) / 32 * 32 }
+	rows := min(pad(kernel.AMXSplitRows), pad(int(S)))
+	in := max(pad(c.Hidden), pad(c.Intermediate), pad(c.MergedDim()))
+	return 6*rows*in + 2*pad(c.MergedDim())*pad(max(c.MergedDim(), c.OutHidden))
 }
 
 // tensorBytes sums the stored size of the named tensors.

@@ -16,9 +16,10 @@
 // Numerics: a float32 dot product whose error measured a third of the FMA chain's (see
 // engine/internal/kernel/amx_amd64.go); the bits differ from the FMA path's, as the FMA path's
 // differ from the generic one's, never within one path.
-// Mutation that would silently break it: leaving a padded k or padded row of the split buffer
-// unwritten (stale pieces from the previous call): a padded k then adds old x times a zero
-// weight (NaN if the old x was NaN or Inf), which TestAMXMatMulPadding catches.
+// Mutation that would silently break it: not zeroing the padding of a short last k chunk
+// (its copy lives in worker scratch, which holds an earlier call's longer tail): a padded k
+// then adds stale x times a zero weight, NaN when the stale x was NaN or Inf
+// (TestAMXMatMulPadding).
 package cpu
 
 import (
@@ -29,13 +30,18 @@ import (
 )
 
 const (
-	amxBlock     = 32   // rows and columns of one kernel call (four 16 x 16 tiles)
-	amxK         = 32   // k per chunk: one tile row of bfloat16
-	amxChunk     = 3072 // uint16 per row block and chunk: 3 pieces x 2 row tiles x 512
-	amxVNNI      = 512  // uint16 per 16-column tile and chunk
-	amxChunkRows = 512  // rows split at a time: the split buffer is 6 bytes a row and padded k
-	amxGroup     = 4    // 32-column blocks per task: a row block's pieces (L2) serve four
+	amxBlock     = 32                  // rows and columns of one kernel call (four 16 x 16 tiles)
+	amxK         = 32                  // k per chunk: one tile row of bfloat16
+	amxChunk     = 3072                // uint16 per row block and chunk: 3 pieces x 2 row tiles x 512
+	amxVNNI      = 512                 // uint16 per 16-column tile and chunk
+	amxChunkRows = kernel.AMXSplitRows // rows split at a time
 )
+
+// columnGroup is how many 32-column blocks one task takes: as many as still leave every thread
+// four tasks per row chunk, since a row block's pieces (in L2) then serve them all (one
+// thread, 1,024 x 1,152 x 4,304: 130-180 GFLOP/s with four blocks a task, 150-230 with all
+// of them; this machine's spread). The grouping never changes a bit.
+func columnGroup(nbs, mbs, threads int) int { return max(1, nbs*mbs/(4*threads)) }
 
 // matMulAMX computes job (BF16 weights) on the tile unit.
 func (b *Backend) matMulAMX(job *mmJob) {
@@ -49,17 +55,18 @@ func (b *Backend) matMulAMX(job *mmJob) {
 	mbs := chunks(rows, amxBlock)
 	split := b.amxSplitBuffer(mbs * kc * amxChunk)
 	b.growScratch(amxBlock*amxBlock + amxK)
-	groups := chunks(nbs, amxGroup)
 	for r0 := 0; r0 < job.rows && b.ctx.Err() == nil; r0 += amxChunkRows {
 		n := min(amxChunkRows, job.rows-r0)
 		mbs := chunks(n, amxBlock)
+		group := columnGroup(nbs, mbs, b.threads)
+		groups := chunks(nbs, group)
 		b.parallel(mbs, func(wk, mb int) {
 			job.splitRows(split[mb*kc*amxChunk:(mb+1)*kc*amxChunk], r0+mb*amxBlock, r0+n, kc, b.scratch[wk])
 		})
 		b.parallel(mbs*groups, func(wk, t int) {
 			mb, g := t/groups, t%groups
 			a := split[mb*kc*amxChunk:]
-			for nb := g * amxGroup; nb < min(nbs, (g+1)*amxGroup); nb++ {
+			for nb := g * group; nb < min(nbs, (g+1)*group); nb++ {
 				job.blockAMX(a, w, r0+mb*amxBlock, min(r0+n, r0+(mb+1)*amxBlock), nb, kc, b.scratch[wk])
 			}
 		})

@@ -17,7 +17,7 @@
 // thread count. UseAMX is fixed at start-up and chosen by the weight's dtype alone (BF16),
 // never by a shape.
 // Mutation that would silently break it: dropping the lo piece "as negligible" (x then has 16
-// significant bits, errors near 2^-17 of |x|: engine/cpu's TestAMXAccuracy fails); or taking
+// significant bits, errors near 2^-17 of |x|: engine/cpu's TestAMXAccuracy and the kernel's TestAMXDot32x32 fail); or taking
 // the AMX path for "large" calls only, which makes a row's bits depend on the engine's tile.
 package kernel
 
