@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -89,7 +90,7 @@ func (b *Backend) parallel(tasks int, fn func(worker, task int)) {
 func (b *Backend) Caps() backend.Caps { return backend.Caps{Synchronous: true, Threads: b.threads} }
 
 // Name identifies the backend in timings and reports.
-func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads)", b.threads) }
+func (b *Backend) Name() string { return fmt.Sprintf("cpu(%d threads, %s)", b.threads, kernel.Name()) }
 
 // Alloc returns a zeroed buffer of n float32.
 func (b *Backend) Alloc(n int) (backend.Buffer, error) {

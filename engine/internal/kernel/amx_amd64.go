@@ -22,16 +22,19 @@
 package kernel
 
 import (
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
 
 // HasAMX says whether this process may run the AMX kernels: the CPU has AMX-TILE and
-// AMX-BF16, the AVX-512 kernels run (the split and the packer are AVX-512 code), and Linux
-// granted the process the tile data state (arch_prctl ARCH_REQ_XCOMP_PERM, Linux 5.16+;
-// without it the first tile instruction faults). Nothing may write it.
-var HasAMX = HasAVX512 && cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && requestTileData()
+// AMX-BF16, the AVX-512 kernels run (the split and the packer are AVX-512 code), the user did
+// not turn it off (INSPECTOR_AMX=off: nothing of AMX then runs in the process, not even the
+// request), and Linux granted the process the tile data state (arch_prctl
+// ARCH_REQ_XCOMP_PERM, Linux 5.16+; without it the first tile instruction faults). Nothing
+// may write it.
+var HasAMX = HasAVX512 && cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && os.Getenv(EnvAMX) != "off" && requestTileData()
 
 // UseAMX selects the AMX path for MatMul with BF16 weights. It starts as HasAMX; tests flip it
 // (never to true without HasAMX) and restore it; nothing else may write it.

@@ -30,6 +30,23 @@ package kernel
 
 import "unsafe"
 
+// EnvAMX turns the AMX path off when set to "off" (a comparison, or a suspected fault).
+const EnvAMX = "INSPECTOR_AMX"
+
+// Name names the MatMul kernels this process takes now: "generic", "fma" (AVX2), "avx512",
+// or "avx512+amx" (BF16 weights on the AMX tile unit, the rest AVX-512).
+func Name() string {
+	switch {
+	case UseAMX:
+		return "avx512+amx"
+	case UseAVX512:
+		return "avx512"
+	case UseFMA:
+		return "fma"
+	}
+	return "generic"
+}
+
 // AMXSplitRows is how many rows of x engine/cpu's AMX MatMul path cuts into bfloat16 pieces at
 // a time; its buffer holds 6 bytes per row and k (k padded to a multiple of 32), and a weight
 // too large for its pack cache takes 2 bytes per element (padded likewise) for the call.
