@@ -38,9 +38,12 @@ const (
 )
 
 // columnGroup is how many 32-column blocks one task takes: as many as still leave every thread
-// four tasks per row chunk, since a row block's pieces (in L2) then serve them all (one
-// thread, 1,024 x 1,152 x 4,304: 130-180 GFLOP/s with four blocks a task, 150-230 with all
-// of them; this machine's spread). The grouping never changes a bit.
+// four tasks per row chunk, since a row block's pieces (in L2) then serve them all. Measured on
+// the 16-core device (8B tower, interleaved, three rounds): tasks of 4 row blocks (nb outer or
+// inner), or 2 tasks a thread, were no faster at 8 and 16 threads; row chunks of 1,024 rows
+// (kernel.AMXSplitRows) ran 0.216-0.232 s a block at 5,120 patches on 16 threads against
+// 0.221-0.233 with 512, and their GEMMs faster in 7 of 8 shapes in 2 of 3 rounds. The grouping
+// never changes a bit.
 func columnGroup(nbs, mbs, threads int) int { return max(1, nbs*mbs/(4*threads)) }
 
 // matMulAMX computes job (BF16 weights) on the tile unit.

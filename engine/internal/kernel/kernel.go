@@ -50,7 +50,7 @@ func Name() string {
 // AMXSplitRows is how many rows of x engine/cpu's AMX MatMul path cuts into bfloat16 pieces at
 // a time; its buffer holds 6 bytes per row and k (k padded to a multiple of 32), and a weight
 // too large for its pack cache takes 2 bytes per element (padded likewise) for the call.
-const AMXSplitRows = 512
+const AMXSplitRows = 1024
 
 // Dot3x2 updates acc[2*a+b] += sum_i xa[i]*wb[i] over i in [0, n), for x rows a = 0..2 and
 // w rows b = 0..1, each row n contiguous float32 from its pointer; every step rounds the
