@@ -120,3 +120,25 @@ func TestAMXOnlyForBF16(t *testing.T) {
 		}
 	}
 }
+
+// TestAMXShortBlocksCarry: on one thread a task takes two column blocks, so a short row block's
+// blocks share one scratch tile across k-blocks (in 1,153: two); each must carry its own sums
+// (from y), not the tile's last contents. Parity with float64 at MatMul's tolerance.
+func TestAMXShortBlocksCarry(t *testing.T) {
+	needAMX(t)
+	withAMX(true, func() {
+		r := rand.New(rand.NewPCG(13, 14))
+		const rows, in, out = 33, 1153, 100
+		w, wf := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
+		bias, bf := testSuite.Weight("b", conformance.RandVals(r, out, 0.5), dtype.BF16, 0, out)
+		xv := conformance.RandVals(r, rows*in, 1)
+		be := New(1)
+		defer be.Close()
+		y := conformance.Alloc(be, rows*out)
+		be.MatMul(y, conformance.Upload(be, xv), w, bias, rows, in, out)
+		got := conformance.Download(be, y, rows*out)
+		if d, ok := parityOK(got, conformance.RefMatMul(xv, wf, bf, rows, in, out), conformance.TolMatMul); !ok {
+			t.Errorf("RelDiff %.3g against float64", d)
+		}
+	})
+}

@@ -52,13 +52,13 @@ var AMXTileConfig = func() (c [64]byte) {
 }()
 
 // AMXDot32x32 (amx_amd64.s) writes the 32 x 32 float32 block c (row stride ldc bytes) as the
-// dot products of 32 rows of packed x (a: per k chunk, 6 tiles of 16 rows x 32 bfloat16, in
+// dot products (added to c's values when carry != 0, from +0 otherwise) of 32 rows of packed x (a: per k chunk, 6 tiles of 16 rows x 32 bfloat16, in
 // the order hi rows 0-15, hi rows 16-31, mid, mid, lo, lo) with 32 columns of packed W (b0 for
 // columns 0-15, b1 for 16-31: per k chunk one tile of 16 k pairs x 16 columns, VNNI order),
 // over chunks k chunks of 32. Call it only when HasAMX; chunks >= 1.
 //
 //go:noescape
-func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, cfg *[64]byte)
+func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, cfg *[64]byte)
 
 // SplitBF16x3 (amx_amd64.s) cuts x[0:32*chunks] into its three bfloat16 pieces (the file
 // comment) and writes them for AMXDot32x32: chunk c's piece p at dst + c*3072 + p*1024 (in

@@ -7,7 +7,8 @@
 // packed buffers), CX the chunks left, DX and R11 rows 0 and 16 of c, R9 its row stride,
 // R10 the tile configuration.
 // Invariant: every output tile takes, per 32-wide k chunk in order, hi, mid, lo (see the
-// Go file), from the +0 of TILEZERO.
+// Go file), from the +0 of TILEZERO, or (carry) from the float32 sums an earlier call stored:
+// a dot product cut into calls at any chunk has the bits of the uncut one.
 // Mutation that would silently break it: one TDPBF16PS's bytes naming another destination
 // tile (C1 written twice, C0 never): every column block's first half then comes out +0 or
 // doubled, which only a test that checks all four 16 x 16 quadrants sees.
@@ -33,6 +34,11 @@
 #define TDP_T2_T5_T6     BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
 #define TDP_T3_T5_T7     BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
 // tilestored %tmm0, (%rdx,%r9,1); %tmm1, 0x40(%rdx,%r9,1); %tmm2, (%r11,%r9,1); %tmm3, 0x40(%r11,%r9,1)
+// tileloadd (%rdx,%r9,1), %tmm0; 0x40(%rdx,%r9,1), %tmm1; (%r11,%r9,1), %tmm2; 0x40(%r11,%r9,1), %tmm3
+#define LOAD_T0          BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x0a
+#define LOAD_T1          BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x4c; BYTE $0x0a; BYTE $0x40
+#define LOAD_T2          BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x0b
+#define LOAD_T3          BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x5c; BYTE $0x0b; BYTE $0x40
 #define STORE_T0         BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x04; BYTE $0x0a
 #define STORE_T1         BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x4c; BYTE $0x0a; BYTE $0x40
 #define STORE_T2         BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x14; BYTE $0x0b
@@ -46,20 +52,30 @@
 	TDP_T2_T5_T6 \
 	TDP_T3_T5_T7
 
-// func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, cfg *[64]byte)
-TEXT ·AMXDot32x32(SB), NOSPLIT, $0-56
+// func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, cfg *[64]byte)
+TEXT ·AMXDot32x32(SB), NOSPLIT, $0-64
 	MOVQ a+0(FP), SI
 	MOVQ b0+8(FP), DI
 	MOVQ b1+16(FP), R8
 	MOVQ chunks+24(FP), CX
 	MOVQ c+32(FP), DX
 	MOVQ ldc+40(FP), R9
-	MOVQ cfg+48(FP), R10
+	MOVQ cfg+56(FP), R10
 	MOVQ $64, AX
 	MOVQ R9, R11
 	SHLQ $4, R11
 	ADDQ DX, R11
 	LDTILECFG_R10
+	MOVQ carry+48(FP), BX
+	TESTQ BX, BX
+	JZ    zero
+	LOAD_T0 // carry: the sums so far, exactly as stored
+	LOAD_T1
+	LOAD_T2
+	LOAD_T3
+	JMP   chunk
+
+zero:
 	TILEZERO_T0
 	TILEZERO_T1
 	TILEZERO_T2

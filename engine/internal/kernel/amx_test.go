@@ -124,7 +124,7 @@ func TestAMXDot32x32(t *testing.T) {
 	for i := range c {
 		c[i] = float32(math.NaN()) // the kernel starts from +0, never from c
 	}
-	AMXDot32x32(&a[0], &b[0], &b[chunks*512], chunks, &c[0], 4*ldc, &AMXTileConfig)
+	AMXDot32x32(&a[0], &b[0], &b[chunks*512], chunks, &c[0], 4*ldc, 0, &AMXTileConfig)
 	var sumErr float64
 	for row := range 32 {
 		for o := range 32 {
@@ -148,5 +148,40 @@ func TestAMXDot32x32(t *testing.T) {
 	}
 	if mean := sumErr / 1024; mean > 0x1p-25 {
 		t.Errorf("mean error %.3g of the scale, above 2^-25", mean)
+	}
+}
+
+// TestAMXDot32x32Carry: the dot products cut into calls of 1 and 3 chunks (the second carrying
+// the first's sums) have the bits of one call over the 4 chunks.
+func TestAMXDot32x32Carry(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	const chunks, in = 4, 4 * 32
+	a := make([]uint16, chunks*3072*2)
+	x := make([]float32, 32*in)
+	for i := range x {
+		x[i] = float32(r.NormFloat64())
+	}
+	for row := range 32 {
+		SplitBF16x3(&a[row/16*512+row%16*32], &x[row*in], chunks)
+	}
+	b := make([]uint16, 2*chunks*512)
+	for i := range b {
+		b[i] = uint16(math.Float32bits(float32(r.NormFloat64()*0.05)) >> 16)
+	}
+	whole := make([]float32, 32*32)
+	AMXDot32x32(&a[0], &b[0], &b[chunks*512], chunks, &whole[0], 128, 0, &AMXTileConfig)
+	cut := make([]float32, 32*32)
+	for i := range cut {
+		cut[i] = float32(math.NaN()) // carry 0 must not read it
+	}
+	AMXDot32x32(&a[0], &b[0], &b[chunks*512], 1, &cut[0], 128, 0, &AMXTileConfig)
+	AMXDot32x32(&a[3072], &b[512], &b[chunks*512+512], chunks-1, &cut[0], 128, 1, &AMXTileConfig)
+	for i := range whole {
+		if math.Float32bits(whole[i]) != math.Float32bits(cut[i]) {
+			t.Fatalf("output %d: %g cut, %g whole", i, cut[i], whole[i])
+		}
 	}
 }

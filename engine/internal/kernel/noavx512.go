@@ -81,7 +81,7 @@ var UseAMX = false
 var AMXTileConfig [64]byte
 
 // AMXDot32x32 panics: there is no AMX off amd64.
-func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, cfg *[64]byte) {
+func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, cfg *[64]byte) {
 	panic("kernel: AMXDot32x32 without AMX")
 }
 
