@@ -194,14 +194,14 @@ func TestSweepCLI(t *testing.T) {
 	cli(t, append([]string{"run", "--quiet", "--dump", abl, "--ablate", "2:1", "--ablate-mode", "mean"}, base...)...)
 	_, p := readAll(t, plain)
 	_, a := readAll(t, abl)
-	want := relChange(a["merger"], p["merger"])
+	want := engine.RelChange(a["merger"], p["merger"])
 	got, _ := strconv.ParseFloat(recs[1+2*4+1][2], 64)
 	if recs[1+2*4+1][0] != "2" || recs[1+2*4+1][1] != "1" || math.Abs(got-want) > 1e-5*want {
 		t.Errorf("row %v: merger change %g, the dumps give %g", recs[1+2*4+1][:2], got, want)
 	}
 	cli(t, append([]string{"sweep", "--out", jsonPath, "--over", "blocks"}, base...)...)
 	var js struct {
-		Rows []sweepRow `json:"rows"`
+		Rows []engine.SweepRow `json:"rows"`
 	}
 	data, err = os.ReadFile(jsonPath)
 	if err != nil {

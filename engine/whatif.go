@@ -1,0 +1,159 @@
+package engine
+
+// whatif.go: what an intervention changes, measured against the session's own finished run:
+// one run under other settings (WhatIf), or one ablation per head or block (Sweep, the
+// CLI's sweep and the window's head-importance matrix).
+//
+// Invariant: every effect compares with the session's unmodified run of the same page, whose
+// block outputs it kept; a block before the intervention's first block changes by exactly 0
+// (the engine leaves earlier blocks bit for bit). Mutation that would silently break it:
+// comparing a sweep's run with the previous ablated one: every row would then measure two
+// ablations at once (TestSweepRowsAgainstBase).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/probe"
+)
+
+// Effect is how far an intervention moved the run: per block ||out - base|| / ||base|| over
+// the whole output, the merger's likewise, and per block each patch's largest |out - base|
+// over its channels (rows in the run's layout order).
+type Effect struct {
+	Blocks     []float64
+	Merger     float64
+	PatchDiffs [][]float32
+}
+
+// RelChange is ||a - b|| / ||b|| in float64 (||a - b|| when b is all zeros; 0 when a is b bit
+// for bit).
+func RelChange(a, b []float32) float64 {
+	var d, n float64
+	for i := range b {
+		x := float64(a[i]) - float64(b[i])
+		d += x * x
+		n += float64(b[i]) * float64(b[i])
+	}
+	if n == 0 {
+		return math.Sqrt(d)
+	}
+	return math.Sqrt(d / n)
+}
+
+// baseOutputs is the session's finished run's block outputs, or why there are none.
+func (s *Session) baseOutputs() ([][]float32, error) {
+	if s.Run == nil || !s.Run.Finished() {
+		return nil, errors.New("run the page to the end first (Run all): the effect is measured against the finished run")
+	}
+	out := s.Run.Probes.Outputs()
+	if len(out) != s.Checkpoint.Config.Depth {
+		return nil, errors.New("the run did not keep its block outputs (the page is too large for the memory the probes may use)")
+	}
+	return out, nil
+}
+
+// effectOf compares run (finished) with base's outputs and merger; per patch too when width
+// (the outputs' channels) is not 0.
+func effectOf(run *Run, base [][]float32, merger []float32, width int) Effect {
+	e := Effect{Merger: RelChange(run.Merger, merger)}
+	for b, o := range run.Probes.Outputs() {
+		e.Blocks = append(e.Blocks, RelChange(o, base[b]))
+		if width > 0 {
+			e.PatchDiffs = append(e.PatchDiffs, probe.PatchDiff(o, base[b], width))
+		}
+	}
+	return e
+}
+
+// WhatIf runs the session's page under set (its interventions; the page and the max pixels
+// kept) on be, to the end, and measures its effect against the session's finished run.
+// progress follows the blocks (done of depth). be is closed with the run.
+func (s *Session) WhatIf(ctx context.Context, set Settings, be backend.Backend, progress func(done, of int)) (*Effect, error) {
+	base, err := s.baseOutputs()
+	if err != nil {
+		be.Close()
+		return nil, err
+	}
+	set.Keep = Keep{Outputs: true, Budget: s.Settings.Keep.Budget}
+	other, err := s.Sibling(set, be)
+	if err != nil {
+		return nil, err
+	}
+	defer other.Close()
+	depth := s.Checkpoint.Config.Depth
+	for other.Run.Next() < depth {
+		if _, err := other.Run.Step(ctx); err != nil {
+			return nil, err
+		}
+		progress(other.Run.Next(), depth)
+	}
+	if _, err := other.Run.Finish(ctx); err != nil {
+		return nil, err
+	}
+	if len(other.Run.Probes.Outputs()) != depth {
+		return nil, errors.New("the intervened run could not keep its block outputs")
+	}
+	e := effectOf(other.Run, base, s.Run.Merger, s.Checkpoint.Config.Hidden)
+	return &e, nil
+}
+
+// SweepRow is one ablated run of a sweep: what it ablated and how far it moved the outputs.
+type SweepRow struct {
+	Block  int       `json:"block"`
+	Head   string    `json:"head"` // a head's index, or "*" for the block's every head
+	Merger float64   `json:"merger_rel_change"`
+	Blocks []float64 `json:"block_rel_change"` // per block: ||out - base|| / ||base||
+}
+
+// Sweep runs the session's page once per head (over "heads") or block (over "blocks") with it
+// ablated (mode: AblateZero or AblateMean), on the session's engine (the weights read once),
+// against the session's finished run. progress follows the runs (done of all).
+func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(done, of int)) ([]SweepRow, error) {
+	if over != "heads" && over != "blocks" {
+		return nil, fmt.Errorf("sweep over %q: want heads or blocks", over)
+	}
+	base, err := s.baseOutputs()
+	if err != nil {
+		return nil, err
+	}
+	c := s.Checkpoint.Config
+	var units [][2]string
+	for b := range c.Depth {
+		if over == "blocks" {
+			units = append(units, [2]string{strconv.Itoa(b), "*"})
+			continue
+		}
+		for h := range c.Heads {
+			units = append(units, [2]string{strconv.Itoa(b), strconv.Itoa(h)})
+		}
+	}
+	var rows []SweepRow
+	for i, u := range units {
+		a, err := ParseAblation(u[0]+":"+u[1], mode)
+		if err != nil {
+			return nil, err
+		}
+		run, err := s.Engine.StartWith(s.Input, a)
+		if err != nil {
+			return nil, err
+		}
+		err = run.RunAll(ctx)
+		if err == nil {
+			e := effectOf(run, base, s.Run.Merger, 0)
+			row := SweepRow{Head: u[1], Merger: e.Merger, Blocks: e.Blocks}
+			row.Block, _ = strconv.Atoi(u[0])
+			rows = append(rows, row)
+		}
+		run.Close()
+		if err != nil {
+			return nil, err
+		}
+		progress(i+1, len(units))
+	}
+	return rows, nil
+}
