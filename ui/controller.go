@@ -89,6 +89,7 @@ type Controller struct {
 	probeCtx    context.Context    // the current run's probes (head stats, rollout): cancelled with the run
 	probeEnd    context.CancelFunc
 	compareStop context.CancelFunc // the Compare in flight or queued
+	whatIfStop  context.CancelFunc // the what-if or head sweep in flight or queued
 	note        string             // why the current run re-ran: stays on the status line until the next open
 	playing     bool
 	delay       time.Duration
@@ -108,6 +109,11 @@ type Controller struct {
 	// OnCompareProgress follows a Compare: each side's blocks as they finish, and a last
 	// call with Running false when it ended (done, failed or cancelled).
 	OnCompareProgress func(CompareProgress)
+	OnWhatIf          func(*WhatIfResult) // on the UI goroutine
+	OnSweep           func(*SweepResult)  // on the UI goroutine
+	// OnWhatIfProgress follows a what-if or a head sweep, with a last call with Running
+	// false when it ended (done, failed or cancelled).
+	OnWhatIfProgress func(WhatIfProgress)
 }
 
 // lendAfter records the time lent to the window after block i.
@@ -252,6 +258,9 @@ func (c *Controller) Cancel() {
 	}
 	if c.compareStop != nil {
 		c.compareStop()
+	}
+	if c.whatIfStop != nil {
+		c.whatIfStop()
 	}
 	c.mu.Unlock()
 }

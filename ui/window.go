@@ -74,6 +74,7 @@ type Inspector struct {
 	timings    *timingsPanel
 	settings   *settingsPanel
 	compare    *comparePanel
+	whatIf     *whatIfPanel
 	tabs       *container.AppTabs
 	tabPanels  map[*container.TabItem]func() // each tab's refresh (lazy: refreshTab)
 	tabOrder   []*container.TabItem          // the tabs with a refresh, in the order they refresh
@@ -113,6 +114,7 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	in.timings = newTimingsPanel(in)
 	in.settings = newSettingsPanel(in)
 	in.compare = newComparePanel(in)
+	in.whatIf = newWhatIfPanel(in)
 	in.image.rows.ready = func() { // rows computed off the UI goroutine have landed
 		if in.Snap.Loaded() {
 			in.image.refresh()
@@ -132,6 +134,7 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 		{"Timings", theme.HistoryIcon(), in.timings.content(), in.timings.refresh},
 		{"Settings", theme.SettingsIcon(), in.settings.content(), in.settings.refresh},
 		{"Compare", theme.ContentCopyIcon(), in.compare.content(), nil},
+		{"What if", theme.QuestionIcon(), in.whatIf.content(), nil},
 	} {
 		item := container.NewTabItemWithIcon(t.name, t.icon, t.content)
 		items = append(items, item)
@@ -148,6 +151,8 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	ctl.OnSnapshot = in.setSnapshot
 	ctl.OnStatus = in.toolbar.setStatus
 	ctl.OnCompare = in.setCompare
+	ctl.OnWhatIf = in.whatIf.show
+	ctl.OnSweep = in.whatIf.showSweep
 	in.root = newTipRoot(in.layout())
 	win.SetContent(in.root)
 	win.SetOnDropped(in.dropped)

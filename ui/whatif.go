@@ -1,0 +1,310 @@
+package ui
+
+// whatif.go: the "What if" tab. Pick an intervention (heads ablated, patches occluded), run
+// it against the window's finished run of the same page, and see how far it travels: the
+// change of each block's output and of the merger (a bar per block), where on the image a
+// block's output moved (per patch, the largest |Δ| over channels), and, from a head sweep,
+// each head's importance as a block x head matrix (the merger's relative change when that
+// head alone is ablated). "Apply to the run" makes the intervention the window's settings,
+// so every map of the Attention tab shows the intervened tower.
+//
+// Invariant: what is shown is of the last finished what-if (or sweep) and says which
+// intervention and page it measured; while a new one runs the old stays, marked as the
+// previous result. Mutation that would silently break it: drawing the difference map of one
+// block with the bar chart's selection of another (the map's caption names its block).
+
+import (
+	"encoding/csv"
+	"fmt"
+	"image/color"
+	"io"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/ui/widgets"
+)
+
+const (
+	tipWhatIfRun   = "Run the page once with these interventions and measure each block's change against the window's finished run."
+	tipWhatIfSweep = "Ablate every head in turn (as chosen: zero or mean) and draw each head's importance: how far the merger " +
+		"moves when that head alone is ablated. One run per head: a 27 x 16 tower is 432 runs."
+	tipWhatIfApply = "Make these interventions the window's settings: the run restarts with them, and every map shows the intervened tower."
+)
+
+type whatIfPanel struct {
+	in       *Inspector
+	ablate   *widget.Entry
+	ablateAs *widget.RadioGroup
+	mask     *widget.Entry
+	runBtn   *widget.Button
+	sweepBtn *widget.Button
+	applyBtn *widget.Button
+	bar      *widget.ProgressBar
+	stale    *widget.Label // "previous result" while a new one runs
+	result   *widget.Label
+
+	curve      *widgets.Bars // per block: relative change, %
+	diffOf     *widget.Select
+	diffView   *widgets.ImageView
+	diffKey    *widgets.Legend
+	importance *widgets.Matrix
+	impCaption *widget.Label
+	exportBtn  *widget.Button
+
+	last  *WhatIfResult
+	sweep *SweepResult
+}
+
+func newWhatIfPanel(in *Inspector) *whatIfPanel {
+	p := &whatIfPanel{in: in}
+	p.ablate = widget.NewEntry()
+	p.ablate.SetPlaceHolder("e.g. 3:5,7:*")
+	p.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
+	p.ablateAs.Horizontal = true
+	p.ablateAs.SetSelected(engine.AblateZero)
+	p.mask = widget.NewEntry()
+	p.mask.SetPlaceHolder("x0,y0,x1,y1")
+	p.runBtn = widget.NewButton("Run what if", p.run)
+	p.runBtn.Importance = widget.HighImportance
+	p.sweepBtn = widget.NewButton("Sweep heads", p.runSweep)
+	p.applyBtn = widget.NewButton("Apply to the run", p.apply)
+	p.bar = widget.NewProgressBar()
+	p.stale = widget.NewLabel("")
+	p.stale.Importance = widget.WarningImportance
+	p.stale.Hide()
+	p.result = widget.NewLabel("Pick an intervention and press Run what if: the page runs once with it, and each block's output " +
+		"is compared with the window's finished run of the same page.")
+	p.result.Wrapping = fyne.TextWrapWord
+	p.curve = widgets.NewBars([]string{"change"}, []color.Color{color.NRGBA{R: 0xd9, G: 0x5f, B: 0x0e, A: 0xff}}, "%", p.selectBlock)
+	p.diffOf = widget.NewSelect(nil, func(string) { p.showDiff() })
+	p.diffView, p.diffKey = widgets.NewImageView(), widgets.NewLegend()
+	p.importance = widgets.NewMatrix(nil)
+	p.impCaption = widget.NewLabel("Sweep heads to fill this matrix.")
+	p.impCaption.Wrapping = fyne.TextWrapWord
+	p.exportBtn = widget.NewButton("Export CSV…", func() { in.saveDialog(in.exportName("head-importance", ".csv"), in.ExportHeadImportanceCSV) })
+	p.exportBtn.Disable()
+	in.Ctl.OnWhatIfProgress = p.progress
+	return p
+}
+
+func (p *whatIfPanel) content() fyne.CanvasObject {
+	form := widget.NewForm(
+		widget.NewFormItem("ablate heads", withTip(p.ablate, tipAblate)),
+		widget.NewFormItem("ablated as", withTip(p.ablateAs, tipAblateAs)),
+		widget.NewFormItem("mask patches", withTip(p.mask, tipMask)))
+	buttons := container.NewHBox(withTip(p.runBtn, tipWhatIfRun), withTip(p.sweepBtn, tipWhatIfSweep), withTip(p.applyBtn, tipWhatIfApply))
+	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
+	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
+	imp := container.NewBorder(container.NewBorder(nil, nil, nil, p.exportBtn, p.impCaption), nil, nil, nil, p.importance)
+	results := container.NewAppTabs(
+		container.NewTabItem("change per block", p.curve),
+		container.NewTabItem("difference map", diff),
+		container.NewTabItem("head importance", imp))
+	split := container.NewVSplit(container.NewVScroll(top), results)
+	split.Offset = 0.35
+	return split
+}
+
+// settings is the window's settings with the tab's interventions.
+func (p *whatIfPanel) settings() (engine.Settings, error) {
+	s := p.in.Ctl.Settings()
+	var err error
+	if s.Ablate, err = engine.ParseAblation(p.ablate.Text, p.ablateAs.Selected); err != nil {
+		return s, fmt.Errorf("ablate heads: %w", err)
+	}
+	if s.Mask, err = engine.ParseMask(p.mask.Text); err != nil {
+		return s, fmt.Errorf("mask patches: %w", err)
+	}
+	return s, nil
+}
+
+func (p *whatIfPanel) run() {
+	s, err := p.settings()
+	if err != nil {
+		p.in.toolbar.say("what if: "+err.Error(), err)
+		return
+	}
+	p.markStale()
+	p.in.Ctl.WhatIf(s)
+}
+
+func (p *whatIfPanel) runSweep() {
+	p.markStale()
+	p.in.Ctl.SweepHeads(p.ablateAs.Selected)
+}
+
+func (p *whatIfPanel) apply() {
+	s, err := p.settings()
+	if err != nil {
+		p.in.toolbar.say("what if: "+err.Error(), err)
+		return
+	}
+	p.in.Ctl.Apply(s)
+}
+
+// markStale turns the buttons off until the work ends (progress turns them on) and marks
+// what is shown as the previous result.
+func (p *whatIfPanel) markStale() {
+	p.runBtn.Disable()
+	p.sweepBtn.Disable()
+	if p.last != nil || p.sweep != nil {
+		p.stale.SetText("Shown: the previous result, until this one finishes.")
+		p.stale.Show()
+	}
+}
+
+// progress follows the what-if or sweep in flight: the buttons are off while it runs.
+func (p *whatIfPanel) progress(w WhatIfProgress) {
+	if w.Running {
+		p.runBtn.Disable()
+		p.sweepBtn.Disable()
+		p.bar.SetValue(float64(w.Done) / float64(max(w.Of, 1)))
+		return
+	}
+	p.runBtn.Enable()
+	p.sweepBtn.Enable()
+	p.stale.Hide()
+	if w.Err != nil {
+		p.bar.SetValue(0)
+		p.result.SetText("Not finished: " + w.Err.Error())
+		return
+	}
+	p.bar.SetValue(1)
+}
+
+// show draws a finished what-if.
+func (p *whatIfPanel) show(r *WhatIfResult) {
+	p.last = r
+	rows := make([][]float64, len(r.Blocks))
+	for i, v := range r.Blocks {
+		rows[i] = []float64{100 * v}
+	}
+	p.curve.SetSeries(widgets.Series{Name: "change", Rows: rows})
+	p.result.SetText(whatIfSummary(r))
+	opts := make([]string, len(r.PatchDiffs))
+	for i := range opts {
+		opts[i] = fmt.Sprintf("block %d", i)
+	}
+	p.diffOf.Options = opts
+	p.diffOf.Refresh()
+	p.selectBlock(firstMoved(r.Blocks))
+}
+
+// whatIfSummary says what was changed and how far it travelled.
+func whatIfSummary(r *WhatIfResult) string {
+	what := interventionsOf(r.Settings)
+	first := firstMoved(r.Blocks)
+	if first < 0 {
+		return fmt.Sprintf("%s: no block and not the merger moved by a single bit.", what)
+	}
+	top := 0
+	for i, v := range r.Blocks {
+		if v > r.Blocks[top] {
+			top = i
+		}
+	}
+	return fmt.Sprintf("%s: the outputs move from block %d on (%.3g%% there), most at block %d (%.3g%%); the merger by %.3g%% "+
+		"(relative change, ||Δ|| / ||output||, against the window's run).", what, first, 100*r.Blocks[first], top, 100*r.Blocks[top], 100*r.Merger)
+}
+
+// interventionsOf names s's interventions ("no intervention" when there is none).
+func interventionsOf(s engine.Settings) string {
+	var names []string
+	for _, iv := range s.Interventions() {
+		names = append(names, iv.Name)
+	}
+	if len(names) == 0 {
+		return "No intervention"
+	}
+	return strings.Join(names, ", ")
+}
+
+// firstMoved is the first block whose output changed, -1 if none.
+func firstMoved(v []float64) int {
+	for i, x := range v {
+		if x != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// selectBlock shows block's difference map (the first block when block < 0).
+func (p *whatIfPanel) selectBlock(block int) {
+	if p.last == nil || len(p.last.PatchDiffs) == 0 {
+		return
+	}
+	block = min(max(block, 0), len(p.last.PatchDiffs)-1)
+	p.curve.SetSelected(block)
+	p.diffOf.SetSelectedIndex(block) // calls showDiff
+}
+
+// showDiff draws the selected block's per-patch change over the page.
+func (p *whatIfPanel) showDiff() {
+	r, i := p.last, p.diffOf.SelectedIndex()
+	if r == nil || i < 0 || i >= len(r.PatchDiffs) || r.Page == nil {
+		return
+	}
+	p.curve.SetSelected(i)
+	g := r.Layout.Grids[0]
+	p.diffView.SetImage(rgbImage(r.Page.Resized), widgets.PatchGrid{Rows: g.H, Cols: g.W,
+		Index: func(row, col int) int { return r.Layout.Index(0, 0, row, col) }})
+	vals := r.PatchDiffs[i]
+	_, hi := rangeOf(vals)
+	if hi == 0 {
+		p.diffView.SetOverlay(nil, widgets.Magma, 0, 1)
+		p.diffKey.SetScale(widgets.Magma, widgets.Scale{Lo: 0, Hi: 0, Constant: true},
+			fmt.Sprintf("block %d: unchanged — the same bits in every patch", i))
+		return
+	}
+	p.diffView.SetOverlay(vals, widgets.Magma, 0, hi)
+	p.diffKey.SetRange(widgets.Magma, 0, hi, fmt.Sprintf("block %d: max over channels of |Δ| per patch, up to %.3g", i, hi))
+}
+
+// showSweep draws a finished head sweep as a block x head matrix of the merger's change.
+func (p *whatIfPanel) showSweep(r *SweepResult) {
+	p.sweep = r
+	vals := make([]float64, r.Depth*r.Heads)
+	for _, row := range r.Rows {
+		h, err := strconv.Atoi(row.Head)
+		if err == nil && row.Block < r.Depth && h < r.Heads {
+			vals[row.Block*r.Heads+h] = 100 * row.Merger
+		}
+	}
+	p.importance.SetData(r.Depth, r.Heads, vals, widgets.Magma, "block", "head", func(v float64) string { return fmt.Sprintf("%.3g%%", v) })
+	p.impCaption.SetText(fmt.Sprintf("Head importance: the merger's relative change when that head alone is ablated (%s), "+
+		"%d runs against the window's run.", r.Mode, len(r.Rows)))
+	p.exportBtn.Enable()
+	p.result.SetText(fmt.Sprintf("Head sweep done: %d heads ablated one at a time (%s).", len(r.Rows), r.Mode))
+}
+
+// ExportHeadImportanceCSV writes the last head sweep: one row per head, the merger's and each
+// block's relative change when that head alone was ablated.
+func (in *Inspector) ExportHeadImportanceCSV(path string) error {
+	r := in.whatIf.sweep
+	if r == nil {
+		return fmt.Errorf("no head sweep yet: press Sweep heads in the What if tab")
+	}
+	return in.writeOutput(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		head := []string{"block", "head", "ablate_mode", "merger_rel_change"}
+		for b := range r.Depth {
+			head = append(head, fmt.Sprintf("block%d_rel_change", b))
+		}
+		cw.Write(head)
+		for _, row := range r.Rows {
+			rec := []string{strconv.Itoa(row.Block), row.Head, r.Mode, fmtG(row.Merger)}
+			for _, v := range row.Blocks {
+				rec = append(rec, fmtG(v))
+			}
+			cw.Write(rec)
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}

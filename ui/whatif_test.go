@@ -1,0 +1,84 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The What if tab end to end on the demo: no intervention moves nothing (every bar 0, the map
+// untinted); ablating block 1's heads moves nothing before block 1 and the map opens on
+// block 1, tinted; a head sweep fills the block x head matrix and exports it; Apply makes the
+// intervention the run's settings.
+func TestWhatIfFlow(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.show("What if")
+	p := h.in.whatIf
+	var got *WhatIfResult
+	show := h.in.Ctl.OnWhatIf
+	h.in.Ctl.OnWhatIf = func(r *WhatIfResult) { got = r; show(r) }
+
+	p.run()
+	h.pump("what if (none)", func() bool { return got != nil })
+	if firstMoved(got.Blocks) >= 0 || got.Merger != 0 || !strings.Contains(p.result.Text, "by a single bit") {
+		t.Errorf("no intervention: blocks %v merger %g, %q", got.Blocks, got.Merger, p.result.Text)
+	}
+	if img := p.diffView.OverlayImage(); img == nil || !sameRGBA(img, rgbImage(got.Page.Resized)) {
+		t.Error("no intervention: the difference map is tinted")
+	}
+
+	got = nil
+	p.ablate.SetText("1:*")
+	p.run()
+	if !p.runBtn.Disabled() {
+		t.Error("Run what if stays on while it runs")
+	}
+	h.pump("what if (ablated)", func() bool { return got != nil })
+	if firstMoved(got.Blocks) != 1 || got.Merger == 0 {
+		t.Errorf("ablating block 1: blocks %v merger %g", got.Blocks, got.Merger)
+	}
+	if p.diffOf.SelectedIndex() != 1 || p.curve.Selected() != 1 || !strings.Contains(p.result.Text, "from block 1 on") {
+		t.Errorf("the map shows block %d, the bars %d; %q", p.diffOf.SelectedIndex(), p.curve.Selected(), p.result.Text)
+	}
+	if img := p.diffView.OverlayImage(); img == nil || sameRGBA(img, rgbImage(got.Page.Resized)) {
+		t.Error("ablating block 1: block 1's difference map is not tinted")
+	}
+
+	var sw *SweepResult
+	showSweep := h.in.Ctl.OnSweep
+	h.in.Ctl.OnSweep = func(r *SweepResult) { sw = r; showSweep(r) }
+	p.runSweep()
+	h.pump("head sweep", func() bool { return sw != nil })
+	cfg := h.in.Snap.Config
+	if len(sw.Rows) != cfg.Depth*cfg.Heads || p.exportBtn.Disabled() {
+		t.Fatalf("%d sweep rows, want %d", len(sw.Rows), cfg.Depth*cfg.Heads)
+	}
+	moved := 0
+	for b := range cfg.Depth {
+		for hd := range cfg.Heads {
+			if v := p.importance.Value(b, hd); v != 100*sw.Rows[b*cfg.Heads+hd].Merger {
+				t.Errorf("matrix (%d, %d) = %g, the row says %g", b, hd, v, 100*sw.Rows[b*cfg.Heads+hd].Merger)
+			} else if v > 0 {
+				moved++
+			}
+		}
+	}
+	if moved == 0 {
+		t.Error("no head moved the merger")
+	}
+	out := filepath.Join(t.TempDir(), "imp.csv")
+	if err := h.in.ExportHeadImportanceCSV(out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || strings.Count(string(data), "\n") != 1+cfg.Depth*cfg.Heads || !strings.HasPrefix(string(data), "block,head,ablate_mode,merger_rel_change,block0_rel_change") {
+		t.Errorf("the CSV: %v\n%s", err, data)
+	}
+
+	p.apply()
+	h.pump("the run with the ablation", func() bool {
+		return h.in.Snap != nil && h.in.Snap.Finished && h.in.Ctl.Settings().Ablate.Heads == "1:*"
+	})
+}
