@@ -25,7 +25,7 @@ var keyMap = [][2]string{
 	{"Ctrl+O  (⌘O on macOS)", "open an image"},
 	{"Ctrl+Shift+O", "open a checkpoint folder"},
 	{"Ctrl+E", "export the view as PNG (File ▸ Export: timings, the run's tensors)"},
-	{"Ctrl+1 … Ctrl+5", "show the Attention, Activations, Timings, Settings, Compare tab"},
+	{"Ctrl+1 … Ctrl+6", "show the Attention, Activations, Timings, Settings, Compare, What if tab"},
 	{"Ctrl+Q", "quit"},
 	{"Space", "play / pause"},
 	{"← → ↑ ↓", "move the query patch one patch over the image"},

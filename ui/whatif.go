@@ -52,6 +52,7 @@ type whatIfPanel struct {
 	diffOf     *widget.Select
 	diffView   *widgets.ImageView
 	diffKey    *widgets.Legend
+	results    *container.AppTabs
 	importance *widgets.Matrix
 	impCaption *widget.Label
 	exportBtn  *widget.Button
@@ -81,6 +82,7 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 		"is compared with the window's finished run of the same page.")
 	p.result.Wrapping = fyne.TextWrapWord
 	p.curve = widgets.NewBars([]string{"change"}, []color.Color{color.NRGBA{R: 0xd9, G: 0x5f, B: 0x0e, A: 0xff}}, "%", p.selectBlock)
+	p.curve.Empty = "no what-if yet"
 	p.diffOf = widget.NewSelect(nil, func(string) { p.showDiff() })
 	p.diffView, p.diffKey = widgets.NewImageView(), widgets.NewLegend()
 	p.importance = widgets.NewMatrix(nil)
@@ -101,13 +103,13 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
 	imp := container.NewBorder(container.NewBorder(nil, nil, nil, p.exportBtn, p.impCaption), nil, nil, nil, p.importance)
-	results := container.NewAppTabs(
+	p.results = container.NewAppTabs(
 		container.NewTabItem("change per block", p.curve),
 		container.NewTabItem("difference map", diff),
 		container.NewTabItem("head importance", imp))
-	split := container.NewVSplit(container.NewVScroll(top), results)
-	split.Offset = 0.35
-	return split
+	// The form, the buttons and the result line stay in view at any height; the charts take
+	// the rest.
+	return container.NewBorder(top, nil, nil, nil, p.results)
 }
 
 // settings is the window's settings with the tab's interventions.
@@ -184,7 +186,7 @@ func (p *whatIfPanel) show(r *WhatIfResult) {
 	for i, v := range r.Blocks {
 		rows[i] = []float64{100 * v}
 	}
-	p.curve.SetSeries(widgets.Series{Name: "change", Rows: rows})
+	p.curve.SetSeries(widgets.Series{Rows: rows})
 	p.result.SetText(whatIfSummary(r))
 	opts := make([]string, len(r.PatchDiffs))
 	for i := range opts {
@@ -280,7 +282,10 @@ func (p *whatIfPanel) showSweep(r *SweepResult) {
 	p.impCaption.SetText(fmt.Sprintf("Head importance: the merger's relative change when that head alone is ablated (%s), "+
 		"%d runs against the window's run.", r.Mode, len(r.Rows)))
 	p.exportBtn.Enable()
-	p.result.SetText(fmt.Sprintf("Head sweep done: %d heads ablated one at a time (%s).", len(r.Rows), r.Mode))
+	if p.last == nil {
+		p.result.SetText(fmt.Sprintf("Head sweep done: %d heads ablated one at a time (%s).", len(r.Rows), r.Mode))
+	}
+	p.results.SelectIndex(2)
 }
 
 // ExportHeadImportanceCSV writes the last head sweep: one row per head, the merger's and each

@@ -50,7 +50,7 @@ type WhatIfProgress struct {
 // WhatIf runs the current page under s (the window's settings with the tab's
 // interventions) and reports its effect against the window's finished run.
 func (c *Controller) WhatIf(s engine.Settings) {
-	c.startWhatIf(false, "what if "+s.Describe(), func(ctx context.Context, sess *session, progress func(int, int)) (func(), error) {
+	c.startWhatIf(false, "what if: "+interventionsOf(s), func(ctx context.Context, sess *session, progress func(int, int)) (func(), error) {
 		be, err := c.Backends().New(s.Backend, s.Threads)
 		if err != nil {
 			return nil, err

@@ -55,6 +55,9 @@ func TestWhatIfFlow(t *testing.T) {
 	if len(sw.Rows) != cfg.Depth*cfg.Heads || p.exportBtn.Disabled() {
 		t.Fatalf("%d sweep rows, want %d", len(sw.Rows), cfg.Depth*cfg.Heads)
 	}
+	if p.results.SelectedIndex() != 2 || !strings.Contains(p.result.Text, "from block 1 on") {
+		t.Errorf("after the sweep: chart %d shown (want the importance matrix), result %q (want the what-if's)", p.results.SelectedIndex(), p.result.Text)
+	}
 	moved := 0
 	for b := range cfg.Depth {
 		for hd := range cfg.Heads {

@@ -41,6 +41,16 @@ type Bars struct {
 	unit   string
 
 	series []Series
+
+	// Empty is what the chart says before it has data ("" : "no timings yet").
+	Empty string
+}
+
+func (b *Bars) empty() string {
+	if b.Empty != "" {
+		return b.Empty
+	}
+	return "no timings yet"
 }
 
 var (
@@ -479,7 +489,7 @@ func (b *Bars) draw(f *chartFrame) bool {
 		}
 		sc.text("block", 0, g.y1+3, g.axisW-6, g.textH, cs, muted, fyne.TextAlignTrailing, false)
 	} else {
-		sc.text("no timings yet", g.x0, g.y0, g.x1-g.x0, g.y1-g.y0, th.Size(theme.SizeNameText), muted, fyne.TextAlignCenter, false)
+		sc.text(b.empty(), g.x0, g.y0, g.x1-g.x0, g.y1-g.y0, th.Size(theme.SizeNameText), muted, fyne.TextAlignCenter, false)
 	}
 
 	// The tooltip, which the renderer adds last, on top.
