@@ -5,7 +5,8 @@ package main
 // The real window under Xvfb: start the app on the demo checkpoint, wait for its first
 // finished run, screenshot, click a patch with xdotool, screenshot again: the first shot
 // must not be blank and the click must change the overlay. Then the keyboard (Ctrl+O opens
-// the image dialog, Esc closes it, an arrow moves the query), a clean quit on SIGTERM (and on
+// the image dialog, Esc closes it, an arrow moves the query, Ctrl+6 and an ablation typed
+// run a what-if), a clean quit on SIGTERM (and on
 // SIGHUP, a closed terminal) with
 // nothing on stderr but the one ready line under LANG=C.UTF-8, and a second launch without
 // flags that reopens the same files. Xvfb picks its own free display and is stopped with
@@ -281,6 +282,21 @@ func TestSmokeRealWindow(t *testing.T) {
 	run(t, xenv, "xdotool", "keyup", "shift")
 	if n := changedPixels(s2, s3, far); n < 500 {
 		t.Errorf("moving with Shift held changed only %d pixels far from the pointer: the map did not follow", n)
+	}
+	// The What if tab from the keyboard: Ctrl+6 shows it with its first field focused; an
+	// ablation typed there and Return run it against the finished run, and its chart fills.
+	pane := image.Rect(gx+gw+20, gy, s3.Bounds().Max.X, gy+gh)
+	run(t, xenv, "xdotool", "key", "ctrl+6")
+	time.Sleep(1200 * time.Millisecond)
+	tab := shot("whatif-tab")
+	if n := changedPixels(s3, tab, pane); n < 20000 {
+		t.Errorf("Ctrl+6 changed only %d pixels of the right pane: no What if tab", n)
+	}
+	run(t, xenv, "xdotool", "type", "1:*")
+	run(t, xenv, "xdotool", "key", "Return")
+	time.Sleep(3 * time.Second)
+	if n := changedPixels(tab, shot("whatif-done"), pane); n < 5000 {
+		t.Errorf("typing an ablation and Return changed only %d pixels of the What if tab: no result drawn", n)
 	}
 	app.stop(t)
 

@@ -131,7 +131,12 @@ func (in *Inspector) viewMenu() *fyne.Menu {
 	var items []*fyne.MenuItem
 	for i, tab := range in.tabs.Items {
 		i := i
-		it := item(tab.Text, fyne.KeyName(fmt.Sprint(i+1)), 0, func() { in.tabs.SelectIndex(i) })
+		it := item(tab.Text, fyne.KeyName(fmt.Sprint(i+1)), 0, func() {
+			in.tabs.SelectIndex(i)
+			if in.tabs.Items[i] == in.whatIfTab { // typing goes to its first field
+				in.Win.Canvas().Focus(in.whatIf.ablate)
+			}
+		})
 		items = append(items, it)
 	}
 	overlays := fyne.NewMenuItem("Overlay", nil)

@@ -70,6 +70,8 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p.ablateAs.SetSelected(engine.AblateZero)
 	p.mask = widget.NewEntry()
 	p.mask.SetPlaceHolder("x0,y0,x1,y1")
+	p.ablate.OnSubmitted = func(string) { p.run() } // Enter in either field runs it
+	p.mask.OnSubmitted = func(string) { p.run() }
 	p.runBtn = widget.NewButton("Run what if", p.run)
 	p.runBtn.Importance = widget.HighImportance
 	p.sweepBtn = widget.NewButton("Sweep heads", p.runSweep)

@@ -14,8 +14,15 @@ import (
 func TestWhatIfFlow(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	h.show("What if")
+	for _, it := range h.in.viewMenu().Items { // Ctrl+6, as the View menu has it
+		if it.Label == "What if" {
+			it.Action()
+		}
+	}
 	p := h.in.whatIf
+	if h.win.Canvas().Focused() != p.ablate {
+		t.Error("View > What if does not put the cursor in its first field")
+	}
 	var got *WhatIfResult
 	show := h.in.Ctl.OnWhatIf
 	h.in.Ctl.OnWhatIf = func(r *WhatIfResult) { got = r; show(r) }

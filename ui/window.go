@@ -75,6 +75,7 @@ type Inspector struct {
 	settings   *settingsPanel
 	compare    *comparePanel
 	whatIf     *whatIfPanel
+	whatIfTab  *container.TabItem // the View menu focuses its first field
 	tabs       *container.AppTabs
 	tabPanels  map[*container.TabItem]func() // each tab's refresh (lazy: refreshTab)
 	tabOrder   []*container.TabItem          // the tabs with a refresh, in the order they refresh
@@ -142,8 +143,11 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 			in.tabPanels[item] = t.refresh
 			in.tabOrder = append(in.tabOrder, item)
 		}
-		if t.name == "Attention" {
+		switch t.name {
+		case "Attention":
 			in.attnTab = item
+		case "What if":
+			in.whatIfTab = item
 		}
 	}
 	in.tabs = container.NewAppTabs(items...)
