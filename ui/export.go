@@ -48,7 +48,8 @@ type exporter struct {
 	show func(d *dialog.FileDialog, dir, name string)
 }
 
-// ExportPNG writes the view as a figure at the page's resolution.
+// ExportPNG writes the view as a figure at the page's resolution: PNG, or SVG when the path
+// ends in .svg (writeFigureFile), as every figure export does.
 func (in *Inspector) ExportPNG(path string) error { return in.ExportView(path, 1) }
 
 // ExportView writes the view as a figure at zoom (1 or 2) times the page's resolution: the
@@ -58,6 +59,25 @@ func (in *Inspector) ExportView(path string, zoom int) error {
 	f, err := in.viewFigure(zoom)
 	if err != nil {
 		return err
+	}
+	return in.writeFigureFile(path, f)
+}
+
+// ExportViewNoCaption is ExportView at the page's resolution without the caption lines (the
+// map and its colour bar alone, for a figure whose caption is written elsewhere).
+func (in *Inspector) ExportViewNoCaption(path string) error {
+	f, err := in.viewFigure(1)
+	if err != nil {
+		return err
+	}
+	f.Caption = nil
+	return in.writeFigureFile(path, f)
+}
+
+// writeFigureFile writes f as SVG when path ends in .svg (any case), else as PNG.
+func (in *Inspector) writeFigureFile(path string, f widgets.Figure) error {
+	if strings.EqualFold(filepath.Ext(path), ".svg") {
+		return in.writeOutput(path, func(w io.Writer) error { return widgets.RenderFigureSVG(w, f) })
 	}
 	img, _ := widgets.RenderFigure(f)
 	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
@@ -203,8 +223,7 @@ func (in *Inspector) writeFigure(path string, build func() (widgets.Figure, erro
 	if err != nil {
 		return err
 	}
-	img, _ := widgets.RenderFigure(f)
-	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
+	return in.writeFigureFile(path, f)
 }
 
 // ExportTimingsJSON writes the finished run's report.
@@ -344,18 +363,23 @@ func (in *Inspector) writeOutput(path string, write func(io.Writer) error) error
 }
 
 // exportName is a file name saying what an export of the view holds:
-// <checkpoint>-<what>-b<block>-<head>-q<query><suffix>.png.
+// <checkpoint>-<what>-b<block>-<head>-q<query><suffix>, then ".png" unless suffix ends in an
+// extension of its own (".csv", "-2x.svg").
 func (in *Inspector) exportName(what, suffix string) string {
+	ext := ".png"
+	if filepath.Ext(suffix) != "" {
+		ext = ""
+	}
 	s := in.Snap
 	if !s.Loaded() {
-		return "inspector-" + what + suffix + ".png"
+		return "inspector-" + what + suffix + ext
 	}
 	head := "mean"
 	if in.Sel.Head >= 0 {
 		head = fmt.Sprintf("h%d", in.Sel.Head)
 	}
 	name := fmt.Sprintf("%s-%s-b%d-%s-q%d%s", baseName(s.CheckpointDir), what, in.Sel.Block, head, in.Sel.Query, suffix)
-	return fileSafe.ReplaceAllString(name, "_") + ".png"
+	return fileSafe.ReplaceAllString(name, "_") + ext
 }
 
 var fileSafe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -372,6 +396,10 @@ func (p *imagePanel) showExportMenu() {
 		fyne.NewMenuItem("View as PNG…", func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }),
 		fyne.NewMenuItem("View as PNG at 2x…", func() {
 			in.saveDialog(in.viewExportName("-2x"), func(path string) error { return in.ExportView(path, 2) })
+		}),
+		fyne.NewMenuItem("View as SVG (text and colour bar as vectors)…", func() { in.saveDialog(in.viewExportName(".svg"), in.ExportPNG) }),
+		fyne.NewMenuItem("View without the caption (PNG, or SVG by the name)…", func() {
+			in.saveDialog(in.viewExportName("-nocaption"), in.ExportViewNoCaption)
 		}),
 		fyne.NewMenuItem("Map only as PNG (the colorbar's colours, no photo)…", func() { in.saveDialog(in.viewExportName("-map"), in.ExportMapPNG) }),
 		fyne.NewMenuItem("Every head of this block (contact sheet)…", func() { in.saveDialog(in.exportName("heads", ""), in.ExportHeadSheet) }),

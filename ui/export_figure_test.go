@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -206,3 +207,42 @@ func TestExportNeverOverAnInput(t *testing.T) {
 }
 
 func uriOf(path string) fyne.URI { return storage.NewFileURI(path) }
+
+// A figure named .svg is written as SVG with the PNG's layout; without the caption the figure
+// is shorter by its lines; names for CSV exports end in .csv alone.
+func TestExportSVGAndNoCaption(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	dir := t.TempDir()
+	svg, full, bare := filepath.Join(dir, "v.svg"), filepath.Join(dir, "v.png"), filepath.Join(dir, "bare.png")
+	for path, export := range map[string]func(string) error{svg: h.in.ExportPNG, full: h.in.ExportPNG, bare: h.in.ExportViewNoCaption} {
+		if err := export(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil || !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("checkpoint demo")) {
+		t.Errorf("the .svg export is not an SVG with its caption (%v): %.200s", err, data)
+	}
+	a, b := readPNGFile(t, full), readPNGFile(t, bare)
+	if a.Bounds().Dx() < b.Bounds().Dx() || a.Bounds().Dy()-b.Bounds().Dy() < 40 {
+		t.Errorf("with the caption %v, without %v: the caption's lines were not dropped", a.Bounds(), b.Bounds())
+	}
+	if n := h.in.exportName("head-stats", ".csv"); !strings.HasSuffix(n, ".csv") {
+		t.Errorf("a CSV export is offered as %q", n)
+	}
+}
+
+func readPNGFile(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}

@@ -56,17 +56,36 @@ func figFace(size float64) font.Face {
 	return nil
 }
 
-// RenderFigure draws f on white.
-func RenderFigure(f Figure) (*image.RGBA, FigureLayout) {
+// figText is one line of a figure's text: left end at X, baseline at Y.
+type figText struct {
+	S     string
+	X, Y  int
+	Small bool // the scale's caption and tick labels
+}
+
+// figPlan is where a figure's parts go, in pixels: what RenderFigure paints and
+// RenderFigureSVG writes, from one layout.
+type figPlan struct {
+	W, H    int
+	Panels  []image.Rectangle
+	Bar     image.Rectangle // empty: no bar (a constant map, or no scale)
+	Texts   []figText
+	FontPx  float64 // the text's size (Go Regular, one point a pixel)
+	SmallPx float64
+}
+
+// planFigure lays f out; false when the font cannot be loaded.
+func planFigure(f Figure) (figPlan, bool) {
 	z := f.Zoom
 	if z <= 0 {
 		z = 1
 	}
 	px := func(v float64) int { return int(v*z + 0.5) }
-	face := figFace(12 * z)
-	small := figFace(11 * z)
+	plan := figPlan{FontPx: 12 * z, SmallPx: 11 * z}
+	face := figFace(plan.FontPx)
+	small := figFace(plan.SmallPx)
 	if face == nil || small == nil {
-		return renderFigureNoText(f), FigureLayout{}
+		return plan, false
 	}
 	defer face.Close()
 	defer small.Close()
@@ -92,58 +111,76 @@ func RenderFigure(f Figure) (*image.RGBA, FigureLayout) {
 	gridH := rows*(ph+labelH) + max(rows-1, 0)*gap
 	barW := min(max(gridW, px(240)), px(480))
 	barH := px(14)
-	W := max(gridW, barW, textWidth(face, f.Caption...), textWidth(small, f.ScaleCaption)) + 2*margin
+	plan.W = max(gridW, barW, textWidth(face, f.Caption...), textWidth(small, f.ScaleCaption)) + 2*margin
 	scaleBlock := lineH + px(4) + barH + px(4) + lineH // caption, bar, ticks
 	if f.NoScale {
 		scaleBlock = 0
 	}
-	H := margin + gridH + px(10) + scaleBlock + px(8) + len(f.Caption)*lineH + margin
-	img := image.NewRGBA(image.Rect(0, 0, W, H))
-	draw.Draw(img, img.Rect, image.White, image.Point{}, draw.Src)
-
-	var lay FigureLayout
-	lay.Panels = []image.Rectangle{}
-	for i, p := range f.Panels {
-		x := margin + (W-2*margin-gridW)/2 + i%cols*(pw+gap)
+	plan.H = margin + gridH + px(10) + scaleBlock + px(8) + len(f.Caption)*lineH + margin
+	asc, smallAsc := face.Metrics().Ascent.Ceil(), small.Metrics().Ascent.Ceil()
+	for i := range f.Panels {
+		x := margin + (plan.W-2*margin-gridW)/2 + i%cols*(pw+gap)
 		y := margin + i/cols*(ph+labelH+gap)
-		r := image.Rect(x, y, x+pw, y+ph)
-		draw.Draw(img, r, p, p.Bounds().Min, draw.Src)
-		lay.Panels = append(lay.Panels, r)
+		plan.Panels = append(plan.Panels, image.Rect(x, y, x+pw, y+ph))
 		if i < len(f.Labels) {
-			drawText(img, face, f.Labels[i], x+pw/2-textWidth(face, f.Labels[i])/2, y+ph+px(2)+face.Metrics().Ascent.Ceil())
+			plan.Texts = append(plan.Texts, figText{S: f.Labels[i], X: x + pw/2 - textWidth(face, f.Labels[i])/2, Y: y + ph + px(2) + asc})
 		}
 	}
 	y := margin + gridH + px(10)
 	if !f.NoScale {
-		y = drawScale(img, f, small, margin, y, barW, barH, lineH, px, &lay)
+		plan.Texts = append(plan.Texts, figText{S: f.ScaleCaption, X: margin, Y: y + smallAsc, Small: true})
+		y += lineH + px(4)
+		ticks := legendTicks(f.Scale)
+		if !f.Scale.Constant {
+			plan.Bar = image.Rect(margin, y, margin+barW, y+barH)
+			ty := y + barH + px(4) + smallAsc
+			plan.Texts = append(plan.Texts,
+				figText{S: ticks[0], X: margin, Y: ty, Small: true},
+				figText{S: ticks[1], X: margin + barW/2 - textWidth(small, ticks[1])/2, Y: ty, Small: true},
+				figText{S: ticks[2], X: margin + barW - textWidth(small, ticks[2]), Y: ty, Small: true})
+		} else {
+			plan.Texts = append(plan.Texts, figText{S: "constant map " + ticks[1], X: margin, Y: y + smallAsc, Small: true})
+		}
+		y += barH + px(4) + lineH + px(8)
 	}
 	for _, line := range f.Caption {
-		drawText(img, face, line, margin, y+face.Metrics().Ascent.Ceil())
+		plan.Texts = append(plan.Texts, figText{S: line, X: margin, Y: y + asc})
 		y += lineH
 	}
-	return img, lay
+	return plan, true
 }
 
-// drawScale draws the scale caption, the bar and its ticks from y; it returns the y after.
-func drawScale(img *image.RGBA, f Figure, small font.Face, margin, y, barW, barH, lineH int, px func(float64) int, lay *FigureLayout) int {
-	drawText(img, small, f.ScaleCaption, margin, y+small.Metrics().Ascent.Ceil())
-	y += lineH + px(4)
-	bx := margin
-	ticks := legendTicks(f.Scale)
-	if !f.Scale.Constant {
-		lay.Bar = image.Rect(bx, y, bx+barW, y+barH)
-		for x := range barW {
-			c := f.Colormap.At(float64(x) / float64(max(barW-1, 1)))
-			draw.Draw(img, image.Rect(bx+x, y, bx+x+1, y+barH), image.NewUniform(c), image.Point{}, draw.Src)
-		}
-		ty := y + barH + px(4) + small.Metrics().Ascent.Ceil()
-		drawText(img, small, ticks[0], bx, ty)
-		drawText(img, small, ticks[1], bx+barW/2-textWidth(small, ticks[1])/2, ty)
-		drawText(img, small, ticks[2], bx+barW-textWidth(small, ticks[2]), ty)
-	} else {
-		drawText(img, small, "constant map "+ticks[1], bx, y+small.Metrics().Ascent.Ceil())
+// barColour is the colour bar's colour at x of w pixels: the left end cm.At(0), the right
+// end cm.At(1).
+func barColour(cm Colormap, x, w int) color.NRGBA { return cm.At(float64(x) / float64(max(w-1, 1))) }
+
+// RenderFigure draws f on white.
+func RenderFigure(f Figure) (*image.RGBA, FigureLayout) {
+	plan, ok := planFigure(f)
+	if !ok {
+		return renderFigureNoText(f), FigureLayout{}
 	}
-	return y + barH + px(4) + lineH + px(8)
+	face, small := figFace(plan.FontPx), figFace(plan.SmallPx)
+	defer face.Close()
+	defer small.Close()
+	img := image.NewRGBA(image.Rect(0, 0, plan.W, plan.H))
+	draw.Draw(img, img.Rect, image.White, image.Point{}, draw.Src)
+	lay := FigureLayout{Panels: plan.Panels, Bar: plan.Bar}
+	for i, p := range f.Panels {
+		draw.Draw(img, plan.Panels[i], p, p.Bounds().Min, draw.Src)
+	}
+	for x := range plan.Bar.Dx() {
+		c := barColour(f.Colormap, x, plan.Bar.Dx())
+		draw.Draw(img, image.Rect(plan.Bar.Min.X+x, plan.Bar.Min.Y, plan.Bar.Min.X+x+1, plan.Bar.Max.Y), image.NewUniform(c), image.Point{}, draw.Src)
+	}
+	for _, t := range plan.Texts {
+		fc := face
+		if t.Small {
+			fc = small
+		}
+		drawText(img, fc, t.S, t.X, t.Y)
+	}
+	return img, lay
 }
 
 // renderFigureNoText is the panels alone, side by side (no font).
