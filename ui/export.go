@@ -48,8 +48,8 @@ type exporter struct {
 	show func(d *dialog.FileDialog, dir, name string)
 }
 
-// ExportPNG writes the view as a figure at the page's resolution: PNG, or SVG when the path
-// ends in .svg (writeFigureFile), as every figure export does.
+// ExportPNG writes the view as a figure at the page's resolution: PNG, or SVG or PDF when the
+// path ends in .svg or .pdf (writeFigureFile), as every figure export does.
 func (in *Inspector) ExportPNG(path string) error { return in.ExportView(path, 1) }
 
 // ExportView writes the view as a figure at zoom (1 or 2) times the page's resolution: the
@@ -74,10 +74,14 @@ func (in *Inspector) ExportViewNoCaption(path string) error {
 	return in.writeFigureFile(path, f)
 }
 
-// writeFigureFile writes f as SVG when path ends in .svg (any case), else as PNG.
+// writeFigureFile writes f as SVG or PDF when path ends in .svg or .pdf (any case), else as
+// PNG.
 func (in *Inspector) writeFigureFile(path string, f widgets.Figure) error {
-	if strings.EqualFold(filepath.Ext(path), ".svg") {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".svg":
 		return in.writeOutput(path, func(w io.Writer) error { return widgets.RenderFigureSVG(w, f) })
+	case ".pdf":
+		return in.writeOutput(path, func(w io.Writer) error { return widgets.RenderFigurePDF(w, f) })
 	}
 	img, _ := widgets.RenderFigure(f)
 	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
@@ -398,7 +402,8 @@ func (p *imagePanel) showExportMenu() {
 			in.saveDialog(in.viewExportName("-2x"), func(path string) error { return in.ExportView(path, 2) })
 		}),
 		fyne.NewMenuItem("View as SVG (text and colour bar as vectors)…", func() { in.saveDialog(in.viewExportName(".svg"), in.ExportPNG) }),
-		fyne.NewMenuItem("View without the caption (PNG, or SVG by the name)…", func() {
+		fyne.NewMenuItem("View as PDF…", func() { in.saveDialog(in.viewExportName(".pdf"), in.ExportPNG) }),
+		fyne.NewMenuItem("View without the caption (PNG, or SVG or PDF by the name)…", func() {
 			in.saveDialog(in.viewExportName("-nocaption"), in.ExportViewNoCaption)
 		}),
 		fyne.NewMenuItem("Map only as PNG (the colorbar's colours, no photo)…", func() { in.saveDialog(in.viewExportName("-map"), in.ExportMapPNG) }),

@@ -208,14 +208,14 @@ func TestExportNeverOverAnInput(t *testing.T) {
 
 func uriOf(path string) fyne.URI { return storage.NewFileURI(path) }
 
-// A figure named .svg is written as SVG with the PNG's layout; without the caption the figure
+// A figure named .svg (.pdf) is written as SVG (PDF) with the PNG's layout; without the caption the figure
 // is shorter by its lines; names for CSV exports end in .csv alone.
 func TestExportSVGAndNoCaption(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	dir := t.TempDir()
-	svg, full, bare := filepath.Join(dir, "v.svg"), filepath.Join(dir, "v.png"), filepath.Join(dir, "bare.png")
-	for path, export := range map[string]func(string) error{svg: h.in.ExportPNG, full: h.in.ExportPNG, bare: h.in.ExportViewNoCaption} {
+	svg, pdf, full, bare := filepath.Join(dir, "v.svg"), filepath.Join(dir, "v.PDF"), filepath.Join(dir, "v.png"), filepath.Join(dir, "bare.png")
+	for path, export := range map[string]func(string) error{svg: h.in.ExportPNG, pdf: h.in.ExportPNG, full: h.in.ExportPNG, bare: h.in.ExportViewNoCaption} {
 		if err := export(path); err != nil {
 			t.Fatal(err)
 		}
@@ -223,6 +223,9 @@ func TestExportSVGAndNoCaption(t *testing.T) {
 	data, err := os.ReadFile(svg)
 	if err != nil || !bytes.HasPrefix(data, []byte("<?xml")) || !bytes.Contains(data, []byte("<svg")) || !bytes.Contains(data, []byte("checkpoint demo")) {
 		t.Errorf("the .svg export is not an SVG with its caption (%v): %.200s", err, data)
+	}
+	if data, err := os.ReadFile(pdf); err != nil || !bytes.HasPrefix(data, []byte("%PDF-1.4")) {
+		t.Errorf("the .PDF export is not a PDF (%v)", err)
 	}
 	a, b := readPNGFile(t, full), readPNGFile(t, bare)
 	if a.Bounds().Dx() < b.Bounds().Dx() || a.Bounds().Dy()-b.Bounds().Dy() < 40 {
