@@ -38,6 +38,10 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       the processor's order) replaced by the page's per-channel mean (input occlusion):
       masked_blk{i}, masked_pooler_output, masked_deepstack{k}.
 
+  patchhead TOWER.safetensors OUT.safetensors --block 1 --head 2 --rows 3,4,5
+      Patching one head: block B's attn (what attn.proj reads) in head H's columns at the
+      rows replaced by a second input XB's (forward pre-hooks on proj): XB, patched_blk{i},
+      patched_pooler_output, patched_deepstack{k}.
   patch TOWER.safetensors OUT.safetensors --block 1 --rows 3,4,5
       Activation patching: a second input XB (random, the same grids) is run and its block
       BLOCK output captured; the tower's own X is run again with that block's output rows
@@ -386,6 +390,61 @@ def cmd_patch(a):
     print("wrote", a.out, sorted(out))
 
 
+def layout_rows_of(m, G, rows):
+    """The blocks' row index of each processor row (Qwen2.5-VL's windows reorder them)."""
+    order = list(range(int(G.prod(dim=1).sum())))
+    if hasattr(m, "window_size"):
+        from transformers.vision_utils import get_vision_window_index
+        wi, _ = get_vision_window_index(G, spatial_merge_size=m.spatial_merge_size, window_size=m.window_size,
+                                        patch_size=m.patch_size)
+        u = m.spatial_merge_size ** 2
+        order = [int(w) * u + k for w in wi.tolist() for k in range(u)]
+    inv = {p: i for i, p in enumerate(order)}
+    return [inv[r] for r in rows]
+
+
+def cmd_patchhead(a):
+    """One head's slice of attn (what proj reads) at rows of block a.block replaced by a second
+    input's, by forward pre-hooks on attn.proj (the source run's captured, the patched run's
+    replaced)."""
+    m, X, G = load_tower(a.tower)
+    rows = [int(r) for r in a.rows.split(",")]
+    H = m.blocks[0].attn.num_heads
+    D = m.blocks[0].attn.proj.in_features
+    hd = D // H
+    torch.manual_seed(7)
+    XB = torch.randn_like(X)
+    got = {}
+
+    def grab(mod, args):
+        got["src"] = args[0].clone()
+    h = m.blocks[a.block].attn.proj.register_forward_pre_hook(grab)
+    with torch.no_grad():
+        m(XB, grid_thw=G)
+    h.remove()
+    lr = layout_rows_of(m, G, rows)
+    c0, c1 = a.head * hd, (a.head + 1) * hd
+
+    def put(mod, args):
+        x = args[0].clone()
+        x[lr, c0:c1] = got["src"][lr, c0:c1]
+        return (x,) + tuple(args[1:])
+    h = m.blocks[a.block].attn.proj.register_forward_pre_hook(put)
+    rec = capture(m)
+    with torch.no_grad():
+        o = m(X, grid_thw=G)
+    h.remove()
+    out = {"XB": XB, "patched_pooler_output": o.pooler_output}
+    for i, blk in enumerate(rec["out"]):
+        out["patched_blk%d" % i] = blk
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["patched_deepstack%d" % k] = d
+    import transformers
+    save(a.out, out, {"rows": a.rows, "block": str(a.block), "head": str(a.head), "tower": os.path.basename(a.tower),
+                      "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out))
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -428,12 +487,18 @@ def main():
     pt.add_argument("out")
     pt.add_argument("--block", type=int, required=True)
     pt.add_argument("--rows", required=True)
+    ph = sub.add_parser("patchhead")
+    ph.add_argument("tower")
+    ph.add_argument("out")
+    ph.add_argument("--block", type=int, required=True)
+    ph.add_argument("--head", type=int, required=True)
+    ph.add_argument("--rows", required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":
