@@ -299,4 +299,23 @@ func TestPatchFromCLI(t *testing.T) {
 	if msg := cliFails(t, append(base, "--patch-from", half+":blocks.1.out@0,0,2,2")...); !strings.Contains(msg, "same page") {
 		t.Errorf("another page size: %q", msg)
 	}
+	// One head's slice of attn (block 2, head 1): blocks 0 and 1 untouched, block 2 moves;
+	// from the image itself nothing; the header names it; a head the tower lacks is refused.
+	head, headSelf := filepath.Join(dir, "h.st"), filepath.Join(dir, "hs.st")
+	out = cli(t, append(base, "--dump", head, "--patch-from", flipped+":blocks.2.attn.h1@rows:3,4,5,40")...)
+	cli(t, append(base, "--quiet", "--dump", headSelf, "--patch-from", "../assets/sample.png:blocks.2.attn.h1@rows:3,4,5,40")...)
+	if !strings.Contains(out, "intervention: patch "+flipped+":blocks.2.attn.h1@rows:3,4,5,40") {
+		t.Errorf("the header does not name the head patch:\n%s", out)
+	}
+	_, h := readAll(t, head)
+	_, hs := readAll(t, headSelf)
+	if !numcheck.BitEqual(p["blocks.1.out"], h["blocks.1.out"]) || numcheck.BitEqual(p["blocks.2.out"], h["blocks.2.out"]) ||
+		!numcheck.BitEqual(p["merger"], hs["merger"]) {
+		t.Error("patching block 2's head 1: blocks 0-1 the same, block 2 moved; from the image itself: nothing")
+	}
+	for _, bad := range []string{":blocks.2.attn.h9@0,0,2,2", ":blocks.2.attn@0,0,2,2", ":blocks.2.attn.hx@0,0,2,2"} {
+		if msg := cliFails(t, append(base, "--patch-from", flipped+bad)...); !strings.Contains(msg, "head") && !strings.Contains(msg, "tap") {
+			t.Errorf("%s: %q", bad, msg)
+		}
+	}
 }

@@ -56,7 +56,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.BoolVar(&f.quiet, "quiet", false, "no per-block table")
 	fs.StringVar(&ablate, "ablate", "", "ablate attention heads where they enter proj: BLOCK:HEAD pairs, comma-separated, * for every head of a block (e.g. 3:5,7:*)")
 	fs.StringVar(&ablateMode, "ablate-mode", engine.AblateZero, "what an ablated head becomes: zero, or mean (its mean over the page's patches)")
-	fs.StringVar(&s.PatchFrom, "patch-from", "", "activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 (or @rows:R,R,...): block B's output at those patches taken from IMAGE's run (the same page size)")
+	fs.StringVar(&s.PatchFrom, "patch-from", "", "activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 (or @rows:R,R,...): block B's output at those patches taken from IMAGE's run (the same page size); IMAGE:blocks.B.attn.hH@...: head H's slice of what block B's proj reads")
 	fs.StringVar(&mask, "mask-patches", "", "occlude patches at the input with the page's mean colour: x0,y0,x1,y1 (patch columns x0..x1-1, rows y0..y1-1), or a FILE of pixel_values rows")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if s.Mask, err = parseMaskFlag(mask); err != nil {
 		return nil, fmt.Errorf("--mask-patches: %w", err)
 	}
-	if s.PatchFrom, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
+	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
 		return nil, fmt.Errorf("--patch-from: %w", err)
 	}
 	return f, nil

@@ -38,9 +38,10 @@ type graph struct {
 	be         backend.Backend
 	cfg        Config
 	seq        int
-	lay        *geom.Layout // each block's attention segments (SegmentsOf)
-	ablate     [][]bool     // [block][head] ablated (ablate.go); nil: none
-	ablateMean bool         // ablated heads take their page mean, not 0
+	lay        *geom.Layout     // each block's attention segments (SegmentsOf)
+	ablate     [][]bool         // [block][head] ablated (ablate.go); nil: none
+	ablateMean bool             // ablated heads take their page mean, not 0
+	heads      map[int]headEdit // per block: attn captured or a head patched before proj (patch.go)
 	tileRows   int
 	buf        pageBufs
 	taps       tapSink // told where each tap is; nil: nobody asks
@@ -140,6 +141,7 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	g.name(TapV, val, 3*D)
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.lay.SegmentsOf(i), H, hd, float32(1/math.Sqrt(float64(hd))))
 	g.ablateHeads(i) // where the heads enter proj; the tap attn is what proj reads
+	g.editHeads(i)   // then a head's patch (or the source run's capture), as proj reads it
 	g.name(TapAttn, v(g.buf.attn), D)
 	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
 	b.MatMulEpilogue(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})

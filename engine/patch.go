@@ -1,9 +1,9 @@
 package engine
 
-// patch.go: activation patching, an intervention (issue 22): one block's output at chosen
-// patches is replaced by another run's output there (another image through the same tower,
-// the same page shape), and the run goes on from the patched state: how far the change
-// travels through the later blocks and into the merger.
+// patch.go: activation patching, an intervention (issue 22): one block's output (or one head's
+// slice of what the block's proj reads) at chosen patches is replaced by another run's there
+// (another image through the same tower, the same page shape), and the run goes on from the
+// patched state: how far the change travels through the later blocks and into the merger.
 //
 // Invariant: the replaced rows are the source run's block output at the same patches, taken
 // in the blocks' row order (both runs share the layout), and everything after the block
@@ -66,49 +66,142 @@ func (r *Run) applyPatch(i int) {
 	r.e.Backend.Upload(v(r.g.buf.h), r.cur)
 }
 
-// ParsePatchFrom reads the setting "IMAGE:blocks.B.out@PATCHES" (PATCHES: x0,y0,x1,y1, or
-// rows:R,R,...; the Mask forms) into its parts, and canonicalizes it.
-func ParsePatchFrom(spec string) (canonical, image string, block int, patches Mask, err error) {
+// headEdit is one block's edit of attn where the heads enter proj, after any ablation: this
+// run's attn handed to capture (a head patch's source run), and/or head columns [c0, c1) at
+// rows (the blocks' order) taken from source ([S, D], another run's attn of the block).
+type headEdit struct {
+	capture func(attn []float32)
+	rows    []int
+	c0, c1  int
+	source  []float32
+}
+
+// editHeads applies block i's head edit (if any) on the host: attn down, captured or
+// patched, and back.
+func (g *graph) editHeads(i int) {
+	e, ok := g.heads[i]
+	if !ok {
+		return
+	}
+	D := g.cfg.Hidden
+	attn := make([]float32, g.seq*D)
+	g.be.Download(attn, v(g.buf.attn))
+	if e.capture != nil {
+		e.capture(attn)
+	}
+	if e.source == nil {
+		return
+	}
+	for _, r := range e.rows {
+		copy(attn[r*D+e.c0:r*D+e.c1], e.source[r*D+e.c0:r*D+e.c1])
+	}
+	g.be.Upload(v(g.buf.attn), attn)
+}
+
+// headEditOf is block's head edit, made if there is none yet.
+func (r *Run) headEditOf(block int) headEdit {
+	if r.g.heads == nil {
+		r.g.heads = map[int]headEdit{}
+	}
+	return r.g.heads[block]
+}
+
+// CaptureAttn hands block's attn (what proj reads: [S, D] in the blocks' row order, after any
+// ablation) to f when the block runs: the source of a head patch. Before the block runs.
+func (r *Run) CaptureAttn(block int, f func(attn []float32)) {
+	e := r.headEditOf(block)
+	e.capture = f
+	r.g.heads[block] = e
+}
+
+// PatchHead makes block's attn take source's values in head's columns at the patches rows
+// (pixel_values rows) before proj reads it; source is another run's attn of the block, [S, D]
+// in the blocks' row order (CaptureAttn). Before the block runs.
+func (r *Run) PatchHead(block, head int, rows []int, source []float32) error {
+	c := r.Config()
+	S, D, hd := r.Layout.Rows(), c.Hidden, c.HeadDim()
+	switch {
+	case block < r.next || block >= c.Depth:
+		return fmt.Errorf("patch block %d: the run is at block %d of %d (a block not yet run)", block, r.next, c.Depth)
+	case head < 0 || head >= c.Heads:
+		return fmt.Errorf("patch head %d: block %d has heads 0-%d", head, block, c.Heads-1)
+	case len(source) != S*D:
+		return fmt.Errorf("patch block %d: the source holds %d values, the page %d rows of %d", block, len(source), S, D)
+	}
+	e := r.headEditOf(block)
+	e.rows, e.c0, e.c1, e.source = nil, head*hd, (head+1)*hd, source
+	for _, row := range rows {
+		if row < 0 || row >= S {
+			return fmt.Errorf("patch row %d: the page has %d patches (0-%d)", row, S, S-1)
+		}
+		e.rows = append(e.rows, r.Layout.RowOfProcessor(row))
+	}
+	r.g.heads[block] = e
+	return nil
+}
+
+// ParsePatchFrom reads the setting "IMAGE:blocks.B.out@PATCHES" (a block's output) or
+// "IMAGE:blocks.B.attn.hH@PATCHES" (head H's slice of what the block's proj reads; PATCHES:
+// x0,y0,x1,y1, or rows:R,R,...; the Mask forms) into its parts (head -1 for a block's
+// output), and canonicalizes it.
+func ParsePatchFrom(spec string) (canonical, image string, block, head int, patches Mask, err error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" {
-		return "", "", 0, "", nil
+		return "", "", 0, -1, "", nil
 	}
 	i := strings.LastIndex(spec, ":blocks.")
 	at := strings.LastIndex(spec, "@")
 	if i <= 0 || at < i {
-		return "", "", 0, "", fmt.Errorf("patch-from %q: want IMAGE:blocks.B.out@x0,y0,x1,y1 (or @rows:R,R,...)", spec)
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: want IMAGE:blocks.B.out@x0,y0,x1,y1 or IMAGE:blocks.B.attn.hH@… (or @rows:R,R,...)", spec)
 	}
 	image = spec[:i]
-	tap := spec[i+1 : at]
-	b, ok := strings.CutPrefix(tap, "blocks.")
-	b, ok2 := strings.CutSuffix(b, ".out")
-	if block, err = strconv.Atoi(b); !ok || !ok2 || err != nil || block < 0 {
-		return "", "", 0, "", fmt.Errorf("patch-from %q: the tap is blocks.B.out (a block's output; the only tap patched so far)", spec)
+	b, _ := strings.CutPrefix(spec[i+1:at], "blocks.")
+	bad := fmt.Errorf("patch-from %q: the tap is blocks.B.out (a block's output) or blocks.B.attn.hH (head H of what proj reads)", spec)
+	b, tap, _ := strings.Cut(b, ".")
+	if block, err = strconv.Atoi(b); err != nil || block < 0 {
+		return "", "", 0, -1, "", bad
+	}
+	head, what := -1, "out"
+	if tap != "out" {
+		h, ok := strings.CutPrefix(tap, "attn.h")
+		if head, err = strconv.Atoi(h); !ok || err != nil || head < 0 {
+			return "", "", 0, -1, "", bad
+		}
+		what = "attn.h" + strconv.Itoa(head)
 	}
 	if patches, err = ParseMask(spec[at+1:]); err != nil || patches.None() {
-		return "", "", 0, "", fmt.Errorf("patch-from %q: the patches: %v", spec, err)
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: the patches: %v", spec, err)
 	}
-	return fmt.Sprintf("%s:blocks.%d.out@%s", image, block, strings.TrimPrefix(string(patches), "rect:")), image, block, patches, nil
+	return fmt.Sprintf("%s:blocks.%d.%s@%s", image, block, what, strings.TrimPrefix(string(patches), "rect:")), image, block, head, patches, nil
 }
 
-// sessionPatch is a session's activation patch: the source image's block output at rows,
-// applied to every run of the session (patchFrom computes it once).
+// sessionPatch is a session's activation patch: the source image's block output (head -1)
+// or a head's attn slice at rows, applied to every run of the session (patchFrom computes it
+// once).
 type sessionPatch struct {
-	block  int
-	rows   []int
-	source []float32
+	block, head int
+	rows        []int
+	source      []float32
+}
+
+// apply puts the patch on run (fresh).
+func (p *sessionPatch) apply(run *Run) error {
+	if p.head >= 0 {
+		return run.PatchHead(p.block, p.head, p.rows, p.source)
+	}
+	return run.PatchOutput(p.block, p.rows, p.source)
 }
 
 // patchFrom makes the session's patch from its PatchFrom setting: the image is made into a
 // page as the session's was (the same processor settings), must give the same page, and runs
 // to the block on the session's engine (with the session's ablation and mask).
 func (s *Session) patchFrom(spec string) error {
-	_, image, block, patches, err := ParsePatchFrom(spec)
+	_, image, block, head, patches, err := ParsePatchFrom(spec)
 	if err != nil || image == "" {
 		return err
 	}
-	if block >= s.Checkpoint.Config.Depth {
-		return fmt.Errorf("patch-from blocks.%d.out: the tower has blocks 0..%d", block, s.Checkpoint.Config.Depth-1)
+	if c := s.Checkpoint.Config; block >= c.Depth || head >= c.Heads {
+		return fmt.Errorf("patch-from block %d head %d: the tower has blocks 0..%d of heads 0..%d", block, head, c.Depth-1, c.Heads-1)
 	}
 	src, err := loadPage(s.Checkpoint, image, s.Settings)
 	if err != nil {
@@ -126,11 +219,18 @@ func (s *Session) patchFrom(spec string) error {
 		return err
 	}
 	defer run.Close()
+	var attn []float32
+	if head >= 0 {
+		run.CaptureAttn(block, func(a []float32) { attn = a })
+	}
 	for run.Next() <= block {
 		if _, err := run.Step(context.Background()); err != nil {
 			return fmt.Errorf("%s: %w", image, err)
 		}
 	}
-	s.patch = &sessionPatch{block: block, rows: rows, source: run.Hidden()}
-	return s.Run.PatchOutput(block, rows, s.patch.source)
+	s.patch = &sessionPatch{block: block, head: head, rows: rows, source: run.Hidden()}
+	if head >= 0 {
+		s.patch.source = attn
+	}
+	return s.patch.apply(s.Run)
 }

@@ -47,6 +47,49 @@ func TestActivationPatchParity(t *testing.T) {
 	}
 }
 
+// One head's slice of attn patched against transformers: block 1's head 2, where proj reads it,
+// at eight patches from a second input (forward pre-hooks on attn.proj, make_fixtures.py
+// patchhead); every block output, the merger and deepstack within 1e-5, on Qwen3-VL's and
+// Qwen2.5-VL's tiny towers (rows in window order). Patching with the run's own attn changes no
+// bit; another head's columns (a mutation of the column range) fail parity.
+func TestHeadPatchParity(t *testing.T) {
+	for _, name := range []string{"qwen3vl", "qwen25vl"} {
+		fx := openFixture(t, name+"_vision_tiny_f32")
+		ref, err := safetensors.Open(filepath.Join("testdata", name+"_vision_tiny_patchhead.safetensors"))
+		must(t, err)
+		block, _ := strconv.Atoi(ref.Metadata["block"])
+		head, _ := strconv.Atoi(ref.Metadata["head"])
+		var rows []int
+		for _, s := range strings.Split(ref.Metadata["rows"], ",") {
+			r, _ := strconv.Atoi(s)
+			rows = append(rows, r)
+		}
+		xb, err := ref.ReadF32("XB")
+		must(t, err)
+		in := fx.input(t)
+		e := engineFor(t, fx.dir)
+		var src, own []float32
+		runWith(t, e, &engine.Input{Pixels: xb, Grids: in.Grids}, func(r *engine.Run) { r.CaptureAttn(block, func(a []float32) { src = a }) })
+		got := runWith(t, e, in, func(r *engine.Run) { must(t, r.PatchHead(block, head, rows, src)) })
+		for name2, g := range towerOutputs(got) {
+			want, err := ref.ReadF32("patched_" + name2)
+			must(t, err)
+			if e := relErr(g, want); e > 1e-5 {
+				t.Errorf("%s %s: relative error %.3e > 1e-5 against transformers", name, name2, e)
+			}
+		}
+		plain := runWith(t, e, in, func(r *engine.Run) { r.CaptureAttn(block, func(a []float32) { own = a }) })
+		self := runWith(t, e, in, func(r *engine.Run) { must(t, r.PatchHead(block, head, rows, own)) })
+		if !bitEqual(self.Merger, plain.Merger) || bitEqual(got.Merger, plain.Merger) {
+			t.Errorf("%s: patching a head with the run's own attn must change no bit, with another input's some", name)
+		}
+		other := runWith(t, e, in, func(r *engine.Run) { must(t, r.PatchHead(block, (head+1)%4, rows, src)) })
+		if relErr(other.Merger, got.Merger) < 1e-4 {
+			t.Errorf("%s: patching head %d gave head %d's merger", name, (head+1)%4, head)
+		}
+	}
+}
+
 func engineFor(t *testing.T, dir string) *engine.Engine {
 	t.Helper()
 	ck, err := engine.OpenCheckpoint(dir)

@@ -57,7 +57,7 @@ type ReportSettings struct {
 	AblateMode string `json:"ablate_mode,omitempty"`
 	// Mask is the patches occluded at the input (rect:x0,y0,x1,y1 or rows:...).
 	Mask string `json:"mask,omitempty"`
-	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES).
+	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES).
 	PatchFrom string `json:"patch_from,omitempty"`
 }
 

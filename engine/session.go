@@ -209,7 +209,7 @@ func (s *Session) Restart() error {
 		return err
 	}
 	if p := s.patch; p != nil {
-		if err := run.PatchOutput(p.block, p.rows, p.source); err != nil {
+		if err := p.apply(run); err != nil {
 			run.Close()
 			return err
 		}

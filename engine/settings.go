@@ -11,6 +11,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/turbospark/inspector/engine/imageproc"
 )
@@ -83,7 +84,8 @@ type Settings struct {
 	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
 	Mask      Mask          // patches occluded at the input by the page's mean colour; none by default
 	// PatchFrom is activation patching, "IMAGE:blocks.B.out@PATCHES": block B's output at the
-	// patches taken from IMAGE's run (the session applies it to every run); "" none.
+	// patches taken from IMAGE's run, or "IMAGE:blocks.B.attn.hH@PATCHES": head H's slice of
+	// what block B's proj reads (the session applies it to every run); "" none.
 	PatchFrom string
 }
 
@@ -189,7 +191,11 @@ func (s Settings) Interventions() []Intervention {
 		out = append(out, Intervention{m, "the patches replaced by the page's mean colour before the embedding"})
 	}
 	if s.PatchFrom != "" {
-		out = append(out, Intervention{"patch " + s.PatchFrom, "that block's output at those patches taken from the other image's run"})
+		effect := "that block's output at those patches taken from the other image's run"
+		if strings.Contains(s.PatchFrom, ".attn.h") {
+			effect = "that head's slice of what the block's proj reads, at those patches, taken from the other image's run"
+		}
+		out = append(out, Intervention{"patch " + s.PatchFrom, effect})
 	}
 	return out
 }
