@@ -17,17 +17,7 @@ import (
 // tower and Qwen2.5-VL's (rows in window order). Patching a run with itself changes no bit.
 func TestActivationPatchParity(t *testing.T) {
 	for _, name := range []string{"qwen3vl", "qwen25vl"} {
-		fx := openFixture(t, name+"_vision_tiny_f32")
-		ref, err := safetensors.Open(filepath.Join("testdata", name+"_vision_tiny_patch.safetensors"))
-		must(t, err)
-		block, _ := strconv.Atoi(ref.Metadata["block"])
-		var rows []int
-		for _, s := range strings.Split(ref.Metadata["rows"], ",") {
-			r, _ := strconv.Atoi(s)
-			rows = append(rows, r)
-		}
-		xb, err := ref.ReadF32("XB")
-		must(t, err)
+		fx, ref, block, rows, xb := patchFixture(t, name, "patch")
 		in := fx.input(t)
 		e := engineFor(t, fx.dir)
 		src := runWith(t, e, &engine.Input{Pixels: xb, Grids: in.Grids}, nil)
@@ -54,18 +44,8 @@ func TestActivationPatchParity(t *testing.T) {
 // bit; another head's columns (a mutation of the column range) fail parity.
 func TestHeadPatchParity(t *testing.T) {
 	for _, name := range []string{"qwen3vl", "qwen25vl"} {
-		fx := openFixture(t, name+"_vision_tiny_f32")
-		ref, err := safetensors.Open(filepath.Join("testdata", name+"_vision_tiny_patchhead.safetensors"))
-		must(t, err)
-		block, _ := strconv.Atoi(ref.Metadata["block"])
+		fx, ref, block, rows, xb := patchFixture(t, name, "patchhead")
 		head, _ := strconv.Atoi(ref.Metadata["head"])
-		var rows []int
-		for _, s := range strings.Split(ref.Metadata["rows"], ",") {
-			r, _ := strconv.Atoi(s)
-			rows = append(rows, r)
-		}
-		xb, err := ref.ReadF32("XB")
-		must(t, err)
 		in := fx.input(t)
 		e := engineFor(t, fx.dir)
 		var src, own []float32
@@ -88,6 +68,23 @@ func TestHeadPatchParity(t *testing.T) {
 			t.Errorf("%s: patching head %d gave head %d's merger", name, (head+1)%4, head)
 		}
 	}
+}
+
+// patchFixture opens family name's tiny tower and its patch fixture (kind: patch or
+// patchhead): the block, the patched rows and the second input XB.
+func patchFixture(t *testing.T, name, kind string) (fx *fixture, ref *safetensors.File, block int, rows []int, xb []float32) {
+	t.Helper()
+	fx = openFixture(t, name+"_vision_tiny_f32")
+	ref, err := safetensors.Open(filepath.Join("testdata", name+"_vision_tiny_"+kind+".safetensors"))
+	must(t, err)
+	block, _ = strconv.Atoi(ref.Metadata["block"])
+	for _, s := range strings.Split(ref.Metadata["rows"], ",") {
+		r, _ := strconv.Atoi(s)
+		rows = append(rows, r)
+	}
+	xb, err = ref.ReadF32("XB")
+	must(t, err)
+	return fx, ref, block, rows, xb
 }
 
 func engineFor(t *testing.T, dir string) *engine.Engine {

@@ -358,16 +358,7 @@ def cmd_patch(a):
     with torch.no_grad():
         m(XB, grid_thw=G)
     src = rec["out"][a.block].clone()  # in the order the blocks see the rows
-    # the rows are the processor's; with window attention the blocks see them reordered
-    order = list(range(X.shape[0]))
-    if hasattr(m, "window_size"):
-        from transformers.vision_utils import get_vision_window_index
-        wi, _ = get_vision_window_index(G, spatial_merge_size=m.spatial_merge_size, window_size=m.window_size,
-                                        patch_size=m.patch_size)
-        u = m.spatial_merge_size ** 2
-        order = [int(w) * u + k for w in wi.tolist() for k in range(u)]
-    inv = {p: i for i, p in enumerate(order)}
-    layout_rows = [inv[r] for r in rows]
+    layout_rows = layout_rows_of(m, G, rows)
 
     def hook(mod, args, out):
         o = out[0] if isinstance(out, tuple) else out
@@ -375,18 +366,24 @@ def cmd_patch(a):
         o[layout_rows] = src[layout_rows]
         return (o,) + tuple(out[1:]) if isinstance(out, tuple) else o
     h = m.blocks[a.block].register_forward_hook(hook)
+    save_patched(a, m, X, G, XB, h, {})
+
+
+def save_patched(a, m, X, G, XB, hook, meta):
+    """Runs X with hook in place (then removed) and writes the patched outputs and XB."""
     rec = capture(m)
     with torch.no_grad():
         o = m(X, grid_thw=G)
-    h.remove()
+    hook.remove()
     out = {"XB": XB, "patched_pooler_output": o.pooler_output}
     for i, blk in enumerate(rec["out"]):
         out["patched_blk%d" % i] = blk
     for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
         out["patched_deepstack%d" % k] = d
     import transformers
-    save(a.out, out, {"rows": a.rows, "block": str(a.block), "tower": os.path.basename(a.tower),
-                      "transformers": transformers.__version__})
+    meta.update({"rows": a.rows, "block": str(a.block), "tower": os.path.basename(a.tower),
+                 "transformers": transformers.__version__})
+    save(a.out, out, meta)
     print("wrote", a.out, sorted(out))
 
 
@@ -430,19 +427,7 @@ def cmd_patchhead(a):
         x[lr, c0:c1] = got["src"][lr, c0:c1]
         return (x,) + tuple(args[1:])
     h = m.blocks[a.block].attn.proj.register_forward_pre_hook(put)
-    rec = capture(m)
-    with torch.no_grad():
-        o = m(X, grid_thw=G)
-    h.remove()
-    out = {"XB": XB, "patched_pooler_output": o.pooler_output}
-    for i, blk in enumerate(rec["out"]):
-        out["patched_blk%d" % i] = blk
-    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
-        out["patched_deepstack%d" % k] = d
-    import transformers
-    save(a.out, out, {"rows": a.rows, "block": str(a.block), "head": str(a.head), "tower": os.path.basename(a.tower),
-                      "transformers": transformers.__version__})
-    print("wrote", a.out, sorted(out))
+    save_patched(a, m, X, G, XB, h, {"head": str(a.head)})
 
 
 def cmd_exif_jpeg(a):

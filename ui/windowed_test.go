@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"image"
 	"image/color"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -194,15 +193,7 @@ func TestExportMapPNG(t *testing.T) {
 	if err := h.in.ExportMapPNG(path); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNGFile(t, path)
 	g := patchGrid(h.in.Snap)
 	if b := img.Bounds(); b.Dx() != g.Cols*mapPixelsPerPatch || b.Dy() != g.Rows*mapPixelsPerPatch {
 		t.Fatalf("map %v for %d x %d patches", b, g.Cols, g.Rows)
