@@ -74,6 +74,38 @@ func (s *Store) AddTap(name string, x []float32) {
 	s.mu.Unlock()
 }
 
+// ShareFirst makes this (empty) store hold base's kept taps of blocks 0..blocks-1, the same
+// slices (read only, as every kept tap is): a run that resumes from base's state (an
+// intervention later in the tower) keeps what base kept before it. It fails if base kept
+// fewer blocks of a tap this store would keep (keep lists the tap names, q and k as TapQ).
+func (s *Store) ShareFirst(base *Store, blocks int, keep []string) error {
+	base.mu.RLock()
+	defer base.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.qk) > 0 || len(s.taps) > 0 {
+		return fmt.Errorf("share: the store already holds taps")
+	}
+	for _, name := range keep {
+		switch name {
+		case TapK:
+		case TapQ:
+			if len(base.qk) < blocks {
+				return fmt.Errorf("share: q|k kept for %d blocks, %d wanted", len(base.qk), blocks)
+			}
+			s.register(TapQ, TapK)
+			s.qk = append(s.qk, base.qk[:blocks]...)
+		default:
+			if len(base.taps[name]) < blocks {
+				return fmt.Errorf("share: tap %s kept for %d blocks, %d wanted", name, len(base.taps[name]), blocks)
+			}
+			s.register(name)
+			s.taps[name] = append(s.taps[name], base.taps[name][:blocks]...)
+		}
+	}
+	return nil
+}
+
 // AddOutput keeps the next block's output ([S, D]; the store owns it now).
 func (s *Store) AddOutput(out []float32) { s.AddTap(TapOut, out) }
 
