@@ -12,12 +12,16 @@ package metal
 // a mapped checkpoint would become its own no-copy buffer (and the count here jumps).
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
@@ -122,5 +126,64 @@ func TestAblationTower(t *testing.T) {
 				t.Errorf("%s block %d: off the CPU engine's by %.3e", mode, b, e)
 			}
 		}
+	}
+}
+
+// One head's slice of attn patched (engine.Run.PatchHead: attn brought down mid-pass, patched
+// and sent back, which the backend must order after the attention that wrote it) through
+// Backend, against transformers' patched run (make_fixtures.py patchhead) within 1e-5.
+func TestHeadPatchTower(t *testing.T) {
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
+	ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_patchhead.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := fx.Input(t)
+	xb, err := ref.ReadF32("XB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []int
+	for _, s := range strings.Split(ref.Metadata["rows"], ",") {
+		r, _ := strconv.Atoi(s)
+		rows = append(rows, r)
+	}
+	block, _ := strconv.Atoi(ref.Metadata["block"])
+	head, _ := strconv.Atoi(ref.Metadata["head"])
+	e := testfixture.Engine(t, fx.Dir, newTestBackend(t), engine.Settings{Keep: engine.Keep{Outputs: true}})
+	run := func(px []float32, before func(*engine.Run)) *engine.Run {
+		r, err := e.Start(&engine.Input{Pixels: px, Grids: in.Grids})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(r.Close)
+		before(r)
+		if err := r.RunAll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	var src []float32
+	run(xb, func(r *engine.Run) { r.CaptureAttn(block, func(a []float32) { src = a }) })
+	got := run(in.Pixels, func(r *engine.Run) {
+		if err := r.PatchHead(block, head, rows, src); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for b, o := range got.Probes.Outputs() {
+		want, err := ref.ReadF32(fmt.Sprintf("patched_blk%d", b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := numcheck.RelErr(o, want); !(e <= 1e-5) {
+			t.Errorf("block %d: relative error %.3e against transformers' patched run", b, e)
+		}
+	}
+	want, err := ref.ReadF32("patched_pooler_output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := numcheck.RelErr(got.Merger, want); !(e <= 1e-5) {
+		t.Errorf("merger: relative error %.3e against transformers' patched run", e)
 	}
 }
