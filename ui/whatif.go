@@ -1,6 +1,7 @@
 package ui
 
-// whatif.go: the "What if" tab. Pick an intervention (heads ablated, patches occluded), run
+// whatif.go: the "What if" tab. Pick an intervention (heads ablated, patches occluded, a
+// block's output or a head patched from another image), run
 // it against the window's finished run of the same page, and see how far it travels: the
 // change of each block's output and of the merger (a bar per block), where on the image a
 // block's output moved (per patch, the largest |Δ| over channels), and, from a head sweep,
@@ -33,6 +34,8 @@ const (
 	tipWhatIfRun   = "Run the page once with these interventions and measure each block's change against the window's finished run."
 	tipWhatIfSweep = "Ablate every head in turn (as chosen: zero or mean) and draw each head's importance: how far the merger " +
 		"moves when that head alone is ablated. One run per head: a 27 x 16 tower is 432 runs."
+	tipPatchFrom = "Activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 takes block B's output at those patches from " +
+		"IMAGE's run (an image of the same page size); IMAGE:blocks.B.attn.hH@… takes head H's slice of what block B's proj reads."
 	tipWhatIfApply = "Make these interventions the window's settings: the run restarts with them, and every map shows the intervened tower."
 )
 
@@ -41,6 +44,7 @@ type whatIfPanel struct {
 	ablate   *widget.Entry
 	ablateAs *widget.RadioGroup
 	mask     *widget.Entry
+	patch    *widget.Entry // IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES
 	runBtn   *widget.Button
 	sweepBtn *widget.Button
 	applyBtn *widget.Button
@@ -70,8 +74,11 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p.ablateAs.SetSelected(engine.AblateZero)
 	p.mask = widget.NewEntry()
 	p.mask.SetPlaceHolder("x0,y0,x1,y1")
-	p.ablate.OnSubmitted = func(string) { p.run() } // Enter in either field runs it
-	p.mask.OnSubmitted = func(string) { p.run() }
+	p.patch = widget.NewEntry()
+	p.patch.SetPlaceHolder("b.png:blocks.1.out@0,0,4,4")
+	for _, e := range []*widget.Entry{p.ablate, p.mask, p.patch} {
+		e.OnSubmitted = func(string) { p.run() } // Enter in any field runs it
+	}
 	p.runBtn = widget.NewButton("Run what if", p.run)
 	p.runBtn.Importance = widget.HighImportance
 	p.sweepBtn = widget.NewButton("Sweep heads", p.runSweep)
@@ -100,7 +107,8 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 	form := widget.NewForm(
 		widget.NewFormItem("ablate heads", withTip(p.ablate, tipAblate)),
 		widget.NewFormItem("ablated as", withTip(p.ablateAs, tipAblateAs)),
-		widget.NewFormItem("mask patches", withTip(p.mask, tipMask)))
+		widget.NewFormItem("mask patches", withTip(p.mask, tipMask)),
+		widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))
 	buttons := container.NewHBox(withTip(p.runBtn, tipWhatIfRun), withTip(p.sweepBtn, tipWhatIfSweep), withTip(p.applyBtn, tipWhatIfApply))
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
@@ -123,6 +131,9 @@ func (p *whatIfPanel) settings() (engine.Settings, error) {
 	}
 	if s.Mask, err = engine.ParseMask(p.mask.Text); err != nil {
 		return s, fmt.Errorf("mask patches: %w", err)
+	}
+	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(p.patch.Text); err != nil {
+		return s, err
 	}
 	return s, nil
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,8 +89,51 @@ func TestWhatIfFlow(t *testing.T) {
 		t.Errorf("the CSV: %v\n%s", err, data)
 	}
 
+	// A head patched from the mirrored page (the same size): nothing moves before its block.
+	got = nil
+	p.ablate.SetText("")
+	p.patch.SetText(mirrored(t) + ":blocks.2.attn.h1@0,0,8,8")
+	p.run()
+	h.pump("what if (patched head)", func() bool { return got != nil })
+	if firstMoved(got.Blocks) != 2 || !strings.Contains(p.result.Text, "patch ") {
+		t.Errorf("patching block 2's head 1: blocks %v; %q", got.Blocks, p.result.Text)
+	}
+	p.patch.SetText("")
+	p.ablate.SetText("1:*")
+
 	p.apply()
 	h.pump("the run with the ablation", func() bool {
 		return h.in.Snap != nil && h.in.Snap.Finished && h.in.Ctl.Settings().Ablate.Heads == "1:*"
 	})
+}
+
+// mirrored writes the demo photo mirrored left-right (the same page size) and returns its path.
+func mirrored(t *testing.T) string {
+	t.Helper()
+	f, err := os.Open(demoPhoto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	flip := image.NewRGBA(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			flip.Set(b.Max.X-1-x+b.Min.X, y, img.At(x, y))
+		}
+	}
+	path := filepath.Join(t.TempDir(), "mirrored.png")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if err := png.Encode(out, flip); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
