@@ -9,10 +9,10 @@
 //
 // Invariant: each y[r,o] is kernel.AMXDot32x32's accumulator for x row r and W row o over all
 // of in, in chunk order (k padded to a multiple of 32 with zeros, which add nothing; carried
-// exactly through y between k-blocks), then + bias[o] once. It
-// depends on x row r, W row o and in alone: not on the rows, the row's place in a block (a
-// short block is padded with zero rows and its outputs dropped), the column's place, the
-// thread count or the split of the call into row chunks. The path is chosen by the weight's
+// exactly through y between k-blocks), then + bias[o] once. It depends on x row r, W row o
+// and in alone: not on the rows, the row's place in a block (a short block is padded with
+// zero rows and its outputs dropped), the column's place, the thread count or the split of
+// the call into row chunks. The path is chosen by the weight's
 // dtype (BF16) and kernel.UseAMX alone, never by a shape: a row computes the same bits in an
 // MLP tile of 1 row or of 5,120.
 // Numerics: a float32 dot product whose error measured a third of the FMA chain's (see
