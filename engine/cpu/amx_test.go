@@ -9,6 +9,7 @@
 package cpu
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -139,6 +140,38 @@ func TestAMXShortBlocksCarry(t *testing.T) {
 		got := conformance.Download(be, y, rows*out)
 		if d, ok := parityOK(got, conformance.RefMatMul(xv, wf, bf, rows, in, out), conformance.TolMatMul); !ok {
 			t.Errorf("RelDiff %.3g against float64", d)
+		}
+	})
+}
+
+// TestAMXCancelled: a call under a cancelled context returns (its output is not to be read),
+// leaves no half-packed weight in the cache, and the same call afterwards gives a fresh
+// backend's bits.
+func TestAMXCancelled(t *testing.T) {
+	needAMX(t)
+	withAMX(true, func() {
+		r := rand.New(rand.NewPCG(15, 16))
+		const rows, in, out = 70, 300, 130
+		w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
+		xv := conformance.RandVals(r, rows*in, 1)
+		fresh := New(2)
+		defer fresh.Close()
+		y := conformance.Alloc(fresh, rows*out)
+		fresh.MatMul(y, conformance.Upload(fresh, xv), w, backend.Weight{}, rows, in, out)
+		want := conformance.Download(fresh, y, rows*out)
+
+		be := New(2)
+		defer be.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		be.Bind(ctx)
+		x := conformance.Upload(be, xv)
+		y = conformance.Alloc(be, rows*out)
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		be.Bind(context.Background())
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		if i, ok := sameBits(want, conformance.Download(be, y, rows*out)); !ok {
+			t.Errorf("after a cancelled call, element %d differs from a fresh backend's", i)
 		}
 	})
 }
