@@ -28,6 +28,9 @@ type Effect struct {
 	Blocks     []float64
 	Merger     float64
 	PatchDiffs [][]float32
+	// Probes is the intervened run's kept taps (WhatIf: the outputs, and q|k when the session
+	// keeps them, so its attention maps can be drawn); nil in a sweep's rows.
+	Probes *probe.Store
 }
 
 // RelChange is ||a - b|| / ||b|| in float64 (||a - b|| when b is all zeros; 0 when a is b bit
@@ -79,7 +82,7 @@ func (s *Session) WhatIf(ctx context.Context, set Settings, be backend.Backend, 
 		be.Close()
 		return nil, err
 	}
-	set.Keep = Keep{Outputs: true, Budget: s.Settings.Keep.Budget}
+	set.Keep = Keep{Outputs: true, Attention: s.Settings.Keep.Attention, Budget: s.Settings.Keep.Budget}
 	other, err := s.Sibling(set, be)
 	if err != nil {
 		return nil, err
@@ -99,6 +102,7 @@ func (s *Session) WhatIf(ctx context.Context, set Settings, be backend.Backend, 
 		return nil, errors.New("the intervened run could not keep its block outputs")
 	}
 	e := effectOf(other.Run, base, s.Run.Merger, s.Checkpoint.Config.Hidden)
+	e.Probes = other.Run.Probes // host memory: outlives the run's backend buffers
 	return &e, nil
 }
 

@@ -27,6 +27,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -57,6 +58,9 @@ type whatIfPanel struct {
 	diffView   *widgets.ImageView
 	diffKey    *widgets.Legend
 	results    *container.AppTabs
+	before     *widgets.ImageView // the selected block's attention row, the window's run
+	after      *widgets.ImageView // the same row in the intervened run
+	attnKey    *widgets.Legend
 	importance *widgets.Matrix
 	impCaption *widget.Label
 	exportBtn  *widget.Button
@@ -94,6 +98,7 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p.curve.Empty = "no what-if yet"
 	p.diffOf = widget.NewSelect(nil, func(string) { p.showDiff() })
 	p.diffView, p.diffKey = widgets.NewImageView(), widgets.NewLegend()
+	p.before, p.after, p.attnKey = widgets.NewImageView(), widgets.NewImageView(), widgets.NewLegend()
 	p.importance = widgets.NewMatrix(nil)
 	p.impCaption = widget.NewLabel("Sweep heads to fill this matrix.")
 	p.impCaption.Wrapping = fyne.TextWrapWord
@@ -113,9 +118,13 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
 	imp := container.NewBorder(container.NewBorder(nil, nil, nil, p.exportBtn, p.impCaption), nil, nil, nil, p.importance)
+	sides := container.NewGridWithColumns(2,
+		container.NewBorder(widget.NewLabel("before (the window's run)"), nil, nil, nil, p.before),
+		container.NewBorder(widget.NewLabel("after (with the intervention)"), nil, nil, nil, p.after))
 	p.results = container.NewAppTabs(
 		container.NewTabItem("change per block", p.curve),
 		container.NewTabItem("difference map", diff),
+		container.NewTabItem("attention after", container.NewBorder(nil, p.attnKey, nil, nil, sides)),
 		container.NewTabItem("head importance", imp))
 	// The form, the buttons and the result line stay in view at any height; the charts take
 	// the rest.
@@ -279,6 +288,67 @@ func (p *whatIfPanel) showDiff() {
 	}
 	p.diffView.SetOverlay(vals, widgets.Magma, 0, hi)
 	p.diffKey.SetRange(widgets.Magma, 0, hi, fmt.Sprintf("block %d: max over channels of |Δ| per patch, up to %.3g", i, hi))
+	p.showAttention(i)
+}
+
+// showAttention draws block's attention row of the window's query and head (or the mean of
+// heads) before and after the intervention, on one scale.
+func (p *whatIfPanel) showAttention(block int) {
+	r, s, sel := p.last, p.in.Snap, p.in.Sel
+	if r == nil || r.Probes == nil || !s.Loaded() || r.Probes.KeptQK() <= block || s.Probes.KeptQK() <= block {
+		p.attnKey.SetScale(widgets.Viridis, widgets.Scale{Constant: true, Empty: true}, "no attention maps: the runs did not keep q and k")
+		return
+	}
+	if s.Layout != r.Layout {
+		p.attnKey.SetScale(widgets.Viridis, widgets.Scale{Constant: true, Empty: true}, "the window's run changed since: run the what-if again")
+		return
+	}
+	before, err1 := meanOrHeadRow(s.Probes, block, sel.Head, sel.Query)
+	after, err2 := meanOrHeadRow(r.Probes, block, sel.Head, sel.Query)
+	if err1 != nil || err2 != nil {
+		p.attnKey.SetScale(widgets.Viridis, widgets.Scale{Constant: true, Empty: true}, fmt.Sprint("no attention maps: ", err1, err2))
+		return
+	}
+	opts := p.in.image.opts // the image panel's "skip query", as its own maps take it
+	before, after = opts.withoutQuery(before, true, sel.Query), opts.withoutQuery(after, true, sel.Query)
+	g := r.Layout.Grids[0]
+	grid := widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(row, col int) int { return r.Layout.Index(0, 0, row, col) }}
+	var hi float32 // the larger map's top, the skipped query (NaN) left out
+	for _, row := range [][]float32{before, after} {
+		for _, v := range row {
+			if v > hi {
+				hi = v
+			}
+		}
+	}
+	for _, v := range []*widgets.ImageView{p.before, p.after} {
+		v.SetImage(rgbImage(r.Page.Resized), grid)
+	}
+	p.before.SetOverlay(before, widgets.Viridis, 0, hi)
+	p.after.SetOverlay(after, widgets.Viridis, 0, hi)
+	p.attnKey.SetRange(widgets.Viridis, 0, hi, fmt.Sprintf("block %d, %s, query patch %d: attention probability, one scale for both",
+		block, headName(sel.Head), sel.Query))
+}
+
+// meanOrHeadRow is block's attention row of query for head (or the mean of heads when head < 0).
+func meanOrHeadRow(st *probe.Store, block, head, query int) ([]float32, error) {
+	if head >= 0 {
+		return st.AttentionRow(block, head, query)
+	}
+	var mean []float32
+	for h := range st.Heads {
+		row, err := st.AttentionRow(block, h, query)
+		if err != nil {
+			return nil, err
+		}
+		if mean == nil {
+			mean = make([]float32, len(row))
+		}
+		for i, v := range row {
+			mean[i] += v / float32(st.Heads)
+		}
+	}
+	return mean, nil
 }
 
 // showSweep draws a finished head sweep as a block x head matrix of the merger's change.
@@ -298,7 +368,7 @@ func (p *whatIfPanel) showSweep(r *SweepResult) {
 	if p.last == nil {
 		p.result.SetText(fmt.Sprintf("Head sweep done: %d heads ablated one at a time (%s).", len(r.Rows), r.Mode))
 	}
-	p.results.SelectIndex(2)
+	p.results.SelectIndex(3)
 }
 
 // ExportHeadImportanceCSV writes the last head sweep: one row per head, the merger's and each

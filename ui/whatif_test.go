@@ -54,6 +54,15 @@ func TestWhatIfFlow(t *testing.T) {
 	if img := p.diffView.OverlayImage(); img == nil || sameRGBA(img, rgbImage(got.Page.Resized)) {
 		t.Error("ablating block 1: block 1's difference map is not tinted")
 	}
+	// Attention after: block 1's heads are ablated after their attention, so blocks 0 and 1
+	// attend as before; block 2's input moved, and so does its map.
+	for b, same := range []bool{true, true, false} {
+		p.showAttention(b)
+		before, after := p.before.OverlayImage(), p.after.OverlayImage()
+		if before == nil || after == nil || sameRGBA(before, after) != same {
+			t.Errorf("block %d: the attention maps before and after are the same: %v, want %v", b, !same, same)
+		}
+	}
 
 	var sw *SweepResult
 	showSweep := h.in.Ctl.OnSweep
@@ -64,7 +73,7 @@ func TestWhatIfFlow(t *testing.T) {
 	if len(sw.Rows) != cfg.Depth*cfg.Heads || p.exportBtn.Disabled() {
 		t.Fatalf("%d sweep rows, want %d", len(sw.Rows), cfg.Depth*cfg.Heads)
 	}
-	if p.results.SelectedIndex() != 2 || !strings.Contains(p.result.Text, "from block 1 on") {
+	if p.results.SelectedIndex() != 3 || !strings.Contains(p.result.Text, "from block 1 on") {
 		t.Errorf("after the sweep: chart %d shown (want the importance matrix), result %q (want the what-if's)", p.results.SelectedIndex(), p.result.Text)
 	}
 	moved := 0
