@@ -38,10 +38,10 @@ type graph struct {
 	be         backend.Backend
 	cfg        Config
 	seq        int
-	lay        *geom.Layout     // each block's attention segments (SegmentsOf)
-	ablate     [][]bool         // [block][head] ablated (ablate.go); nil: none
-	ablateMean bool             // ablated heads take their page mean, not 0
-	heads      map[int]headEdit // per block: attn captured or a head patched before proj (patch.go)
+	lay        *geom.Layout      // each block's attention segments (SegmentsOf)
+	ablate     [][]bool          // [block][head] ablated (ablate.go); nil: none
+	ablateMean bool              // ablated heads take their page mean, not 0
+	heads      map[int]*headEdit // per block: attn captured or a head patched before proj (patch.go)
 	tileRows   int
 	buf        pageBufs
 	taps       tapSink // told where each tap is; nil: nobody asks

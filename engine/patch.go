@@ -79,8 +79,8 @@ type headEdit struct {
 // editHeads applies block i's head edit (if any) on the host: attn down, captured or
 // patched, and back.
 func (g *graph) editHeads(i int) {
-	e, ok := g.heads[i]
-	if !ok {
+	e := g.heads[i]
+	if e == nil {
 		return
 	}
 	D := g.cfg.Hidden
@@ -98,10 +98,13 @@ func (g *graph) editHeads(i int) {
 	g.be.Upload(v(g.buf.attn), attn)
 }
 
-// headEditOf is block's head edit, made if there is none yet.
-func (r *Run) headEditOf(block int) headEdit {
+// headEdit is block's head edit, made if there is none yet.
+func (r *Run) headEdit(block int) *headEdit {
 	if r.g.heads == nil {
-		r.g.heads = map[int]headEdit{}
+		r.g.heads = map[int]*headEdit{}
+	}
+	if r.g.heads[block] == nil {
+		r.g.heads[block] = &headEdit{}
 	}
 	return r.g.heads[block]
 }
@@ -109,9 +112,7 @@ func (r *Run) headEditOf(block int) headEdit {
 // CaptureAttn hands block's attn (what proj reads: [S, D] in the blocks' row order, after any
 // ablation) to f when the block runs: the source of a head patch. Before the block runs.
 func (r *Run) CaptureAttn(block int, f func(attn []float32)) {
-	e := r.headEditOf(block)
-	e.capture = f
-	r.g.heads[block] = e
+	r.headEdit(block).capture = f
 }
 
 // PatchHead makes block's attn take source's values in head's columns at the patches rows
@@ -128,15 +129,15 @@ func (r *Run) PatchHead(block, head int, rows []int, source []float32) error {
 	case len(source) != S*D:
 		return fmt.Errorf("patch block %d: the source holds %d values, the page %d rows of %d", block, len(source), S, D)
 	}
-	e := r.headEditOf(block)
-	e.rows, e.c0, e.c1, e.source = nil, head*hd, (head+1)*hd, source
+	var lrows []int
 	for _, row := range rows {
 		if row < 0 || row >= S {
 			return fmt.Errorf("patch row %d: the page has %d patches (0-%d)", row, S, S-1)
 		}
-		e.rows = append(e.rows, r.Layout.RowOfProcessor(row))
+		lrows = append(lrows, r.Layout.RowOfProcessor(row))
 	}
-	r.g.heads[block] = e
+	e := r.headEdit(block)
+	e.rows, e.c0, e.c1, e.source = lrows, head*hd, (head+1)*hd, source
 	return nil
 }
 

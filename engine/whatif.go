@@ -167,19 +167,19 @@ func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(do
 		return nil, err
 	}
 	c := s.Checkpoint.Config
-	var units [][2]string
+	var units []SweepRow // what each run ablates: Block and Head
 	for b := range c.Depth {
 		if over == "blocks" {
-			units = append(units, [2]string{strconv.Itoa(b), "*"})
+			units = append(units, SweepRow{Block: b, Head: "*"})
 			continue
 		}
 		for h := range c.Heads {
-			units = append(units, [2]string{strconv.Itoa(b), strconv.Itoa(h)})
+			units = append(units, SweepRow{Block: b, Head: strconv.Itoa(h)})
 		}
 	}
 	var rows []SweepRow
 	for i, u := range units {
-		a, err := ParseAblation(u[0]+":"+u[1], mode)
+		a, err := ParseAblation(fmt.Sprintf("%d:%s", u.Block, u.Head), mode)
 		if err != nil {
 			return nil, err
 		}
@@ -187,10 +187,9 @@ func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(do
 		if err != nil {
 			return nil, err
 		}
-		b, _ := strconv.Atoi(u[0])
 		// A patched session's run differs from StartWith's before the block; a base that did
 		// not keep every tap this run keeps cannot lend them: both run from block 0.
-		if s.patch == nil && run.resume(s.Run, b) != nil {
+		if s.patch == nil && run.resume(s.Run, u.Block) != nil {
 			run.Close()
 			if run, err = s.Engine.StartWith(s.Input, a); err != nil {
 				return nil, err
@@ -199,9 +198,8 @@ func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(do
 		err = run.RunAll(ctx)
 		if err == nil {
 			e := effectOf(run, base, s.Run.Merger, 0)
-			row := SweepRow{Head: u[1], Merger: e.Merger, Blocks: e.Blocks}
-			row.Block, _ = strconv.Atoi(u[0])
-			rows = append(rows, row)
+			u.Merger, u.Blocks = e.Merger, e.Blocks
+			rows = append(rows, u)
 		}
 		run.Close()
 		if err != nil {

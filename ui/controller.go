@@ -692,17 +692,7 @@ type CompareProgress struct {
 // never stops the main run: it is queued behind the job in flight and has a context of its
 // own (Cancel stops both). The main session is untouched.
 func (c *Controller) Compare(a, b engine.Settings, opt engine.CompareOptions) {
-	ctx, stop := context.WithCancel(context.Background())
-	c.mu.Lock()
-	if c.compareStop != nil {
-		c.compareStop() // a newer Compare replaces one still queued or running
-	}
-	c.compareStop = stop
-	c.mu.Unlock()
-	busy := c.pending.Load() > 0
-	if busy {
-		c.status(Status{Text: "compare queued: it starts when the job in progress ends", Busy: true})
-	}
+	ctx, stop := c.sideJob(&c.compareStop, "compare")
 	c.compareProgress(CompareProgress{Running: true, Rep: -1})
 	c.enqueue(func() {
 		defer stop()
@@ -729,6 +719,23 @@ func (c *Controller) Compare(a, b engine.Settings, opt engine.CompareOptions) {
 			c.do(func() { c.OnCompare(res) })
 		}
 	})
+}
+
+// sideJob is the context of a job that runs beside the main run (a Compare, a what-if):
+// its own, kept in *slot, where it replaces (cancels) the one before it, and stopped by
+// Cancel. When a job is in flight, the status says this one (what) is queued.
+func (c *Controller) sideJob(slot *context.CancelFunc, what string) (context.Context, context.CancelFunc) {
+	ctx, stop := context.WithCancel(context.Background())
+	c.mu.Lock()
+	if *slot != nil {
+		(*slot)() // a newer one replaces one still queued or running
+	}
+	*slot = stop
+	c.mu.Unlock()
+	if c.pending.Load() > 0 {
+		c.status(Status{Text: what + " queued: it starts when the job in progress ends", Busy: true})
+	}
+	return ctx, stop
 }
 
 func (c *Controller) compareProgress(p CompareProgress) {

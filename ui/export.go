@@ -48,9 +48,9 @@ type exporter struct {
 	show func(d *dialog.FileDialog, dir, name string)
 }
 
-// ExportPNG writes the view as a figure at the page's resolution: PNG, or SVG or PDF when the
+// ExportFigure writes the view as a figure at the page's resolution: PNG, or SVG or PDF when the
 // path ends in .svg or .pdf (writeFigureFile), as every figure export does.
-func (in *Inspector) ExportPNG(path string) error { return in.ExportView(path, 1) }
+func (in *Inspector) ExportFigure(path string) error { return in.ExportView(path, 1) }
 
 // ExportView writes the view as a figure at zoom (1 or 2) times the page's resolution: the
 // photo with the overlay, grid, marks and selection as drawn, the colour bar of the scale
@@ -397,12 +397,12 @@ func (in *Inspector) viewExportName(suffix string) string {
 func (p *imagePanel) showExportMenu() {
 	in := p.in
 	menu := fyne.NewMenu("",
-		fyne.NewMenuItem("View as PNG…", func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }),
+		fyne.NewMenuItem("View as PNG…", func() { in.saveDialog(in.viewExportName(""), in.ExportFigure) }),
 		fyne.NewMenuItem("View as PNG at 2x…", func() {
 			in.saveDialog(in.viewExportName("-2x"), func(path string) error { return in.ExportView(path, 2) })
 		}),
-		fyne.NewMenuItem("View as SVG (text and colour bar as vectors)…", func() { in.saveDialog(in.viewExportName(".svg"), in.ExportPNG) }),
-		fyne.NewMenuItem("View as PDF…", func() { in.saveDialog(in.viewExportName(".pdf"), in.ExportPNG) }),
+		fyne.NewMenuItem("View as SVG (text and colour bar as vectors)…", func() { in.saveDialog(in.viewExportName(".svg"), in.ExportFigure) }),
+		fyne.NewMenuItem("View as PDF…", func() { in.saveDialog(in.viewExportName(".pdf"), in.ExportFigure) }),
 		fyne.NewMenuItem("View without the caption (PNG, or SVG or PDF by the name)…", func() {
 			in.saveDialog(in.viewExportName("-nocaption"), in.ExportViewNoCaption)
 		}),

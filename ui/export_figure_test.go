@@ -153,16 +153,16 @@ func TestSaveDialogRemembersTheFolder(t *testing.T) {
 	if want := "demo-attention-b3-mean-q"; len(name) < len(want) || name[:len(want)] != want || filepath.Ext(name) != ".png" {
 		t.Errorf("default name %q", name)
 	}
-	in.saveDialog(name, in.ExportPNG)
+	in.saveDialog(name, in.ExportFigure)
 	first := t.TempDir()
-	in.saveChosen(filepath.Join(first, name), in.ExportPNG)
+	in.saveChosen(filepath.Join(first, name), in.ExportFigure)
 	if _, err := os.Stat(filepath.Join(first, name)); err != nil {
 		t.Fatal(err)
 	}
 	in.saveDialog("heads.png", in.ExportHeadSheet)
 	second := t.TempDir()
 	in.saveChosen(filepath.Join(second, "heads.png"), in.ExportHeadSheet)
-	in.saveDialog("x.png", in.ExportPNG)
+	in.saveDialog("x.png", in.ExportFigure)
 	if len(got) != 3 || got[0].name != name || got[1].dir != first || got[2].dir != second {
 		t.Errorf("offers %+v: want the last export's folder each time", got)
 	}
@@ -191,7 +191,7 @@ func TestExportNeverOverAnInput(t *testing.T) {
 	h.in.OpenFiles(demoDir, photo)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
 	for name, export := range map[string]func(string) error{
-		"view": h.in.ExportPNG, "heads": h.in.ExportHeadSheet, "csv": h.in.ExportTimingsCSV, "dump": h.in.ExportDump,
+		"view": h.in.ExportFigure, "heads": h.in.ExportHeadSheet, "csv": h.in.ExportTimingsCSV, "dump": h.in.ExportDump,
 	} {
 		if err := export(photo); !errors.Is(err, fsx.ErrSameFile) {
 			t.Errorf("%s over the open image: %v, want ErrSameFile", name, err)
@@ -215,7 +215,7 @@ func TestExportSVGAndNoCaption(t *testing.T) {
 	h.openDemo()
 	dir := t.TempDir()
 	svg, pdf, full, bare := filepath.Join(dir, "v.svg"), filepath.Join(dir, "v.PDF"), filepath.Join(dir, "v.png"), filepath.Join(dir, "bare.png")
-	for path, export := range map[string]func(string) error{svg: h.in.ExportPNG, pdf: h.in.ExportPNG, full: h.in.ExportPNG, bare: h.in.ExportViewNoCaption} {
+	for path, export := range map[string]func(string) error{svg: h.in.ExportFigure, pdf: h.in.ExportFigure, full: h.in.ExportFigure, bare: h.in.ExportViewNoCaption} {
 		if err := export(path); err != nil {
 			t.Fatal(err)
 		}

@@ -367,7 +367,7 @@ func TestExports(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(h.in.ExportPNG(filepath.Join(dir, "v.png")))
+	must(h.in.ExportFigure(filepath.Join(dir, "v.png")))
 	must(h.in.ExportTimingsJSON(filepath.Join(dir, "t.json")))
 	must(h.in.ExportTimingsCSV(filepath.Join(dir, "t.csv")))
 	must(h.in.ExportDump(filepath.Join(dir, "d.safetensors")))

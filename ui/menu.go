@@ -73,7 +73,7 @@ func (in *Inspector) exportItems() []*fyne.MenuItem {
 	st := in.menuState()
 	off := func(it *fyne.MenuItem, on bool) *fyne.MenuItem { it.Disabled = !on; return it }
 	return []*fyne.MenuItem{
-		off(item("View as PNG…", fyne.KeyE, 0, func() { in.saveDialog(in.viewExportName(""), in.ExportPNG) }), st.loaded),
+		off(item("View as PNG…", fyne.KeyE, 0, func() { in.saveDialog(in.viewExportName(""), in.ExportFigure) }), st.loaded),
 		off(fyne.NewMenuItem("Timings as JSON…", func() { in.saveDialog("timings.json", in.ExportTimingsJSON) }), st.finished),
 		off(fyne.NewMenuItem("Timings as CSV…", func() { in.saveDialog("timings.csv", in.ExportTimingsCSV) }), st.finished),
 		off(fyne.NewMenuItem("Timeline as Chrome trace…", func() { in.saveDialog("timings.trace.json", in.ExportTrace) }), st.finished),

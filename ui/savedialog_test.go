@@ -74,7 +74,7 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 	h.in.OpenFiles(demoDir, photo)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
 
-	h.in.saveDialog(h.in.viewExportName(""), h.in.ExportPNG)
+	h.in.saveDialog(h.in.viewExportName(""), h.in.ExportFigure)
 	saveAs(t, h, "photo.png")
 	if now, err := os.ReadFile(photo); err != nil || !bytes.Equal(now, raw) {
 		t.Fatalf("the open image typed into the save dialog: %d bytes now (was %d), %v", len(now), len(raw), err)
@@ -86,7 +86,7 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 		t.Errorf("after a refused export the finished run's progress reads %v", v)
 	}
 
-	h.in.saveDialog(h.in.viewExportName(""), h.in.ExportPNG)
+	h.in.saveDialog(h.in.viewExportName(""), h.in.ExportFigure)
 	saveAs(t, h, "figure.png")
 	if b, err := os.ReadFile(filepath.Join(dir, "figure.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("a new name: %d bytes, %v, want the figure", len(b), err)
@@ -123,7 +123,7 @@ func TestExportNeverIntoASnapshot(t *testing.T) {
 	target, _ := os.Readlink(model)
 	before, _ := os.ReadFile(target)
 	for _, path := range []string{model, target, filepath.Join(snap, "figure.png")} {
-		if err := h.in.ExportPNG(path); err == nil {
+		if err := h.in.ExportFigure(path); err == nil {
 			t.Errorf("an export to %s was written", path)
 		}
 	}

@@ -58,9 +58,7 @@ type settingsForm struct {
 	backend   *widget.Select
 	threads   *widget.Entry
 	maxPixels *widget.SelectEntry
-	ablate    *widget.Entry        // heads ablated: BLOCK:HEAD pairs ("" none)
-	ablateAs  *widget.RadioGroup   // zero or mean
-	mask      *widget.Entry        // patches occluded: x0,y0,x1,y1 ("" none)
+	interventionFields
 	tileBytes func(tile int) int64 // the tile buffer at a tile size (0 before a load)
 	backends  Backends
 	why       *widget.Label  // what is not offered and why (empty when everything is)
@@ -68,7 +66,7 @@ type settingsForm struct {
 }
 
 func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm {
-	f := &settingsForm{tileBytes: tileBytes, backends: backends}
+	f := &settingsForm{tileBytes: tileBytes, backends: backends, interventionFields: newInterventionFields()}
 	f.tileMem = widget.NewLabel("")
 	f.tile = widget.NewSelectEntry(tilePresets)
 	f.tile.OnChanged = func(string) { f.showTileMemory() }
@@ -82,13 +80,6 @@ func newSettingsForm(tileBytes func(int) int64, backends Backends) *settingsForm
 	f.threads = widget.NewEntry()
 	f.threads.SetPlaceHolder("0 = every core")
 	f.maxPixels = widget.NewSelectEntry(maxPixelPresets)
-	f.ablate = widget.NewEntry()
-	f.ablate.SetPlaceHolder("e.g. 3:5,7:*")
-	f.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
-	f.ablateAs.Horizontal = true
-	f.ablateAs.SetSelected(engine.AblateZero)
-	f.mask = widget.NewEntry()
-	f.mask.SetPlaceHolder("x0,y0,x1,y1")
 	return f
 }
 
@@ -112,16 +103,13 @@ func (f *settingsForm) setBackends(b Backends) {
 
 func (f *settingsForm) form() *widget.Form {
 	backend := container.NewVBox(withTip(f.backend, tipBackend), f.why, container.NewHBox(withTip(f.retry, tipRetryMetal)))
-	return widget.NewForm(
+	return widget.NewForm(append([]*widget.FormItem{
 		widget.NewFormItem("MLP tile rows", container.NewBorder(nil, nil, nil, f.tileMem, withTip(f.tile, tipTile))),
 		widget.NewFormItem("residency", withTip(f.residency, tipResidency)),
 		widget.NewFormItem("backend", backend),
 		widget.NewFormItem("threads", withTip(f.threads, tipThreads)),
 		widget.NewFormItem("max pixels", withTip(f.maxPixels, tipMaxPixels)),
-		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
-		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
-		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
-	)
+	}, f.interventionFields.items()...)...)
 }
 
 func (f *settingsForm) load(s engine.Settings) {
@@ -134,13 +122,7 @@ func (f *settingsForm) load(s engine.Settings) {
 	} else {
 		f.maxPixels.SetText(strconv.Itoa(s.MaxPixels))
 	}
-	f.ablate.SetText(s.Ablate.Heads)
-	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
-	if s.Ablate.Mode == "" {
-		f.ablateAs.SetSelected(engine.AblateZero)
-	} else {
-		f.ablateAs.SetSelected(s.Ablate.Mode)
-	}
+	f.interventionFields.load(s)
 	f.showTileMemory()
 }
 
@@ -169,10 +151,7 @@ func (f *settingsForm) Settings() (engine.Settings, error) {
 	if _, err := engine.ParseResidency(string(s.Residency)); err != nil {
 		return s, err
 	}
-	if s.Ablate, err = engine.ParseAblation(f.ablate.Text, f.ablateAs.Selected); err != nil {
-		return s, err
-	}
-	if s.Mask, err = engine.ParseMask(f.mask.Text); err != nil {
+	if _, err := f.interventionFields.read(&s); err != nil {
 		return s, err
 	}
 	return s, nil

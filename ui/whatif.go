@@ -41,10 +41,8 @@ const (
 )
 
 type whatIfPanel struct {
-	in       *Inspector
-	ablate   *widget.Entry
-	ablateAs *widget.RadioGroup
-	mask     *widget.Entry
+	in *Inspector
+	interventionFields
 	patch    *widget.Entry // IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES
 	runBtn   *widget.Button
 	sweepBtn *widget.Button
@@ -70,14 +68,7 @@ type whatIfPanel struct {
 }
 
 func newWhatIfPanel(in *Inspector) *whatIfPanel {
-	p := &whatIfPanel{in: in}
-	p.ablate = widget.NewEntry()
-	p.ablate.SetPlaceHolder("e.g. 3:5,7:*")
-	p.ablateAs = widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)
-	p.ablateAs.Horizontal = true
-	p.ablateAs.SetSelected(engine.AblateZero)
-	p.mask = widget.NewEntry()
-	p.mask.SetPlaceHolder("x0,y0,x1,y1")
+	p := &whatIfPanel{in: in, interventionFields: newInterventionFields()}
 	p.patch = widget.NewEntry()
 	p.patch.SetPlaceHolder("b.png:blocks.1.out@0,0,4,4")
 	for _, e := range []*widget.Entry{p.ablate, p.mask, p.patch} {
@@ -109,11 +100,7 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 }
 
 func (p *whatIfPanel) content() fyne.CanvasObject {
-	form := widget.NewForm(
-		widget.NewFormItem("ablate heads", withTip(p.ablate, tipAblate)),
-		widget.NewFormItem("ablated as", withTip(p.ablateAs, tipAblateAs)),
-		widget.NewFormItem("mask patches", withTip(p.mask, tipMask)),
-		widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))
+	form := widget.NewForm(append(p.interventionFields.items(), widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))...)
 	buttons := container.NewHBox(withTip(p.runBtn, tipWhatIfRun), withTip(p.sweepBtn, tipWhatIfSweep), withTip(p.applyBtn, tipWhatIfApply))
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
@@ -134,12 +121,9 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 // settings is the window's settings with the tab's interventions.
 func (p *whatIfPanel) settings() (engine.Settings, error) {
 	s := p.in.Ctl.Settings()
-	var err error
-	if s.Ablate, err = engine.ParseAblation(p.ablate.Text, p.ablateAs.Selected); err != nil {
-		return s, fmt.Errorf("ablate heads: %w", err)
-	}
-	if s.Mask, err = engine.ParseMask(p.mask.Text); err != nil {
-		return s, fmt.Errorf("mask patches: %w", err)
+	field, err := p.interventionFields.read(&s)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", field, err)
 	}
 	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(p.patch.Text); err != nil {
 		return s, err
@@ -236,7 +220,7 @@ func whatIfSummary(r *WhatIfResult) string {
 		"(relative change, ||Δ|| / ||output||, against the window's run).", what, first, 100*r.Blocks[first], top, 100*r.Blocks[top], 100*r.Merger)
 }
 
-// interventionsOf names s's interventions ("no intervention" when there is none).
+// interventionsOf names s's interventions ("No intervention" when there is none).
 func interventionsOf(s engine.Settings) string {
 	var names []string
 	for _, iv := range s.Interventions() {

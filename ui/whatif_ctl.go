@@ -89,16 +89,7 @@ func (c *Controller) SweepHeads(mode string) {
 // startWhatIf queues work (what: its name in the status line) behind the job in flight.
 // work returns what to do on the UI goroutine with its result.
 func (c *Controller) startWhatIf(sweep bool, what string, work func(context.Context, *session, func(int, int)) (func(), error)) {
-	ctx, stop := context.WithCancel(context.Background())
-	c.mu.Lock()
-	if c.whatIfStop != nil {
-		c.whatIfStop() // a newer one replaces one still queued or running
-	}
-	c.whatIfStop = stop
-	c.mu.Unlock()
-	if c.pending.Load() > 0 {
-		c.status(Status{Text: what + " queued: it starts when the job in progress ends", Busy: true})
-	}
+	ctx, stop := c.sideJob(&c.whatIfStop, what)
 	c.whatIfProgress(WhatIfProgress{Sweep: sweep, Running: true})
 	c.enqueue(func() {
 		defer stop()

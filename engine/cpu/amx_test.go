@@ -45,11 +45,7 @@ func TestAMXMatMulPadding(t *testing.T) {
 		const rows, in, out = 33, 40, 45
 		w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
 		xv := conformance.RandVals(r, rows*in, 1)
-		fresh := New(2)
-		defer fresh.Close()
-		y := conformance.Alloc(fresh, rows*out)
-		fresh.MatMul(y, conformance.Upload(fresh, xv), w, backend.Weight{}, rows, in, out)
-		want := conformance.Download(fresh, y, rows*out)
+		want := matMulWith(t, true, xv, w, backend.Weight{}, rows, in, out) // a fresh backend's
 
 		be := New(2)
 		defer be.Close()
@@ -60,7 +56,7 @@ func TestAMXMatMulPadding(t *testing.T) {
 		}
 		w2, _ := testSuite.Weight("w2", conformance.RandVals(r, out*wideIn, 0.1), dtype.BF16, 0, out, wideIn)
 		be.MatMul(conformance.Alloc(be, wideRows*out), conformance.Upload(be, nan), w2, backend.Weight{}, wideRows, wideIn, out)
-		y = conformance.Alloc(be, rows*out)
+		y := conformance.Alloc(be, rows*out)
 		be.MatMul(y, conformance.Upload(be, xv), w, backend.Weight{}, rows, in, out)
 		if i, ok := sameBits(want, conformance.Download(be, y, rows*out)); !ok {
 			t.Errorf("element %d differs from a fresh backend's (the last call's pieces were read)", i)
@@ -154,11 +150,7 @@ func TestAMXCancelled(t *testing.T) {
 		const rows, in, out = 70, 300, 130
 		w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
 		xv := conformance.RandVals(r, rows*in, 1)
-		fresh := New(2)
-		defer fresh.Close()
-		y := conformance.Alloc(fresh, rows*out)
-		fresh.MatMul(y, conformance.Upload(fresh, xv), w, backend.Weight{}, rows, in, out)
-		want := conformance.Download(fresh, y, rows*out)
+		want := matMulWith(t, true, xv, w, backend.Weight{}, rows, in, out) // a fresh backend's
 
 		be := New(2)
 		defer be.Close()
@@ -166,7 +158,7 @@ func TestAMXCancelled(t *testing.T) {
 		cancel()
 		be.Bind(ctx)
 		x := conformance.Upload(be, xv)
-		y = conformance.Alloc(be, rows*out)
+		y := conformance.Alloc(be, rows*out)
 		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
 		be.Bind(context.Background())
 		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)

@@ -74,21 +74,25 @@ type figPlan struct {
 	SmallPx float64
 }
 
-// planFigure lays f out; false when the font cannot be loaded.
-func planFigure(f Figure) (figPlan, bool) {
+// planFigure lays f out with the faces it measured the text in (the caller closes them, or
+// draws with them first); ok false when the font cannot be loaded.
+func planFigure(f Figure) (plan figPlan, face, small font.Face, ok bool) {
 	z := f.Zoom
 	if z <= 0 {
 		z = 1
 	}
 	px := func(v float64) int { return int(v*z + 0.5) }
-	plan := figPlan{FontPx: 12 * z, SmallPx: 11 * z}
-	face := figFace(plan.FontPx)
-	small := figFace(plan.SmallPx)
+	plan = figPlan{FontPx: 12 * z, SmallPx: 11 * z}
+	face, small = figFace(plan.FontPx), figFace(plan.SmallPx)
 	if face == nil || small == nil {
-		return plan, false
+		if face != nil {
+			face.Close()
+		}
+		if small != nil {
+			small.Close()
+		}
+		return plan, nil, nil, false
 	}
-	defer face.Close()
-	defer small.Close()
 	lineH := face.Metrics().Height.Ceil()
 	margin, gap := px(12), px(8)
 
@@ -147,7 +151,7 @@ func planFigure(f Figure) (figPlan, bool) {
 		plan.Texts = append(plan.Texts, figText{S: line, X: margin, Y: y + asc})
 		y += lineH
 	}
-	return plan, true
+	return plan, face, small, true
 }
 
 // barColour is the colour bar's colour at x of w pixels: the left end cm.At(0), the right
@@ -156,11 +160,10 @@ func barColour(cm Colormap, x, w int) color.NRGBA { return cm.At(float64(x) / fl
 
 // RenderFigure draws f on white.
 func RenderFigure(f Figure) (*image.RGBA, FigureLayout) {
-	plan, ok := planFigure(f)
+	plan, face, small, ok := planFigure(f)
 	if !ok {
 		return renderFigureNoText(f), FigureLayout{}
 	}
-	face, small := figFace(plan.FontPx), figFace(plan.SmallPx)
 	defer face.Close()
 	defer small.Close()
 	img := image.NewRGBA(image.Rect(0, 0, plan.W, plan.H))

@@ -22,10 +22,12 @@ import (
 
 // RenderFigurePDF writes f as a PDF page of the size RenderFigure's image has, in points.
 func RenderFigurePDF(w io.Writer, f Figure) error {
-	plan, ok := planFigure(f)
+	plan, face, small, ok := planFigure(f)
 	if !ok {
 		return errors.New("figure: the text font could not be loaded")
 	}
+	face.Close() // measured with; the text is set by the reader's font
+	small.Close()
 	var objs [][]byte // object i+1's body
 	add := func(body []byte) int { objs = append(objs, body); return len(objs) }
 	catalog := add(nil) // filled in below, once the page's number is known

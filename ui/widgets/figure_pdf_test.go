@@ -17,17 +17,7 @@ import (
 // objects, whose images are the panels' pixels, whose bar is the PNG's bar column for column,
 // and whose text holds the labels (escaped) and the caption (WinAnsi: "·" as 0xb7, "≤" as <=).
 func TestFigurePDF(t *testing.T) {
-	panel := func(seed int) image.Image {
-		img := image.NewNRGBA(image.Rect(0, 0, 19, 13))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(i*seed + 5)
-			if i%4 == 3 {
-				img.Pix[i] = 255
-			}
-		}
-		return img
-	}
-	f := Figure{Panels: []image.Image{panel(3), panel(5)}, Labels: []string{"h0", "h1 (x)"}, Colormap: Viridis,
+	f := Figure{Panels: []image.Image{testPanel(19, 13, 3, 5, true), testPanel(19, 13, 5, 5, true)}, Labels: []string{"h0", "h1 (x)"}, Colormap: Viridis,
 		Scale: Scale{Lo: 0, Hi: 1}, ScaleCaption: "attention", Caption: []string{"a · b", "p ≤ 1"}, Zoom: 1}
 	img, lay := RenderFigure(f)
 	var buf bytes.Buffer

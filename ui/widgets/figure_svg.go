@@ -21,10 +21,12 @@ import (
 
 // RenderFigureSVG writes f as an SVG document of the size RenderFigure's image has.
 func RenderFigureSVG(w io.Writer, f Figure) error {
-	plan, ok := planFigure(f)
+	plan, face, small, ok := planFigure(f)
 	if !ok {
 		return errors.New("figure: the text font could not be loaded")
 	}
+	face.Close() // measured with; the text is set by the reader's font
+	small.Close()
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", plan.W, plan.H, plan.W, plan.H)

@@ -16,14 +16,7 @@ import (
 // where the PNG put them; its bar is, column for column, the PNG's bar colours; its text holds
 // every label and caption line.
 func TestFigureSVGMatchesPNG(t *testing.T) {
-	panel := func(seed int) image.Image {
-		img := image.NewNRGBA(image.Rect(0, 0, 37, 23))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(i*seed + 11)
-		}
-		return img
-	}
-	f := Figure{Panels: []image.Image{panel(3), panel(7)}, Labels: []string{"h0", "h1 <&>"}, Colormap: Magma,
+	f := Figure{Panels: []image.Image{testPanel(37, 23, 3, 11, false), testPanel(37, 23, 7, 11, false)}, Labels: []string{"h0", "h1 <&>"}, Colormap: Magma,
 		Scale: Scale{Lo: 0, Hi: 0.25}, ScaleCaption: "attention probability", Caption: []string{"line one", "line two"}, Zoom: 1}
 	img, lay := RenderFigure(f)
 	var buf bytes.Buffer
@@ -89,4 +82,17 @@ func TestFigureSVGMatchesPNG(t *testing.T) {
 			t.Errorf("text %q missing from %q", s, all)
 		}
 	}
+}
+
+// testPanel is a w x h panel of bytes i*seed+offset (alpha too, unless opaque): every pixel
+// differs from its neighbours, so a shifted or resampled copy shows.
+func testPanel(w, h, seed, offset int, opaque bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i*seed + offset)
+		if opaque && i%4 == 3 {
+			img.Pix[i] = 255
+		}
+	}
+	return img
 }

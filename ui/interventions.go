@@ -1,0 +1,64 @@
+package ui
+
+// interventions.go: the fields of the interventions a user types (heads ablated and as
+// what, patches occluded), one set per form: the Settings tab, both Compare sides and the
+// What if tab make, load and read them here.
+//
+// Invariant: every form shows, loads and parses the interventions the same way. Mutation
+// that would silently break it: one form reading the ablation mode from its own radio group
+// while another defaults it (the same text ablates differently).
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/turbospark/inspector/engine"
+)
+
+type interventionFields struct {
+	ablate   *widget.Entry      // heads ablated: BLOCK:HEAD pairs ("" none)
+	ablateAs *widget.RadioGroup // zero or mean
+	mask     *widget.Entry      // patches occluded: x0,y0,x1,y1 ("" none)
+}
+
+func newInterventionFields() interventionFields {
+	f := interventionFields{ablate: widget.NewEntry(), mask: widget.NewEntry(),
+		ablateAs: widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)}
+	f.ablate.SetPlaceHolder("e.g. 3:5,7:*")
+	f.ablateAs.Horizontal = true
+	f.ablateAs.SetSelected(engine.AblateZero)
+	f.mask.SetPlaceHolder("x0,y0,x1,y1")
+	return f
+}
+
+// items are the fields' rows of a form.
+func (f interventionFields) items() []*widget.FormItem {
+	return []*widget.FormItem{
+		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
+		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
+		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
+	}
+}
+
+// load shows s's interventions.
+func (f interventionFields) load(s engine.Settings) {
+	f.ablate.SetText(s.Ablate.Heads)
+	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
+	if s.Ablate.Mode == "" {
+		f.ablateAs.SetSelected(engine.AblateZero)
+	} else {
+		f.ablateAs.SetSelected(s.Ablate.Mode)
+	}
+}
+
+// read puts the fields' interventions into s; an error comes with the field's label.
+func (f interventionFields) read(s *engine.Settings) (field string, err error) {
+	if s.Ablate, err = engine.ParseAblation(f.ablate.Text, f.ablateAs.Selected); err != nil {
+		return "ablate heads", err
+	}
+	if s.Mask, err = engine.ParseMask(f.mask.Text); err != nil {
+		return "mask patches", err
+	}
+	return "", nil
+}
