@@ -108,35 +108,38 @@ func (b *Backend) Rope2D(x backend.View, stride int, cos, sin backend.View, seq,
 	b.encode(shaders.Rope2D(xo, co, so, stride, seq, heads, headDim))
 }
 
-// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment: per
-// segment, its queries in pieces short of the watchdog, each against the segment's keys.
+// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys of s's segment
+// (Segment.Keys: its own rows, or a key range apart): per segment, its queries in pieces short
+// of the watchdog, each against the segment's keys (the kernels take the key range and the
+// query range apart: seg_start/seg_end and q_begin/q_end).
 func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.Segment, heads, headDim int, scale float32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := shaders.CheckHeadDim(headDim); err != nil {
 		panic(fmt.Sprintf("metal: Attention: %v", err))
 	}
-	seq := 0
+	seq, keyEnd := 0, 0
 	for _, sg := range segs {
-		if sg.Start < 0 || sg.End < sg.Start {
+		keys := sg.Keys()
+		if sg.Start < 0 || sg.End < sg.Start || keys.Start < 0 || keys.End < keys.Start || sg.Len() > 0 && keys.Len() == 0 {
 			panic(fmt.Sprintf("metal: Attention: bad segment %+v", sg))
 		}
-		seq = max(seq, sg.End)
+		seq, keyEnd = max(seq, sg.End), max(keyEnd, keys.End)
 	}
 	D := heads * headDim
-	in := backend.Strided(seq, stride, D)
-	for _, src := range []backend.View{q, k, v} {
-		noOverlap("Attention", o, seq*D, src, in)
-	}
+	nq, nk := backend.Strided(seq, stride, D), backend.Strided(keyEnd, stride, D)
+	noOverlap("Attention", o, seq*D, q, nq)
+	noOverlap("Attention", o, seq*D, k, nk)
+	noOverlap("Attention", o, seq*D, v, nk)
 	oo := operand(o, seq*D, "Attention o")
-	qo, ko, vo := operand(q, in, "Attention q"), operand(k, in, "Attention k"), operand(v, in, "Attention v")
+	qo, ko, vo := operand(q, nq, "Attention q"), operand(k, nk, "Attention k"), operand(v, nk, "Attention v")
 	kn := shaders.AttentionKernel(headDim)
 	if !b.has(kn) { // no pipeline for the flash kernel on this GPU
 		kn = "attention"
 	}
 	for _, sg := range segs {
 		for _, qs := range splitQueries(kn, sg, heads, headDim, b.opBudget) {
-			b.encode(shaders.AttentionOn(kn, oo, qo, ko, vo, stride, sg, qs, seq, heads, headDim, scale))
+			b.encode(shaders.AttentionOn(kn, oo, qo, ko, vo, stride, sg.Keys(), qs, keyEnd, heads, headDim, scale))
 		}
 	}
 }

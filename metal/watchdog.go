@@ -65,14 +65,15 @@ func (b *Backend) SplitAll() (restore func()) {
 
 // splitQueries cuts seg's queries into pieces that each fit the dispatch budget on kernel kn.
 func splitQueries(kn string, seg backend.Segment, heads, headDim int, budget time.Duration) []backend.Segment {
-	n := seg.End - seg.Start
+	n := seg.Len()
 	if n <= 0 {
 		return nil
 	}
 	tile := shaders.AttentionQueryTile(kn)
 	o := shaders.Operand{Handle: 0}
-	probe := shaders.AttentionOn(kn, o, o, o, o, heads*headDim, seg, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
-		seg.End, heads, headDim, 1)
+	keys := seg.Keys()
+	probe := shaders.AttentionOn(kn, o, o, o, o, heads*headDim, keys, backend.Segment{Start: seg.Start, End: seg.Start + min(tile, n)},
+		keys.End, heads, headDim, 1)
 	return evenSplit(seg.Start, n, tile, slowestGPU.Estimate(probe.Cost).Time, budget)
 }
 

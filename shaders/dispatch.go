@@ -366,12 +366,13 @@ func flashKeyTile(headDim int) int {
 	return 16
 }
 
-// Attention runs the queries qs (inside seg) of one segment:
-// o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys of seg. q, k, v rows have
-// stride stride; o is [seq, heads*headDim]. It runs the head dim's flash kernel where there is
-// one (AttentionKernel).
-func Attention(o, q, k, v Operand, stride int, seg, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
-	return AttentionOn(AttentionKernel(headDim), o, q, k, v, stride, seg, qs, seq, heads, headDim, scale)
+// Attention runs the queries qs of one segment against its key rows keys (the segment's own
+// rows, or a key range apart: backend.Segment.Keys):
+// o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys. q, k, v rows have stride
+// stride; o is [.., heads*headDim]; seq bounds the key rows (the NO_SEGMENT_BOUND mutant reads
+// keys [0, seq)). It runs the head dim's flash kernel where there is one (AttentionKernel).
+func Attention(o, q, k, v Operand, stride int, keys, qs backend.Segment, seq, heads, headDim int, scale float32) Dispatch {
+	return AttentionOn(AttentionKernel(headDim), o, q, k, v, stride, keys, qs, seq, heads, headDim, scale)
 }
 
 // AttentionOn is Attention on a kernel of the caller's choice: AttentionKernel(headDim), or
@@ -383,8 +384,8 @@ func AttentionOn(kn string, o, q, k, v Operand, stride int, seg, qs backend.Segm
 	if err := CheckHeadDim(headDim); err != nil {
 		panic(err)
 	}
-	if qs.Start < seg.Start || qs.End > seg.End || qs.End < qs.Start {
-		panic(fmt.Sprintf("shaders: attention: queries %+v outside their segment %+v", qs, seg))
+	if qs.End < qs.Start || qs.Start < 0 || seg.End <= seg.Start || seg.Start < 0 || seg.End > seq {
+		panic(fmt.Sprintf("shaders: attention: queries %+v, keys %+v (of %d rows)", qs, seg, seq))
 	}
 	cost := flashCost(qs.End-qs.Start, seg.End-seg.Start, heads, headDim)
 	if kn == "attention" {

@@ -449,6 +449,8 @@ type attentionCase struct {
 
 func attentionCases() []attentionCase {
 	segs := []backend.Segment{{Start: 0, End: 5}, {Start: 5, End: 75}, {Start: 75, End: 76}}
+	keyed := []backend.Segment{{Start: 0, End: 5, KeyStart: 3, KeyEnd: 9}, {Start: 5, End: 75, KeyStart: 0, KeyEnd: 70},
+		{Start: 75, End: 76, KeyStart: 70, KeyEnd: 71}}
 	return []attentionCase{
 		// attention_hd16/64/72/80/128 (key tiles of 32, and of 16 at 128), and `attention` at 40.
 		{16, 2, segs, 1, 0}, {64, 2, segs, 1, 0}, {72, 2, segs, 1, 0}, {80, 1, segs, 1, 0}, {128, 1, segs, 1, 0},
@@ -458,6 +460,9 @@ func attentionCases() []attentionCase {
 		{40, 2, segs, 10, 0},
 		// A segment's queries split over dispatches, at the tile and off it.
 		{72, 2, segs, 1, 32}, {16, 1, segs, 1, 13}, {40, 1, segs, 1, 6},
+		// Key ranges apart from the queries, in a k|v buffer of their own (a key mask's
+		// gathered keys): ranges that overlap, one longer than a key tile, split or not.
+		{72, 2, keyed, 1, 0}, {16, 1, keyed, 1, 13}, {40, 2, keyed, 1, 0}, {128, 1, keyed, 10, 0},
 	}
 }
 
@@ -478,11 +483,22 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 	worst := 0.0
 	for _, c := range attentionCases() {
 		seq, D := c.segs[len(c.segs)-1].End, c.heads*c.hd
-		qkv := c.qkv(r)
+		qkv, kv, keyEnd := c.qkv(r), []float32(nil), seq
 		var j job
 		qo, oo := j.floats(qkv, 1), j.floats(make([]float32, seq*D), 4)
-		ko := shaders.Operand{Handle: qo.Handle, Offset: qo.Offset + 4*D}
-		vo := shaders.Operand{Handle: qo.Handle, Offset: qo.Offset + 8*D}
+		kvo := qo
+		if c.segs[0].KeyEnd > 0 { // keys apart: a buffer of their own
+			keyEnd = 0
+			for _, sg := range c.segs {
+				keyEnd = max(keyEnd, sg.KeyEnd)
+			}
+			kv = attentionCase{c.hd, c.heads, []backend.Segment{{End: keyEnd}}, c.qkScale, 0}.qkv(r)
+			kvo = j.floats(kv, 2)
+		} else {
+			kv = qkv
+		}
+		ko := shaders.Operand{Handle: kvo.Handle, Offset: kvo.Offset + 4*D}
+		vo := shaders.Operand{Handle: kvo.Handle, Offset: kvo.Offset + 8*D}
 		scale := float32(1 / math.Sqrt(float64(c.hd)))
 		var ds []shaders.Dispatch
 		for _, sg := range c.segs {
@@ -492,7 +508,7 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 			}
 			for q0 := sg.Start; q0 < sg.End; q0 += step {
 				qs := backend.Segment{Start: q0, End: min(q0+step, sg.End)}
-				ds = append(ds, shaders.Attention(oo, qo, ko, vo, 3*D, sg, qs, seq, c.heads, c.hd, scale))
+				ds = append(ds, shaders.Attention(oo, qo, ko, vo, 3*D, sg.Keys(), qs, keyEnd, c.heads, c.hd, scale))
 			}
 		}
 		if err := j.run(d, mutant, ds...); err != nil {
@@ -502,7 +518,7 @@ func checkAttention(d *harness.Driver, mutant string) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		want := conformance.RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, c.segs, c.heads, c.hd, float64(scale))
+		want := conformance.RefAttention(qkv, kv[D:], kv[2*D:], 3*D, c.segs, c.heads, c.hd, float64(scale))
 		worst = math.Max(worst, conformance.RelDiff(got, want))
 	}
 	return worst, nil

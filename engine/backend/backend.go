@@ -87,9 +87,22 @@ func (g GELUForm) String() string {
 	return "tanh"
 }
 
-// Segment is a half-open row range [Start, End) that attends only to itself: one image or
-// one temporal slice of a video.
-type Segment struct{ Start, End int }
+// Segment is a half-open row range [Start, End) of queries that attend only to their own
+// rows (one image or one temporal slice of a video), or, where KeyEnd > 0, to the key rows
+// [KeyStart, KeyEnd) instead (the keys that a key mask leaves, gathered: engine/keymask.go).
+// A segment whose own keys are meant has KeyStart = KeyEnd = 0: an empty key range never is.
+type Segment struct{ Start, End, KeyStart, KeyEnd int }
+
+// Keys is the key rows the segment's queries attend to, as a segment of its own.
+func (s Segment) Keys() Segment {
+	if s.KeyEnd == 0 {
+		return Segment{Start: s.Start, End: s.End}
+	}
+	return Segment{Start: s.KeyStart, End: s.KeyEnd}
+}
+
+// Len is the number of rows of s (queries; Keys().Len() is its keys).
+func (s Segment) Len() int { return s.End - s.Start }
 
 // Caps are what a backend declares about itself (the engine never probes for methods).
 type Caps struct {
@@ -123,8 +136,9 @@ type Backend interface {
 	// `stride`) by the halves convention: element i pairs with i+headDim/2; cos and sin are
 	// [seq, headDim]. Called on q and k ONLY, never on v.
 	Rope2D(x View, stride int, cos, sin View, seq, heads, headDim int)
-	// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V within s's segment.
-	// q, k, v rows have stride `stride`; o is [seq, heads*headDim] contiguous.
+	// Attention: o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over the keys of s's segment
+	// (Segment.Keys: its own rows, or a key range apart). q, k, v rows have stride `stride`;
+	// o is [seq, heads*headDim] contiguous.
 	Attention(o, q, k, v View, stride int, segs []Segment, heads, headDim int, scale float32)
 	GELU(x View, n int, form GELUForm)
 	Add(dst, src View, n int) // dst += src

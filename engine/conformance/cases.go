@@ -122,6 +122,14 @@ func Cases() []Case {
 	// max often lies in a later tile than its first.
 	cases = append(cases, Attention(2, 72, Cuts(0, 5, 700), 40))
 	cases = append(cases, Attention(1, 64, Cuts(0, 600), 1))
+	// Key ranges apart from the queries (a key mask's gathered keys, engine/keymask.go): k and v
+	// in a buffer of their own, ranges that overlap each other, one longer than a flash tile.
+	keyed := []backend.Segment{{Start: 0, End: 5, KeyStart: 3, KeyEnd: 9}, {Start: 5, End: 300, KeyStart: 0, KeyEnd: 280},
+		{Start: 300, End: 301, KeyStart: 280, KeyEnd: 281}}
+	for _, hd := range []int{16, 72} {
+		cases = append(cases, AttentionKeys(3, hd, keyed, 1))
+	}
+	cases = append(cases, AttentionKeys(2, 72, keyed, 40))
 	// The watchdog's paths (a backend that splits long ops into dispatches and cuts command
 	// buffers, Splitter): every dispatch as small as it can be, every command buffer cut.
 	cases = append(cases, Split(Attention(2, 72, Cuts(0, 3, 70, 71), 1)), Split(MatMul(dtype.BF16, 200, 72, 130, true, 0)),
@@ -133,8 +141,35 @@ func Cases() []Case {
 			Fallback("matmul", MatMulEpilogue(d, 70, 33, 130, true, backend.GELUErf, true)))
 	}
 	cases = append(cases, Split(Fallback("matmul", MatMulEpilogue(dtype.BF16, 200, 45, 65, true, backend.GELUTanh, true))),
-		Fallback("flash", Attention(2, 72, Cuts(0, 3, 70, 71), 1)))
+		Fallback("flash", Attention(2, 72, Cuts(0, 3, 70, 71), 1)), Split(AttentionKeys(2, 72, keyed, 1)),
+		Fallback("flash", AttentionKeys(2, 72, keyed, 1)))
 	return cases
+}
+
+// AttentionKeys is Attention whose segments name their key rows apart (Segment.KeyStart,
+// KeyEnd), in a k|v buffer other than q's.
+func AttentionKeys(heads, hd int, segs []backend.Segment, scale float64) Case {
+	end, keyEnd := 0, 0
+	for _, sg := range segs {
+		end, keyEnd = max(end, sg.End), max(keyEnd, sg.Keys().End)
+	}
+	name := fmt.Sprintf("Attention/keys/heads%d/hd%d/segs%v", heads, hd, segs)
+	if scale != 1 {
+		name += fmt.Sprintf("/logit-sd%g", scale)
+	}
+	tol := TolAttention * max(1, scale/10)
+	return Case{name, tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
+		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(keyEnd)))
+		D := heads * hd
+		sd := float32(math.Sqrt(scale))
+		qkv, kv := RandVals(r, end*3*D, sd), RandVals(r, keyEnd*3*D, sd)
+		x, y := Upload(be, qkv), Upload(be, kv)
+		o := Alloc(be, end*D)
+		sc := float32(1 / math.Sqrt(float64(hd)))
+		be.Attention(o, x, y.At(D), y.At(2*D), 3*D, segs, heads, hd, sc)
+		want := RefAttention(qkv, kv[D:], kv[2*D:], 3*D, segs, heads, hd, float64(sc))
+		return Download(be, o, end*D), want
+	}}
 }
 
 // Degrader is a backend with kernel families it can run without, on their fallback kernels

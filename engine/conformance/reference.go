@@ -189,18 +189,19 @@ func RefAttention(q, k, v []float32, stride int, segs []backend.Segment, heads, 
 	D := heads * hd
 	o := make([]float64, end*D)
 	for _, sg := range segs {
-		scores := make([]float64, sg.End-sg.Start)
+		keys := sg.Keys() // the segment's own rows, or its key range apart
+		scores := make([]float64, keys.Len())
 		for h := 0; h < heads; h++ {
 			for s := sg.Start; s < sg.End; s++ {
 				qs := q[s*stride+h*hd:]
 				m := math.Inf(-1)
-				for j := sg.Start; j < sg.End; j++ {
+				for j := keys.Start; j < keys.End; j++ {
 					ks := k[j*stride+h*hd:]
 					dot := 0.0
 					for d := 0; d < hd; d++ {
 						dot += float64(qs[d]) * float64(ks[d])
 					}
-					scores[j-sg.Start] = dot * scale
+					scores[j-keys.Start] = dot * scale
 					m = math.Max(m, dot*scale)
 				}
 				sum := 0.0
@@ -210,8 +211,8 @@ func RefAttention(q, k, v []float32, stride int, segs []backend.Segment, heads, 
 				}
 				for d := 0; d < hd; d++ {
 					acc := 0.0
-					for j := sg.Start; j < sg.End; j++ {
-						acc += scores[j-sg.Start] * float64(v[j*stride+h*hd+d])
+					for j := keys.Start; j < keys.End; j++ {
+						acc += scores[j-keys.Start] * float64(v[j*stride+h*hd+d])
 					}
 					o[s*D+h*hd+d] = acc / sum
 				}

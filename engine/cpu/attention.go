@@ -1,7 +1,8 @@
 // attention.go: softmax(q k^T * scale) v per segment and head, without a seq x seq matrix.
 //
 // Invariant: a query only ever sees the keys of its own segment (one image or one temporal
-// slice); per query the scores are one float32 row over those keys, the softmax subtracts the
+// slice; Segment.Keys: the segment's own rows, or the key range a key mask left); per query
+// the scores are one float32 row over those keys, the softmax subtracts the
 // row max, sums in float64, and PV is one in-order float32 accumulator per output, divided by
 // the sum at the end. Memory per worker: V^T of one (segment, head) plus three score rows.
 // Mutation that would silently break it: attending over [0, seq) instead of [Start, End) (no
@@ -48,16 +49,16 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	if heads <= 0 || headDim <= 0 || stride < heads*headDim {
 		panic(fmt.Sprintf("cpu: Attention: bad shape heads %d headDim %d stride %d", heads, headDim, stride))
 	}
-	end, longest := checkSegments(segs)
+	end, keyEnd, longest := checkSegments(segs)
 	D := heads * headDim
-	n := backend.Strided(end, stride, D)
+	nq, nk := backend.Strided(end, stride, D), backend.Strided(keyEnd, stride, D)
 	job := attJob{
-		q: span(q, n, "Attention q"), k: span(k, n, "Attention k"), v: span(v, n, "Attention v"),
+		q: span(q, nq, "Attention q"), k: span(k, nk, "Attention k"), v: span(v, nk, "Attention v"),
 		o: span(o, end*D, "Attention o"), stride: stride, heads: heads, hd: headDim, scale: scale,
 	}
-	for _, in := range []backend.View{q, k, v} {
-		noOverlap("Attention", o, end*D, in, n)
-	}
+	noOverlap("Attention", o, end*D, q, nq)
+	noOverlap("Attention", o, end*D, k, nk)
+	noOverlap("Attention", o, end*D, v, nk)
 	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
 		job.tasks = flashTasks(segs, heads, headDim, b.threads)
 		b.growScratch(attFlashScratch(longest, headDim))
@@ -87,26 +88,32 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	})
 }
 
-// checkSegments panics on a negative, inverted or overlapping segment; it returns the largest
-// End and the longest segment.
-func checkSegments(segs []backend.Segment) (end, longest int) {
+// checkSegments panics on a negative, inverted or overlapping segment, or on one whose
+// queries have no key; it returns the largest End of the queries and of the keys, and the
+// most keys of a segment.
+func checkSegments(segs []backend.Segment) (end, keyEnd, longest int) {
 	sorted := slices.Clone(segs)
 	slices.SortFunc(sorted, func(a, b backend.Segment) int { return a.Start - b.Start })
 	prev := 0
 	for _, sg := range sorted {
-		if sg.Start < prev || sg.End < sg.Start {
+		keys := sg.Keys()
+		if sg.Start < prev || sg.End < sg.Start || keys.Start < 0 || keys.End < keys.Start {
 			panic(fmt.Sprintf("cpu: Attention: segments %v overlap or are inverted", segs))
+		}
+		if sg.Len() > 0 && keys.Len() == 0 {
+			panic(fmt.Sprintf("cpu: Attention: segment %v has queries and no key", sg))
 		}
 		prev = sg.End
 		end = max(end, sg.End)
-		longest = max(longest, sg.End-sg.Start)
+		keyEnd = max(keyEnd, keys.End)
+		longest = max(longest, keys.Len())
 	}
-	return end, longest
+	return end, keyEnd, longest
 }
 
 // run computes the task's queries for one head, three at a time.
 func (j *attJob) run(ws []float32, t attTask) {
-	L := t.seg.End - t.seg.Start
+	L := t.seg.Keys().Len()
 	vt := ws[:j.hd*L]
 	scores := ws[j.hd*L : (j.hd+3)*L]
 	j.transposeV(vt, t.seg, t.head)
@@ -122,27 +129,29 @@ func (j *attJob) run(ws []float32, t attTask) {
 	}
 }
 
-// transposeV copies V of (seg, head) into vt [hd][L], so PV is a row-by-row dot product.
+// transposeV copies V of (seg's keys, head) into vt [hd][L], so PV is a row-by-row dot product.
 func (j *attJob) transposeV(vt []float32, seg backend.Segment, head int) {
-	L := seg.End - seg.Start
+	keys := seg.Keys()
+	L := keys.Len()
 	for i := range L {
-		row := j.v[(seg.Start+i)*j.stride+head*j.hd:][:j.hd]
+		row := j.v[(keys.Start+i)*j.stride+head*j.hd:][:j.hd]
 		for d, x := range row {
 			vt[d*L+i] = x
 		}
 	}
 }
 
-// scoreRows fills scores[a*L+i] = q_rows[a] . k_(Start+i) * scale for the segment's keys only.
+// scoreRows fills scores[a*L+i] = q_rows[a] . k_(keys.Start+i) * scale for the segment's keys only.
 func (j *attJob) scoreRows(scores []float32, rows [3]int, seg backend.Segment, head int) {
-	L, hd, col := seg.End-seg.Start, j.hd, head*j.hd
+	keys := seg.Keys()
+	L, hd, col := keys.Len(), j.hd, head*j.hd
 	qa := rowPtr(j.q, rows[0]*j.stride+col, hd)
 	qb := rowPtr(j.q, rows[1]*j.stride+col, hd)
 	qc := rowPtr(j.q, rows[2]*j.stride+col, hd)
 	for i := 0; i < L; i += 2 {
 		ni := min(2, L-i)
-		ka := rowPtr(j.k, (seg.Start+i)*j.stride+col, hd)
-		kb := rowPtr(j.k, (seg.Start+i+ni-1)*j.stride+col, hd)
+		ka := rowPtr(j.k, (keys.Start+i)*j.stride+col, hd)
+		kb := rowPtr(j.k, (keys.Start+i+ni-1)*j.stride+col, hd)
 		var acc [6]float32
 		kernel.Dot3x2(qa, qb, qc, ka, kb, hd, &acc)
 		for a := range 3 {

@@ -54,10 +54,10 @@ func attFlashScratch(L, hd int) int {
 func vtStride(L int) int { return chunks(L, 16)*16 + 16 }
 
 // flashWorker is what one worker keeps between the tasks of one Attention call: which
-// (segment, head) its packed V^T holds, and the kernel's row-pointer tables (kept here, not
+// (keys, head) its packed V^T holds, and the kernel's row-pointer tables (kept here, not
 // allocated per task: pointer slices made per task were 8% of the op in the allocator).
 type flashWorker struct {
-	seg                         backend.Segment
+	keys                        backend.Segment
 	head                        int
 	valid                       bool
 	scRows, oRows, kRows, vRows [][fmaMR]unsafe.Pointer
@@ -83,12 +83,12 @@ func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
 	perHead := max(1, chunks(4*threads, len(segs)*heads))
 	var tasks []attTask
 	for _, sg := range segs {
-		L := sg.End - sg.Start
-		if L == 0 {
+		Lq, Lk := sg.Len(), sg.Keys().Len()
+		if Lq == 0 {
 			continue
 		}
-		most := max(attQueries, int(flashTaskFLOPs/(4*float64(L)*float64(hd)))/attQueries*attQueries)
-		per := min(most, chunks(chunks(L, perHead), attQueries)*attQueries)
+		most := max(attQueries, int(flashTaskFLOPs/(4*float64(Lk)*float64(hd)))/attQueries*attQueries)
+		per := min(most, chunks(chunks(Lq, perHead), attQueries)*attQueries)
 		for h := range heads {
 			for q0 := sg.Start; q0 < sg.End; q0 += per {
 				tasks = append(tasks, attTask{sg, h, q0, min(q0+per, sg.End)})
@@ -107,15 +107,16 @@ func (j *attJob) runFlashRange(ws []float32, fw *flashWorker, t attTask) {
 
 // runFlash computes the task's queries (at most attQueries) for one head, in blocks of 32.
 func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
-	L, hd := t.seg.End-t.seg.Start, j.hd
+	keys := t.seg.Keys()
+	L, hd := keys.Len(), j.hd
 	Ls := vtStride(L)
 	vt := ws[:hd*Ls]
 	qt := ws[hd*Ls:][:flashQB*hd*flashQ]
 	ot := ws[hd*Ls+flashQB*hd*flashQ:][:flashQB*hd*flashQ]
 	sc := ws[hd*Ls+2*flashQB*hd*flashQ:][:flashKeys*flashQ]
-	if !fw.valid || fw.seg != t.seg || fw.head != t.head {
-		j.packVT(vt, t.seg, t.head)
-		fw.seg, fw.head, fw.valid = t.seg, t.head, true
+	if !fw.valid || fw.keys != keys || fw.head != t.head {
+		j.packVT(vt, keys, t.head)
+		fw.keys, fw.head, fw.valid = keys, t.head, true
 	}
 	nq := t.q1 - t.q0
 	blocks := chunks(nq, flashQ)
@@ -154,7 +155,7 @@ func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
 		for g := range kg {
 			for a := range fmaMR {
 				key := min(g*fmaMR+a, nk-1)
-				kRows[g][a] = rowPtr(j.k, (t.seg.Start+k0+key)*j.stride+col, hd)
+				kRows[g][a] = rowPtr(j.k, (keys.Start+k0+key)*j.stride+col, hd)
 			}
 		}
 		for g := range dgroups {
@@ -219,10 +220,11 @@ func (j *attJob) onlineSoftmax(sc []float32, nk int, mx *[flashQ]float32, sum *[
 	kernel.ColExpSum(&sc[0], nk, mx, sum)
 }
 
-// packVT lays out V of (seg, head) transposed, vt[d*vtStride(L) + i] = V[Start+i, d]: the x
-// rows of O^T = V^T P^T, each dimension's keys contiguous. In blocks of 16 keys, so the stores
-// run along a row of vt while the 16 source rows stay in L1.
-func (j *attJob) packVT(vt []float32, seg backend.Segment, head int) {
+// packVT lays out V of the key rows keys and head transposed, vt[d*vtStride(L) + i] =
+// V[keys.Start+i, d]: the x rows of O^T = V^T P^T, each dimension's keys contiguous. In blocks
+// of 16 keys, so the stores run along a row of vt while the 16 source rows stay in L1.
+func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
+	seg := keys
 	L, hd, Ls := seg.End-seg.Start, j.hd, vtStride(seg.End-seg.Start)
 	for i0 := 0; i0 < L; i0 += 16 {
 		n := min(16, L-i0)

@@ -29,7 +29,7 @@ func attFMAScratch(L, hd int) int {
 
 // runFMA computes the task's queries for one head, six at a time.
 func (j *attJob) runFMA(ws []float32, t attTask) {
-	L, hd := t.seg.End-t.seg.Start, j.hd
+	L, hd := t.seg.Keys().Len(), j.hd
 	Lp, hdp := chunks(L, fmaNR)*fmaNR, chunks(hd, fmaNR)*fmaNR
 	kp := ws[:Lp*hd]
 	vp := ws[Lp*hd:][:hdp*L]
@@ -75,11 +75,13 @@ func (j *attJob) runFMA(ws []float32, t attTask) {
 	}
 }
 
-// packKV lays out K and V of (seg, head) for the kernel, zero-padded to whole strips:
+// packKV lays out K and V of (seg's keys, head) for the kernel, zero-padded to whole strips:
 // kp[s*16*hd + d*16 + c] = K[Start+16s+c, d] (strips of 16 keys, the reduction over d) and
-// vp[s*16*L + i*16 + c] = V[Start+i, 16s+c] (strips of 16 dimensions, the reduction over keys).
+// vp[s*16*L + i*16 + c] = V[Start+i, 16s+c] (strips of 16 dimensions, the reduction over keys),
+// Start the keys' first row.
 func (j *attJob) packKV(kp, vp []float32, seg backend.Segment, head int) {
-	L, hd := seg.End-seg.Start, j.hd
+	keys := seg.Keys()
+	L, hd := keys.Len(), j.hd
 	Lp := len(kp) / hd
 	for i := range Lp {
 		dst := kp[i/fmaNR*fmaNR*hd+i%fmaNR:][:fmaNR*(hd-1)+1]
@@ -89,13 +91,13 @@ func (j *attJob) packKV(kp, vp []float32, seg backend.Segment, head int) {
 			}
 			continue
 		}
-		for d, x := range j.k[(seg.Start+i)*j.stride+head*hd:][:hd] {
+		for d, x := range j.k[(keys.Start+i)*j.stride+head*hd:][:hd] {
 			dst[fmaNR*d] = x
 		}
 	}
 	hdp := len(vp) / L
 	for i := range L {
-		row := j.v[(seg.Start+i)*j.stride+head*hd:][:hd]
+		row := j.v[(keys.Start+i)*j.stride+head*hd:][:hd]
 		for d := range hdp {
 			x := float32(0)
 			if d < hd {
