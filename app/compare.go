@@ -66,7 +66,7 @@ func parseCompareFlags(args []string) (*compareFlags, error) {
 }
 
 // settingKeys are what --a and --b set.
-var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)"}
+var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)", "mask-keys (x0+y0+x1+y1@B)"}
 
 // parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
 func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
@@ -95,6 +95,12 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 				return s, fmt.Errorf("%s: %w", flagName, err)
 			}
 			s.Mask = m
+		case "mask-keys":
+			km, err := engine.ParseKeyMask(strings.ReplaceAll(v, "+", ","))
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", flagName, err)
+			}
+			s.KeyMask = km
 		case "ablate", "ablate-mode":
 			heads, mode := s.Ablate.Heads, s.Ablate.Mode
 			if k == "ablate" {

@@ -36,7 +36,7 @@ type runFlags struct {
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency, taps, maxMemory, ablate, ablateMode, mask string
+	var residency, taps, maxMemory, ablate, ablateMode, mask, maskKeys string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -58,6 +58,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&ablateMode, "ablate-mode", engine.AblateZero, "what an ablated head becomes: zero, or mean (its mean over the page's patches)")
 	fs.StringVar(&s.PatchFrom, "patch-from", "", "activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 (or @rows:R,R,...): block B's output at those patches taken from IMAGE's run (the same page size); IMAGE:blocks.B.attn.hH@...: head H's slice of what block B's proj reads")
 	fs.StringVar(&mask, "mask-patches", "", "occlude patches at the input with the page's mean colour: x0,y0,x1,y1 (patch columns x0..x1-1, rows y0..y1-1), or a FILE of pixel_values rows")
+	fs.StringVar(&maskKeys, "mask-keys", "", "mask patches as keys from a block on (no query attends to them; they stay as queries): PATCHES@B, PATCHES as --mask-patches takes them, e.g. 2,2,5,5@3")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -99,6 +100,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	}
 	if s.Mask, err = parseMaskFlag(mask); err != nil {
 		return nil, fmt.Errorf("--mask-patches: %w", err)
+	}
+	if s.KeyMask, err = parseKeyMaskFlag(maskKeys); err != nil {
+		return nil, fmt.Errorf("--mask-keys: %w", err)
 	}
 	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
 		return nil, fmt.Errorf("--patch-from: %w", err)
@@ -222,6 +226,23 @@ func parseBytes(v string) (int64, error) {
 
 // parseMaskFlag reads --mask-patches: a rectangle x0,y0,x1,y1, or a file of pixel_values rows
 // (numbers separated by commas, spaces or lines).
+// parseKeyMaskFlag reads --mask-keys: PATCHES@B, PATCHES as parseMaskFlag takes them (a
+// rectangle, rows:..., or a FILE of pixel_values rows).
+func parseKeyMaskFlag(v string) (engine.KeyMask, error) {
+	if strings.TrimSpace(v) == "" {
+		return engine.KeyMask{}, nil
+	}
+	i := strings.LastIndex(v, "@")
+	if i < 0 {
+		return engine.ParseKeyMask(v) // says what it wants
+	}
+	m, err := parseMaskFlag(v[:i])
+	if err != nil {
+		return engine.KeyMask{}, err
+	}
+	return engine.ParseKeyMask(strings.TrimPrefix(string(m), "rect:") + v[i:])
+}
+
 func parseMaskFlag(v string) (engine.Mask, error) {
 	if v == "" {
 		return "", nil

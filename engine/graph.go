@@ -32,6 +32,7 @@ type pageBufs struct {
 	up                    backend.Buffer // [tileRows, I]: a gated MLP's up projection (else none)
 	cos, sin              backend.Buffer // [S, hd]
 	merged, out           backend.Buffer // [S/4, M], [S/4, O]
+	keys                  backend.Buffer // [S, 3D]: the q|k|v rows of a key mask's kept keys (keymask.go); else none
 }
 
 type graph struct {
@@ -42,6 +43,7 @@ type graph struct {
 	ablate     [][]bool          // [block][head] ablated (ablate.go); nil: none
 	ablateMean bool              // ablated heads take their page mean, not 0
 	heads      map[int]*headEdit // per block: attn captured or a head patched before proj (patch.go)
+	keyMask    *keyMaskPlan      // keys no query sees from a block on (keymask.go); nil: none
 	tileRows   int
 	buf        pageBufs
 	taps       tapSink // told where each tap is; nil: nobody asks
@@ -87,6 +89,12 @@ func (g *graph) alloc() error {
 			n   int
 		}{&g.buf.up, g.tileRows * I})
 	}
+	if g.keyMask != nil {
+		sizes = append(sizes, struct {
+			dst *backend.Buffer
+			n   int
+		}{&g.buf.keys, S * 3 * D})
+	}
 	for _, s := range sizes {
 		b, err := g.be.Alloc(max(s.n, 1))
 		if err != nil {
@@ -99,7 +107,7 @@ func (g *graph) alloc() error {
 }
 
 func (g *graph) free() {
-	for _, b := range []backend.Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.up, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out} {
+	for _, b := range []backend.Buffer{g.buf.h, g.buf.ln, g.buf.qkv, g.buf.attn, g.buf.tmp, g.buf.tile, g.buf.up, g.buf.cos, g.buf.sin, g.buf.merged, g.buf.out, g.buf.keys} {
 		if b != nil {
 			g.be.Free(b)
 		}
@@ -139,7 +147,8 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	g.name(TapQ, q, 3*D)
 	g.name(TapK, k, 3*D)
 	g.name(TapV, val, 3*D)
-	b.Attention(v(g.buf.attn), q, k, val, 3*D, g.lay.SegmentsOf(i), H, hd, float32(1/math.Sqrt(float64(hd))))
+	segs, k, val := g.keysOf(i, k, val) // a key mask's kept keys and the segments' key ranges (keymask.go)
+	b.Attention(v(g.buf.attn), q, k, val, 3*D, segs, H, hd, float32(1/math.Sqrt(float64(hd))))
 	g.ablateHeads(i) // where the heads enter proj; the tap attn is what proj reads
 	g.editHeads(i)   // then a head's patch (or the source run's capture), as proj reads it
 	g.name(TapAttn, v(g.buf.attn), D)

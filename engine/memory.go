@@ -95,6 +95,10 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	if c.ArrangesRows() {
 		host += f * S * int64(c.PatchDim()) // the pixels gathered into the blocks' order
 	}
+	if !s.KeyMask.None() { // the kept keys' q|k|v: the backend's buffer and the host's gather (keymask.go)
+		page += f * 3 * S * D
+		host += f * 3 * S * D
+	}
 	m.Activations = page + host + c.TileBytes(s.TileRows, int(S))
 	threads := int64(s.Threads)
 	if threads <= 0 {

@@ -57,6 +57,8 @@ type ReportSettings struct {
 	AblateMode string `json:"ablate_mode,omitempty"`
 	// Mask is the patches occluded at the input (rect:x0,y0,x1,y1 or rows:...).
 	Mask string `json:"mask,omitempty"`
+	// KeyMask is the patches no query attends to from a block on (x0,y0,x1,y1@B or rows:...@B).
+	KeyMask string `json:"key_mask,omitempty"`
 	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES).
 	PatchFrom string `json:"patch_from,omitempty"`
 }
@@ -114,6 +116,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.mode()
 	}
 	r.Settings.Mask = string(e.Settings.Mask)
+	r.Settings.KeyMask = e.Settings.KeyMask.Spec()
 	r.Settings.PatchFrom = e.Settings.PatchFrom
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}

@@ -171,6 +171,13 @@ func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 	if r.maskRows, err = e.Settings.Mask.rows(lay); err != nil {
 		return nil, err
 	}
+	if r.g.keyMask, err = e.Settings.KeyMask.plan(lay, cfg.Depth); err != nil {
+		return nil, err
+	}
+	if p := r.g.keyMask; p != nil {
+		p.host = make([]float32, S*3*cfg.Hidden)
+		r.Probes.MaskKeys(p.from, p.masked) // the maps score the keys the blocks saw
+	}
 	if err := r.g.alloc(); err != nil {
 		return nil, err
 	}

@@ -48,6 +48,13 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       replaced by XB's (a forward hook on the block): XB, patched_blk{i},
       patched_pooler_output, patched_deepstack{k}.
 
+  keymask TOWER.safetensors OUT.safetensors --rows 3,4,5 --from 1
+      Masking patches as keys: from block FROM on, no query attends to the rows listed (the
+      processor's order, mapped to the blocks' order) -- transformers' own eager attention
+      function given an additive -inf attention_mask on their columns (the modeling module's
+      eager_attention_forward wrapped, the tower run with attn_implementation eager); the
+      rows stay as queries. masked_blk{i}, masked_pooler_output, masked_deepstack{k}.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -430,6 +437,60 @@ def cmd_patchhead(a):
     save_patched(a, m, X, G, XB, h, {"head": str(a.head)})
 
 
+def cmd_keymask(a):
+    """Keys masked from block a.frm on through transformers' eager attention with an additive
+    mask: each block's attention module records its cu_seqlens (a forward pre-hook), the
+    wrapped eager function masks the columns of the chunk it is called on (the chunks come in
+    cu_seqlens order)."""
+    import importlib
+    m, X, G = load_tower(a.tower)
+    m.set_attn_implementation("eager")
+    rows = [int(r) for r in a.rows.split(",")]
+    masked = torch.zeros(X.shape[0], dtype=torch.bool)
+    masked[layout_rows_of(m, G, rows)] = True
+    mod = importlib.import_module(type(m.blocks[0].attn).__module__)
+    eager = mod.eager_attention_forward
+    state = {"block": -1, "chunk": 0, "cu": None, "calls": 0}
+    index = {id(b.attn): i for i, b in enumerate(m.blocks)}
+
+    def pre(mod_, args, kw):
+        state["block"], state["chunk"] = index[id(mod_)], 0
+        state["cu"] = [int(c) for c in kw["cu_seqlens"].tolist()]
+
+    def masked_eager(module, query, key, value, attention_mask, **kw):
+        i, c = state["block"], state["chunk"]
+        state["chunk"] += 1
+        if i >= a.frm:
+            s0, s1 = state["cu"][c], state["cu"][c + 1]
+            assert key.shape[-2] == s1 - s0, (key.shape, s0, s1)
+            assert attention_mask is None
+            bias = torch.zeros(s1 - s0, dtype=query.dtype)
+            bias[masked[s0:s1]] = float("-inf")
+            attention_mask = bias.view(1, 1, 1, -1)
+            state["calls"] += 1
+        return eager(module, query, key, value, attention_mask, **kw)
+    hooks = [b.attn.register_forward_pre_hook(pre, with_kwargs=True) for b in m.blocks]
+    mod.eager_attention_forward = masked_eager
+    try:
+        rec = capture(m)
+        with torch.no_grad():
+            o = m(X, grid_thw=G)
+    finally:
+        mod.eager_attention_forward = eager
+        for h in hooks:
+            h.remove()
+    assert state["calls"] > 0, "the wrapped eager attention was never called"
+    out = {"masked_pooler_output": o.pooler_output}
+    for i, blk in enumerate(rec["out"]):
+        out["masked_blk%d" % i] = blk
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["masked_deepstack%d" % k] = d
+    import transformers
+    save(a.out, out, {"rows": a.rows, "from": str(a.frm), "tower": os.path.basename(a.tower),
+                      "transformers": transformers.__version__, "masked_calls": str(state["calls"])})
+    print("wrote", a.out, sorted(out), "masked calls", state["calls"])
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -478,12 +539,17 @@ def main():
     ph.add_argument("--block", type=int, required=True)
     ph.add_argument("--head", type=int, required=True)
     ph.add_argument("--rows", required=True)
+    km = sub.add_parser("keymask")
+    km.add_argument("tower")
+    km.add_argument("out")
+    km.add_argument("--rows", required=True)
+    km.add_argument("--from", dest="frm", type=int, required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "keymask": cmd_keymask, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":

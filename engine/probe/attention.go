@@ -58,6 +58,7 @@ type attnBlock struct {
 	qk           []float32 // [S, 2D]: q (D) then k (D) per row
 	d, hd, heads int
 	scale        float64
+	masked       []bool // key rows the run's attention did not see (Store.MaskKeys); nil: none
 	// With kernel.UseFMA (decided when the block is set up): the keys of the segments asked
 	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region, and
 	// slot[h] is head h's place inside a region (-1: head h is not packed).
@@ -98,7 +99,7 @@ func (s *Store) attnBlockBare(block int) (attnBlock, error) {
 		return attnBlock{}, err
 	}
 	hd := s.HeadDim
-	return attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd))}, nil
+	return attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd)), masked: s.maskedKeys(block)}, nil
 }
 
 // padded is L rounded up to whole key strips.
@@ -207,6 +208,7 @@ func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment
 			for j, x := range y[a*Lp:][:L] {
 				dst[j] = float64(x) * ab.scale
 			}
+			ab.dropMasked(dst, seg.Start)
 		}
 		return
 	}
@@ -225,6 +227,23 @@ func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment
 					dst[j+1] = float64(acc[2*b+1]) * ab.scale
 				}
 			}
+		}
+	}
+	for a := range n {
+		ab.dropMasked(row(sc.s, a, L), seg.Start)
+	}
+}
+
+// dropMasked sets the scores of the masked keys among a row's (the keys from row start on) to
+// -inf: softmaxExp and expNonPos then give them exactly 0, as the run's attention, which never
+// saw them (engine/keymask.go).
+func (ab *attnBlock) dropMasked(scores []float64, start int) {
+	if ab.masked == nil {
+		return
+	}
+	for j, m := range ab.masked[start:][:len(scores)] {
+		if m {
+			scores[j] = math.Inf(-1)
 		}
 	}
 }
@@ -620,6 +639,9 @@ func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, ent
 				dist := row(sc.m, a, L)[:len(s)]
 				var z, et, ed float64
 				for j, x := range s {
+					if math.IsInf(x, -1) { // a masked key: p = 0, and 0 * -inf would be NaN
+						continue
+					}
 					u := x - mx
 					e := expNonPos(u)
 					z += e

@@ -51,7 +51,7 @@ func (ab *attnBlock) queryScores(ctx context.Context, query int, seg backend.Seg
 			strips[g] = ab.queryStrip(query, h0+g*laneHeads, min(laneHeads, nh-g*laneHeads))
 		}
 	}
-	return par.For(ctx, tasks*groups, par.Workers(tasks*groups), func(_, t int) {
+	err := par.For(ctx, tasks*groups, par.Workers(tasks*groups), func(_, t int) {
 		g, j0 := t/tasks, t%tasks*oneQueryKeys
 		gh := min(laneHeads, nh-g*laneHeads)
 		out := dst[g*laneHeads*L:]
@@ -64,6 +64,10 @@ func (ab *attnBlock) queryScores(ctx context.Context, query int, seg backend.Seg
 			}
 		}
 	})
+	for i := range nh {
+		ab.dropMasked(dst[i*L:][:L], seg.Start)
+	}
+	return err
 }
 
 // queryStrip packs query's heads h0..h0+gh-1 block-diagonally: w[x*16 + x/hd] =

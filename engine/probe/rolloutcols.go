@@ -33,6 +33,7 @@ package probe
 // row over the segment, of the neighbouring query.
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -92,6 +93,15 @@ func (ab *attnBlock) fusedCols(ws *colScratch, seg backend.Segment, keys []float
 				yp[a] = f32Ptr(tile, k*colLanes, colLanes)
 			}
 			kernel.FMA6x32(&xp, qtp, hd, &yp, 0)
+		}
+		if ab.masked != nil { // keys the run did not see: -inf, which ColExpSum's clamp makes 0
+			for j, m := range ab.masked[seg.Start:seg.End] {
+				if m {
+					for c := range colLanes {
+						tile[j*colLanes+c] = float32(math.Inf(-1))
+					}
+				}
+			}
 		}
 		var mx [colLanes]float32
 		var sum [colLanes]float64

@@ -30,6 +30,11 @@ type Store struct {
 	Layout                 *geom.Layout
 	Heads, HeadDim, Hidden int
 
+	// keyMask: from block keyMaskFrom on, the run's attention did not see the keys whose rows
+	// are true (engine/keymask.go); set before the first block is kept, read only after.
+	keyMask     []bool
+	keyMaskFrom int
+
 	mu    sync.RWMutex
 	qk    [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
 	taps  map[string][][]float32 // per tap name, per block [S, W]
@@ -46,6 +51,22 @@ const (
 // NewStore is an empty store for a page laid out as lay, in a tower of heads x headDim.
 func NewStore(lay *geom.Layout, heads, headDim int) *Store {
 	return &Store{Layout: lay, Heads: heads, HeadDim: headDim, Hidden: heads * headDim, taps: map[string][][]float32{}}
+}
+
+// MaskKeys says that from block from on, the run's attention did not see the keys of the
+// rows where masked is true ([S], the blocks' row order): every attention row, rollout and
+// statistic of those blocks gives them probability 0, as the run did. Before any block is
+// kept; masked is the store's now.
+func (s *Store) MaskKeys(from int, masked []bool) {
+	s.keyMask, s.keyMaskFrom = masked, from
+}
+
+// maskedKeys is block's masked key rows (nil: none).
+func (s *Store) maskedKeys(block int) []bool {
+	if s.keyMask == nil || block < s.keyMaskFrom {
+		return nil
+	}
+	return s.keyMask
 }
 
 // register lists name among the kept taps the first time it is added. Callers hold mu.
