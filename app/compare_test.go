@@ -243,6 +243,51 @@ func TestMaskCLI(t *testing.T) {
 	}
 }
 
+// --mask-keys: a rectangle and the same patches as a file of rows mask alike; block 0 (before
+// the mask's block 1) changes no bit, block 1 and the merger move; the header, the JSON and the
+// dump's provenance name it; compare's mask-keys key takes it; bad specs are refused naming the
+// flag.
+func TestMaskKeysCLI(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet"}
+	rect, rows, plain := filepath.Join(dir, "r.safetensors"), filepath.Join(dir, "w.safetensors"), filepath.Join(dir, "p.safetensors")
+	list := filepath.Join(dir, "rows.txt") // rows 0-3: the first merge unit, columns 0..1 of rows 0..1
+	if err := os.WriteFile(list, []byte("3 2\n1,0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "run.json")
+	out := cli(t, append(base[:len(base)-1], "--dump", rect, "--json", js, "--mask-keys", "0,0,2,2@1")...) // no --quiet: the header
+	if !strings.Contains(out, "mask keys 0,0,2,2 from block 1") {
+		t.Errorf("the header does not name the key mask:\n%s", out)
+	}
+	cli(t, append(base, "--dump", rows, "--mask-keys", list+"@1")...)
+	cli(t, append(base, "--dump", plain)...)
+	_, a := readAll(t, rect)
+	_, b := readAll(t, rows)
+	_, p := readAll(t, plain)
+	if !numcheck.BitEqual(a["merger"], b["merger"]) {
+		t.Error("the rectangle 0,0,2,2 and rows 0-3 mask differently")
+	}
+	if !numcheck.BitEqual(a["blocks.0.out"], p["blocks.0.out"]) || numcheck.BitEqual(a["blocks.1.out"], p["blocks.1.out"]) || numcheck.BitEqual(a["merger"], p["merger"]) {
+		t.Error("masking keys from block 1 must leave block 0 as it was and move block 1 and the merger")
+	}
+	if data, err := os.ReadFile(js); err != nil || !strings.Contains(string(data), `"key_mask": "0,0,2,2@1"`) {
+		t.Errorf("the JSON does not name the key mask (%v):\n%s", err, data)
+	}
+	if out := cli(t, "verify", "--dump", rect); !strings.Contains(out, "mask keys 0,0,2,2 from block 1") {
+		t.Errorf("the dump's provenance does not name the key mask:\n%s", out)
+	}
+	for _, bad := range []string{"0,0,2,2", "0,0,0,2@1", "0,0,2,2@99"} {
+		if msg := cliFails(t, append(base, "--mask-keys", bad)...); !strings.Contains(msg, "--mask-keys") && !strings.Contains(msg, "key mask") {
+			t.Errorf("--mask-keys %s: %q", bad, msg)
+		}
+	}
+	s, err := parseSettingSpec("--a", "mask-keys=0+0+2+2@1")
+	if err != nil || s.KeyMask.Spec() != "0,0,2,2@1" {
+		t.Errorf("compare's mask-keys=0+0+2+2@1: %+v, %v", s.KeyMask, err)
+	}
+}
+
 // --patch-from: block 1's output at a rectangle of patches taken from a mirrored copy of the
 // image: block 0 is untouched, blocks 1.. and the merger move; patching from the image itself
 // changes no bit; the header and the dump's provenance name it; another page size is refused.

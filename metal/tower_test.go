@@ -187,3 +187,40 @@ func TestHeadPatchTower(t *testing.T) {
 		t.Errorf("merger: relative error %.3e against transformers' patched run", e)
 	}
 }
+
+// Keys masked from a block on through Backend (the kept keys gathered mid-pass into a buffer
+// of their own, each segment's key range passed to the attention kernels apart from its
+// queries): every block output and the merger against transformers' masked run
+// (make_fixtures.py keymask) within 1e-5, on Qwen3-VL's tower (a video's frames) and
+// Qwen2.5-VL's (windowed blocks).
+func TestKeyMaskTower(t *testing.T) {
+	for _, name := range []string{"qwen3vl", "qwen25vl"} {
+		fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+"_vision_tiny_f32.safetensors"))
+		ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", name+"_vision_tiny_keymask.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		km, err := engine.ParseKeyMask("rows:" + ref.Metadata["rows"] + "@" + ref.Metadata["from"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := engine.Settings{KeyMask: km, Keep: engine.Keep{Outputs: true}}
+		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
+		for b, o := range got.Probes.Outputs() {
+			want, err := ref.ReadF32(fmt.Sprintf("masked_blk%d", b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := numcheck.RelErr(o, want); !(e <= 1e-5) {
+				t.Errorf("%s block %d: relative error %.3e against transformers' masked run", name, b, e)
+			}
+		}
+		want, err := ref.ReadF32("masked_pooler_output")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := numcheck.RelErr(got.Merger, want); !(e <= 1e-5) {
+			t.Errorf("%s merger: relative error %.3e against transformers' masked run", name, e)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package ui
 
 // interventions.go: the fields of the interventions a user types (heads ablated and as
-// what, patches occluded), one set per form: the Settings tab, both Compare sides and the
+// what, patches occluded at the input, patches masked as keys), one set per form: the Settings tab, both Compare sides and the
 // What if tab make, load and read them here.
 //
 // Invariant: every form shows, loads and parses the interventions the same way. Mutation
@@ -20,15 +20,17 @@ type interventionFields struct {
 	ablate   *widget.Entry      // heads ablated: BLOCK:HEAD pairs ("" none)
 	ablateAs *widget.RadioGroup // zero or mean
 	mask     *widget.Entry      // patches occluded: x0,y0,x1,y1 ("" none)
+	maskKeys *widget.Entry      // patches masked as keys from a block on: x0,y0,x1,y1@B ("" none)
 }
 
 func newInterventionFields() interventionFields {
-	f := interventionFields{ablate: widget.NewEntry(), mask: widget.NewEntry(),
+	f := interventionFields{ablate: widget.NewEntry(), mask: widget.NewEntry(), maskKeys: widget.NewEntry(),
 		ablateAs: widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)}
 	f.ablate.SetPlaceHolder("e.g. 3:5,7:*")
 	f.ablateAs.Horizontal = true
 	f.ablateAs.SetSelected(engine.AblateZero)
 	f.mask.SetPlaceHolder("x0,y0,x1,y1")
+	f.maskKeys.SetPlaceHolder("x0,y0,x1,y1@block")
 	return f
 }
 
@@ -38,6 +40,7 @@ func (f interventionFields) items() []*widget.FormItem {
 		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
 		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
 		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
+		widget.NewFormItem("mask as keys", withTip(f.maskKeys, tipMaskKeys)),
 	}
 }
 
@@ -45,6 +48,7 @@ func (f interventionFields) items() []*widget.FormItem {
 func (f interventionFields) load(s engine.Settings) {
 	f.ablate.SetText(s.Ablate.Heads)
 	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
+	f.maskKeys.SetText(s.KeyMask.Spec())
 	if s.Ablate.Mode == "" {
 		f.ablateAs.SetSelected(engine.AblateZero)
 	} else {
@@ -59,6 +63,9 @@ func (f interventionFields) read(s *engine.Settings) (field string, err error) {
 	}
 	if s.Mask, err = engine.ParseMask(f.mask.Text); err != nil {
 		return "mask patches", err
+	}
+	if s.KeyMask, err = engine.ParseKeyMask(f.maskKeys.Text); err != nil {
+		return "mask as keys", err
 	}
 	return "", nil
 }

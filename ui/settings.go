@@ -47,6 +47,9 @@ const (
 	tipAblateAs = "What an ablated head's output becomes: zero, or its mean over the page's patches."
 	tipMask     = "Patches occluded at the input by the page's mean colour, an intervention: x0,y0,x1,y1 are patch " +
 		"columns x0..x1-1 and rows y0..y1-1 (the grid's 'r R c C' hover tells a patch's place). Empty: none. Not saved between sessions."
+	tipMaskKeys = "Patches no query attends to from a block on, an intervention (their keys masked, as an attention mask " +
+		"does; they stay as queries): x0,y0,x1,y1@B masks patch columns x0..x1-1 and rows y0..y1-1 from block B. The " +
+		"attention maps give them 0 from that block. Empty: none. Not saved between sessions."
 	tipApply = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
 		"block you chose stay selected"
 )

@@ -1,7 +1,8 @@
 package ui
 
-// whatif.go: the "What if" tab. Pick an intervention (heads ablated, patches occluded, a
-// block's output or a head patched from another image), run
+// whatif.go: the "What if" tab. Pick an intervention (heads ablated, patches occluded or
+// masked as keys — typed, or the map's most attended patches — a block's output or a head
+// patched from another image), run
 // it against the window's finished run of the same page, and see how far it travels: the
 // change of each block's output and of the merger (a bar per block), where on the image a
 // block's output moved (per patch, the largest |Δ| over channels), and, from a head sweep,
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +29,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
@@ -38,7 +41,12 @@ const (
 	tipPatchFrom = "Activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 takes block B's output at those patches from " +
 		"IMAGE's run (an image of the same page size); IMAGE:blocks.B.attn.hH@… takes head H's slice of what block B's proj reads."
 	tipWhatIfApply = "Make these interventions the window's settings: the run restarts with them, and every map shows the intervened tower."
+	tipTopOcclude  = "Fill \"mask patches\" with the 8 patches the image's map (the overlay shown now) ranks highest: occluded at the input."
+	tipTopKeys     = "Fill \"mask as keys\" with the 8 patches the image's map ranks highest, masked as keys from the selected block on."
 )
+
+// topMasked is how many of the map's top patches the fill buttons take.
+const topMasked = 8
 
 type whatIfPanel struct {
 	in *Inspector
@@ -46,10 +54,12 @@ type whatIfPanel struct {
 	patch    *widget.Entry // IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES
 	runBtn   *widget.Button
 	sweepBtn *widget.Button
-	applyBtn *widget.Button
-	bar      *widget.ProgressBar
-	stale    *widget.Label // "previous result" while a new one runs
-	result   *widget.Label
+	// fill the masks from the image map's most attended patches
+	topOcclude, topKeys *widget.Button
+	applyBtn            *widget.Button
+	bar                 *widget.ProgressBar
+	stale               *widget.Label // "previous result" while a new one runs
+	result              *widget.Label
 
 	curve      *widgets.Bars // per block: relative change, %
 	diffOf     *widget.Select
@@ -71,13 +81,15 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p := &whatIfPanel{in: in, interventionFields: newInterventionFields()}
 	p.patch = widget.NewEntry()
 	p.patch.SetPlaceHolder("b.png:blocks.1.out@0,0,4,4")
-	for _, e := range []*widget.Entry{p.ablate, p.mask, p.patch} {
+	for _, e := range []*widget.Entry{p.ablate, p.mask, p.maskKeys, p.patch} {
 		e.OnSubmitted = func(string) { p.run() } // Enter in any field runs it
 	}
 	p.runBtn = widget.NewButton("Run what if", p.run)
 	p.runBtn.Importance = widget.HighImportance
 	p.sweepBtn = widget.NewButton("Sweep heads", p.runSweep)
 	p.applyBtn = widget.NewButton("Apply to the run", p.apply)
+	p.topOcclude = widget.NewButton(fmt.Sprintf("map's top %d", topMasked), func() { p.fillFromMap(false) })
+	p.topKeys = widget.NewButton(fmt.Sprintf("map's top %d", topMasked), func() { p.fillFromMap(true) })
 	p.bar = widget.NewProgressBar()
 	p.stale = widget.NewLabel("")
 	p.stale.Importance = widget.WarningImportance
@@ -100,7 +112,16 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 }
 
 func (p *whatIfPanel) content() fyne.CanvasObject {
-	form := widget.NewForm(append(p.interventionFields.items(), widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))...)
+	items := p.interventionFields.items()
+	for _, it := range items { // the masks' rows end with their fill button: no row of their own
+		switch it.Text {
+		case "mask patches":
+			it.Widget = container.NewBorder(nil, nil, nil, withTip(p.topOcclude, tipTopOcclude), it.Widget)
+		case "mask as keys":
+			it.Widget = container.NewBorder(nil, nil, nil, withTip(p.topKeys, tipTopKeys), it.Widget)
+		}
+	}
+	form := widget.NewForm(append(items, widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))...)
 	buttons := container.NewHBox(withTip(p.runBtn, tipWhatIfRun), withTip(p.sweepBtn, tipWhatIfSweep), withTip(p.applyBtn, tipWhatIfApply))
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
@@ -116,6 +137,39 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 	// The form, the buttons and the result line stay in view at any height; the charts take
 	// the rest.
 	return container.NewBorder(top, nil, nil, nil, p.results)
+}
+
+// fillFromMap writes the image map's top patches (the overlay shown now, the query left out
+// when the map leaves it out) into the mask field, as pixel_values rows; asKeys: into the key
+// mask field, from the selected block on.
+func (p *whatIfPanel) fillFromMap(asKeys bool) {
+	in := p.in
+	vals, lay := in.image.values, in.Snap.Layout
+	if vals == nil || lay == nil {
+		in.toolbar.say("what if: no map on the image yet (run the page and pick an overlay)", nil)
+		return
+	}
+	var rows []string
+	for _, r := range mapTopRows(in.image.opts.withoutQuery(vals, true, in.Sel.Query), lay) {
+		rows = append(rows, strconv.Itoa(r))
+	}
+	spec := "rows:" + strings.Join(rows, ",")
+	if asKeys {
+		p.maskKeys.SetText(fmt.Sprintf("%s@%d", spec, max(in.Sel.Block, 0)))
+		return
+	}
+	p.mask.SetText(spec)
+}
+
+// mapTopRows is the topMasked highest patches of a map (by sequence index) as pixel_values
+// rows, in increasing order.
+func mapTopRows(vals []float32, lay *geom.Layout) []int {
+	var rows []int
+	for _, i := range topK(vals, topMasked) {
+		rows = append(rows, lay.ProcessorRow(i))
+	}
+	slices.Sort(rows)
+	return rows
 }
 
 // settings is the window's settings with the tab's interventions.

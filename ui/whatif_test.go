@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"context"
 	"image"
 	"image/png"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"fyne.io/fyne/v2/test"
 )
 
 // The What if tab end to end on the demo: no intervention moves nothing (every bar 0, the map
@@ -145,4 +149,56 @@ func mirrored(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// The fill buttons: the image map's top 8 patches into "mask patches" and, from the selected
+// block, into "mask as keys", as pixel_values rows. Run with the key mask: nothing before the
+// block moves, and the intervened run's attention gives those patches exactly 0 from that
+// block on (and their share before it).
+func TestWhatIfMaskFromMap(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.in.SelectBlock(2)
+	h.settle()
+	p, lay := h.in.whatIf, h.in.Snap.Layout
+	if h.in.image.values == nil {
+		t.Fatal("no map on the image")
+	}
+	top := topK(h.in.image.opts.withoutQuery(h.in.image.values, true, h.in.Sel.Query), topMasked)
+	var rows []string
+	for _, r := range mapTopRows(h.in.image.opts.withoutQuery(h.in.image.values, true, h.in.Sel.Query), lay) {
+		rows = append(rows, strconv.Itoa(r))
+	}
+	for _, i := range top { // the fields name the map's top patches, whatever their order
+		if !strings.Contains(","+strings.Join(rows, ",")+",", ","+strconv.Itoa(lay.ProcessorRow(i))+",") {
+			t.Fatalf("map patch %d is not among the rows %v", i, rows)
+		}
+	}
+	test.Tap(p.topOcclude)
+	test.Tap(p.topKeys)
+	if want := "rows:" + strings.Join(rows, ","); p.mask.Text != want || p.maskKeys.Text != want+"@2" {
+		t.Fatalf("the fields hold %q and %q, want %q and %q@2", p.mask.Text, p.maskKeys.Text, want, want)
+	}
+	p.mask.SetText("")
+	var got *WhatIfResult
+	show := h.in.Ctl.OnWhatIf
+	h.in.Ctl.OnWhatIf = func(r *WhatIfResult) { got = r; show(r) }
+	p.run()
+	h.pump("what if (keys masked)", func() bool { return got != nil })
+	if firstMoved(got.Blocks) != 2 || !strings.Contains(p.result.Text, "mask keys") {
+		t.Fatalf("keys masked from block 2: blocks %v; %q", got.Blocks, p.result.Text)
+	}
+	for b := range 4 {
+		_, mean, err := got.Probes.QueryRows(context.Background(), b, h.in.Sel.Query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var share float32
+		for _, i := range top {
+			share += mean[i]
+		}
+		if b >= 2 && share != 0 || b < 2 && share == 0 {
+			t.Errorf("block %d: the masked patches hold %g of the query's attention", b, share)
+		}
+	}
 }
