@@ -78,19 +78,20 @@ func ParseKeyMask(s string) (KeyMask, error) {
 	return KeyMask{Patches: m, From: from}, nil
 }
 
-// keyMaskPlan is a run's key mask laid out: the masked rows in the blocks' order, and per
-// masked block its segments with their key ranges in the keys buffer.
+// keyMaskPlan is a run's key mask laid out over the rows the graph runs: the masked rows, and
+// per masked block its segments with their key ranges in the keys buffer.
 type keyMaskPlan struct {
+	spec   string
 	from   int
-	masked []bool              // [S]: no query attends to this row's key from block from on
+	masked []bool              // per row: no query attends to this row's key from block from on
 	segs   [][]backend.Segment // [depth]: block i's segments with key ranges (nil before from)
 	kept   []int               // the unmasked rows in row order: the keys buffer's rows
-	host   []float32           // the gather's buffer, [S, 3D]
+	host   []float32           // the gather's buffer, [rows, 3D]
 }
 
-// plan lays the key mask out on lay for a tower of depth blocks, refusing a block outside it
-// and a segment (an image, a frame, a window) left with no key.
-func (k KeyMask) plan(lay *geom.Layout, depth int) (*keyMaskPlan, error) {
+// plan lays the key mask out on lay for a tower of depth blocks of hidden size D, refusing a
+// block outside it and a segment (an image, a frame, a window) left with no key.
+func (k KeyMask) plan(lay *geom.Layout, depth, D int) (*keyMaskPlan, error) {
 	if k.None() {
 		return nil, nil
 	}
@@ -101,28 +102,35 @@ func (k KeyMask) plan(lay *geom.Layout, depth int) (*keyMaskPlan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("key %v", err)
 	}
-	S := lay.Rows()
-	p := &keyMaskPlan{from: k.From, masked: make([]bool, S), segs: make([][]backend.Segment, depth)}
+	masked := make([]bool, lay.Rows())
 	for _, r := range rows {
-		p.masked[lay.RowOfProcessor(r)] = true
+		masked[lay.RowOfProcessor(r)] = true
 	}
+	return planKeyMask(masked, k.Spec(), k.From, depth, D, lay.SegmentsOf, lay.Windowed)
+}
+
+// planKeyMask lays out masked (per row of the rows the graph runs) from block from on, each
+// block's segments given by segsOf (windowed says which are windows, for the error).
+func planKeyMask(masked []bool, spec string, from, depth, D int, segsOf func(int) []backend.Segment, windowed func(int) bool) (*keyMaskPlan, error) {
+	S := len(masked)
+	p := &keyMaskPlan{spec: spec, from: from, masked: masked, segs: make([][]backend.Segment, depth), host: make([]float32, S*3*D)}
 	before := make([]int, S+1) // before[r]: kept rows before row r, so a row range's keys are contiguous
 	for r := range S {
 		before[r+1] = before[r]
-		if !p.masked[r] {
+		if !masked[r] {
 			p.kept = append(p.kept, r)
 			before[r+1]++
 		}
 	}
-	for i := k.From; i < depth; i++ {
-		for _, sg := range lay.SegmentsOf(i) {
+	for i := from; i < depth; i++ {
+		for _, sg := range segsOf(i) {
 			ks := backend.Segment{Start: sg.Start, End: sg.End, KeyStart: before[sg.Start], KeyEnd: before[sg.End]}
 			if ks.KeyEnd == ks.KeyStart && sg.Len() > 0 {
 				what := "image"
-				if lay.Windowed(i) {
+				if windowed(i) {
 					what = "attention window"
 				}
-				return nil, fmt.Errorf("key mask %s: it masks every patch of the %s of rows %d-%d in block %d, whose queries would attend to nothing", k.Spec(), what, sg.Start, sg.End-1, i)
+				return nil, fmt.Errorf("key mask %s: it masks every patch of the %s of rows %d-%d in block %d, whose queries would attend to nothing", spec, what, sg.Start, sg.End-1, i)
 			}
 			p.segs[i] = append(p.segs[i], ks)
 		}
@@ -136,7 +144,7 @@ func (k KeyMask) plan(lay *geom.Layout, depth int) (*keyMaskPlan, error) {
 func (g *graph) keysOf(i int, k, val backend.View) ([]backend.Segment, backend.View, backend.View) {
 	p := g.keyMask
 	if p == nil || i < p.from {
-		return g.lay.SegmentsOf(i), k, val
+		return g.segmentsOf(i), k, val
 	}
 	D := g.cfg.Hidden
 	W := 3 * D

@@ -95,6 +95,9 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	if c.ArrangesRows() {
 		host += f * S * int64(c.PatchDim()) // the pixels gathered into the blocks' order
 	}
+	if !s.KeepTop.None() { // the dropped rows' frozen state, and the ranking block's q|k (tokendrop.go)
+		host += f * 3 * S * D
+	}
 	if !s.KeyMask.None() { // the kept keys' q|k|v: the backend's buffer and the host's gather (keymask.go)
 		page += f * 3 * S * D
 		host += f * 3 * S * D

@@ -38,6 +38,9 @@ func (r *Run) PatchOutput(block int, rows []int, source []float32) error {
 	case len(source) != S*D:
 		return fmt.Errorf("patch block %d: the source holds %d values, the page %d rows of %d", block, len(source), S, D)
 	}
+	if err := r.patchableWithDrop(block); err != nil {
+		return err
+	}
 	p := outputPatch{source: source}
 	for _, row := range rows {
 		if row < 0 || row >= S {
@@ -64,6 +67,15 @@ func (r *Run) applyPatch(i int) {
 		copy(r.cur[row*D:(row+1)*D], p.source[row*D:(row+1)*D])
 	}
 	r.e.Backend.Upload(v(r.g.buf.h), r.cur)
+}
+
+// patchableWithDrop refuses a patch of a block that runs after a token drop (its rows are
+// compacted; patching them is not supported).
+func (r *Run) patchableWithDrop(block int) error {
+	if k := r.e.Settings.KeepTop; !k.None() && block > k.After {
+		return fmt.Errorf("patch block %d: the run drops tokens after block %d (%s); patch a block up to %d", block, k.After, k.String(), k.After)
+	}
+	return nil
 }
 
 // headEdit is one block's edit of attn where the heads enter proj, after any ablation: this
@@ -128,6 +140,9 @@ func (r *Run) PatchHead(block, head int, rows []int, source []float32) error {
 		return fmt.Errorf("patch head %d: block %d has heads 0-%d", head, block, c.Heads-1)
 	case len(source) != S*D:
 		return fmt.Errorf("patch block %d: the source holds %d values, the page %d rows of %d", block, len(source), S, D)
+	}
+	if err := r.patchableWithDrop(block); err != nil {
+		return err
 	}
 	var lrows []int
 	for _, row := range rows {

@@ -121,6 +121,8 @@ type Run struct {
 	Ablation   Ablation            // the heads this run ablates (Settings.Ablate, or StartWith's)
 	maskRows   []int               // pixel_values rows occluded (Settings.Mask)
 	patches    map[int]outputPatch // blocks whose output is patched (PatchOutput)
+	drop       *tokenDrop          // the tokens dropped after a block (Settings.KeepTop), once dropped
+	dropQK     []float32           // the drop's block's q|k, taken for the ranking when the run keeps none
 	prev, cur  []float32
 	changes    []float64 // mean change per block
 	Observers  []func(BlockResult)
@@ -171,12 +173,14 @@ func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 	if r.maskRows, err = e.Settings.Mask.rows(lay); err != nil {
 		return nil, err
 	}
-	if r.g.keyMask, err = e.Settings.KeyMask.plan(lay, cfg.Depth); err != nil {
+	if r.g.keyMask, err = e.Settings.KeyMask.plan(lay, cfg.Depth, cfg.Hidden); err != nil {
 		return nil, err
 	}
 	if p := r.g.keyMask; p != nil {
-		p.host = make([]float32, S*3*cfg.Hidden)
 		r.Probes.MaskKeys(p.from, p.masked) // the maps score the keys the blocks saw
+	}
+	if err := e.Settings.KeepTop.check(S/(cfg.MergeSize*cfg.MergeSize), cfg.Depth); err != nil {
+		return nil, err
 	}
 	if err := r.g.alloc(); err != nil {
 		return nil, err
@@ -284,6 +288,9 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	if err := r.deepstackAfter(i, &t); err != nil {
 		return BlockResult{}, err
 	}
+	if err := r.dropTokens(ctx, i); err != nil { // after the block's deepstack: it saw every token
+		return BlockResult{}, err
+	}
 	t.Ops = r.takeOps()
 	res = r.observe(i, &t, start)
 	r.next++
@@ -366,7 +373,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if t.Deepstack, err = r.e.Backend.Commit(); err != nil {
 			return err
 		}
-		r.Deepstack = append(r.Deepstack, r.Layout.ToProcessorOrder(r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden), cfg.OutHidden))
+		r.Deepstack = append(r.Deepstack, r.mergedOut())
 		r.checkMerger(fmt.Sprintf("deepstack_merger_list.%d.", k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
 	}
 	return nil
@@ -411,10 +418,21 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 	}
 	r.takeOps()
 	// in the processor's order, whatever order the blocks saw the rows in (Qwen2.5-VL's windows)
-	r.Merger = r.Layout.ToProcessorOrder(r.download(r.g.buf.out, r.g.mergedRows()*cfg.OutHidden), cfg.OutHidden)
+	r.Merger = r.mergedOut()
 	r.checkMerger("merger.", cfg.Depth-1, r.prev, r.Merger, w)
 	r.MergerTime = d
 	return d, nil
+}
+
+// mergedOut is a merger's output just committed, [S/m^2, O] in the processor's order: a
+// token dropped before it is a 0 row.
+func (r *Run) mergedOut() []float32 {
+	O := r.Config().OutHidden
+	out := r.download(r.g.buf.out, r.g.mergedRows()*O)
+	if r.drop != nil {
+		out = r.drop.expandMerged(out, O, r.Layout.Rows()/(r.Config().MergeSize*r.Config().MergeSize))
+	}
+	return r.Layout.ToProcessorOrder(out, O)
 }
 
 // RunAll steps through the remaining blocks and the merger.

@@ -54,10 +54,22 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 // of them, not three (q, k, then interleaved).
 func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
+	if r.ranksTokens() && !want.Has(TapQ) { // the drop ranks the tokens by this block's attention
+		if qk := r.takeQK(want | TapSetOf(TapQ, TapK)); qk != nil { // the attention pass's
+			r.dropQK = qk
+		}
+	}
 	if qk = r.takeQK(want); qk != nil {
 		want &^= TapSetOf(TapQ, TapK)
 	}
 	return r.downloadTaps(want), qk
+}
+
+// ranksTokens says whether the block in flight is the one whose attention ranks the tokens a
+// drop keeps (Settings.KeepTop, not random).
+func (r *Run) ranksTokens() bool {
+	k := r.e.Settings.KeepTop
+	return !k.None() && !k.Random && r.next == k.After
 }
 
 // takeQK downloads q|k ([S, 2D]: each row q's then k's) when want holds both and this pass
@@ -114,6 +126,19 @@ func (r *Run) downloadRows(dst []float32, dstStride int, src backend.View, srcSt
 // one q|k takeTaps brought down), and makes its output the current hidden state.
 func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
 	keep := r.e.Settings.Keep.Taps
+	if d := r.drop; d != nil { // a block after a token drop ran the kept rows: back to the page
+		S, cfg := r.Layout.Rows(), r.Config()
+		for t, x := range taps {
+			var fill []float32
+			if t == TapOut {
+				fill = d.frozen // a dropped row's state stays what it was
+			}
+			taps[t] = d.expand(x, t.Width(cfg), S, fill)
+		}
+		if qk != nil {
+			qk = d.expand(qk, 2*cfg.Hidden, S, nil)
+		}
+	}
 	r.cur = taps[TapOut]
 	for _, t := range keep.List() {
 		switch t {

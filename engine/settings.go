@@ -3,7 +3,7 @@ package engine
 // settings.go: what a user can change about a run, in one struct — the CLI's flags, the
 // window's forms and both sides of Compare fill it, and the engine reads it.
 //
-// Invariant: of these, only Backend, MaxPixels, Ablate, Mask, KeyMask and PatchFrom may change a run's outputs; residency,
+// Invariant: of these, only Backend, MaxPixels, Ablate, Mask, KeyMask, KeepTop and PatchFrom may change a run's outputs; residency,
 // slots, tile rows and threads change timings and memory only (the engine is bit-identical
 // across them, tested). Mutation that would silently break it: letting the tile size decide
 // a reduction's order — every setting would still run, Compare would show differences where
@@ -84,6 +84,7 @@ type Settings struct {
 	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
 	Mask      Mask          // patches occluded at the input by the page's mean colour; none by default
 	KeyMask   KeyMask       // patches no query attends to from a block on; none by default
+	KeepTop   KeepTop       // tokens dropped after a block (the most attended, or random, go on); none by default
 	// PatchFrom is activation patching, "IMAGE:blocks.B.out@PATCHES": block B's output at the
 	// patches taken from IMAGE's run, or "IMAGE:blocks.B.attn.hH@PATCHES": head H's slice of
 	// what block B's proj reads (the session applies it to every run); "" none.
@@ -180,7 +181,7 @@ func (s Settings) Describe() string {
 // and dumps give it ("ablate 3:5 (zero)") and what it does, for people.
 type Intervention struct{ Name, Effect string }
 
-// Interventions are the settings' interventions in one order (ablation, mask, key mask, patch): the one
+// Interventions are the settings' interventions in one order (ablation, mask, key mask, token drop, patch): the one
 // list Describe, the CLI's header, the window's status and captions and a dump's provenance
 // read, so a new intervention is named everywhere by adding it here.
 func (s Settings) Interventions() []Intervention {
@@ -193,6 +194,9 @@ func (s Settings) Interventions() []Intervention {
 	}
 	if k := s.KeyMask.String(); k != "" {
 		out = append(out, Intervention{k, "no query attends to those patches from that block on (they stay as queries)"})
+	}
+	if k := s.KeepTop.String(); k != "" {
+		out = append(out, Intervention{k, "the later blocks and the merger run on those merged tokens' patches only"})
 	}
 	if s.PatchFrom != "" {
 		effect := "that block's output at those patches taken from the other image's run"

@@ -121,6 +121,8 @@ func (r *Run) resume(base *Run, block int) error {
 		return fmt.Errorf("resume at block %d: the run is at block %d, its base at %d", block, r.next, base.next)
 	case len(r.patches) > 0 || len(r.g.heads) > 0:
 		return fmt.Errorf("resume at block %d: the run has patches of its own", block)
+	case !r.e.Settings.KeepTop.None() && r.e.Settings.KeepTop.After < block:
+		return fmt.Errorf("resume at block %d: the run drops tokens after block %d", block, r.e.Settings.KeepTop.After)
 	}
 	var names []string
 	for _, t := range r.e.Settings.Keep.Taps.List() {

@@ -55,6 +55,17 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       eager_attention_forward wrapped, the tower run with attn_implementation eager); the
       rows stay as queries. masked_blk{i}, masked_pooler_output, masked_deepstack{k}.
 
+  droptokens TOWER.safetensors OUT.safetensors --keep 20 --after 1
+      Token dropping: the attention each patch receives in block AFTER (per segment of that
+      block's cu_seqlens, softmax(q k^T * scale) in float64 from transformers' own qkv and
+      rope, the mean over heads summed over the queries), summed per merge unit; the KEEP
+      most received units (ties to the lower unit; the gap at the cut must be clear) go on:
+      forward pre-hooks on the later blocks gather their hidden state, rope tables and
+      cu_seqlens to the kept rows, and forward hooks on the mergers put their rows back on
+      the page's units (0 for a dropped one). received (float32), kept_units (the blocks' unit order),
+      dropped_blk{i} (the kept rows only after AFTER), dropped_pooler_output,
+      dropped_deepstack{k}.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -491,6 +502,83 @@ def cmd_keymask(a):
     print("wrote", a.out, sorted(out), "masked calls", state["calls"])
 
 
+def cmd_droptokens(a):
+    import importlib
+    m, X, G = load_tower(a.tower)
+    mod = importlib.import_module(type(m.blocks[0].attn).__module__)
+    rope = mod.apply_rotary_pos_emb_vision
+    u = m.config.spatial_merge_size ** 2
+    S = X.shape[0]
+    rec = capture(m)
+    with torch.no_grad():
+        m(X, grid_thw=G)
+        attn, args, kw = rec["attn"][a.after]
+        hs = args[0] if args else kw["hidden_states"]
+        cos, sin = kw["position_embeddings"]
+        cu = [int(c) for c in kw["cu_seqlens"].tolist()]
+        qkv = attn.qkv(hs).reshape(S, 3, attn.num_heads, -1).permute(1, 0, 2, 3)
+        q, k = rope(qkv[0], qkv[1], cos, sin)
+        received = torch.zeros(S, dtype=torch.float64)
+        for s0, s1 in zip(cu[:-1], cu[1:]):
+            if s1 > s0:
+                sc = torch.einsum("qhd,khd->hqk", q[s0:s1].double(), k[s0:s1].double()) * attn.scaling
+                received[s0:s1] += torch.softmax(sc, dim=-1).mean(0).sum(0)
+    score = received.view(-1, u).sum(1)
+    order = sorted(range(len(score)), key=lambda i: (-float(score[i]), i))
+    if a.keep < len(order):
+        gap = float(score[order[a.keep - 1]] - score[order[a.keep]]) / float(score[order[a.keep - 1]])
+        assert gap > 1e-5, "the cut at %d falls between two nearly equal scores (%g): choose another --keep" % (a.keep, gap)
+    units = sorted(order[:a.keep])
+    idx = torch.tensor([w * u + j for w in units for j in range(u)])
+
+    def compact_cu(c):
+        kept = torch.zeros(S + 1, dtype=torch.int64)
+        kept[idx + 1] = 1
+        before = kept.cumsum(0)
+        return torch.unique_consecutive(before[c.long()]).to(c.dtype)
+
+    def pre(mod_, args, kw):
+        kw = dict(kw)
+        hs = args[0] if args else kw.pop("hidden_states")
+        if hs.shape[0] == S:
+            hs = hs[idx]
+        c, s_ = kw["position_embeddings"]
+        kw["position_embeddings"] = (c[idx], s_[idx])
+        kw["cu_seqlens"] = compact_cu(kw["cu_seqlens"])
+        return (hs,) + tuple(args[1:]), kw
+
+    def merger_in(mod_, args):  # a drop after the last block: the merger reads the kept rows
+        return (args[0][idx],) + tuple(args[1:]) if args[0].shape[0] == S else None
+
+    def merger_out(mod_, args, out):
+        if out.shape[0] != len(units):
+            return None
+        full = out.new_zeros(S // u, out.shape[1])
+        full[torch.tensor(units)] = out
+        return full
+    hooks = [b.register_forward_pre_hook(pre, with_kwargs=True) for b in m.blocks[a.after + 1:]]
+    mergers = [m.merger] + list(getattr(m, "deepstack_merger_list", None) or [])
+    hooks += [mg.register_forward_pre_hook(merger_in) for mg in mergers[:1]]
+    hooks += [mg.register_forward_hook(merger_out) for mg in mergers]
+    rec = capture(m)
+    try:
+        with torch.no_grad():
+            o = m(X, grid_thw=G)
+    finally:
+        for h in hooks:
+            h.remove()
+    out = {"received": received, "kept_units": torch.tensor(units, dtype=torch.int64), "dropped_pooler_output": o.pooler_output}
+    for i, blk in enumerate(rec["out"]):
+        assert blk.shape[0] == (S if i <= a.after else len(idx)), (i, blk.shape)
+        out["dropped_blk%d" % i] = blk
+    for k_, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["dropped_deepstack%d" % k_] = d
+    import transformers
+    save(a.out, out, {"keep": str(a.keep), "after": str(a.after), "tower": os.path.basename(a.tower),
+                      "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out), "units", units)
+
+
 def cmd_exif_jpeg(a):
     from PIL import Image
     img = Image.open(a.image).convert("RGB")
@@ -544,12 +632,17 @@ def main():
     km.add_argument("out")
     km.add_argument("--rows", required=True)
     km.add_argument("--from", dest="frm", type=int, required=True)
+    dt = sub.add_parser("droptokens")
+    dt.add_argument("tower")
+    dt.add_argument("out")
+    dt.add_argument("--keep", type=int, required=True)
+    dt.add_argument("--after", type=int, required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "keymask": cmd_keymask, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "keymask": cmd_keymask, "droptokens": cmd_droptokens, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":

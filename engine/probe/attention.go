@@ -58,7 +58,8 @@ type attnBlock struct {
 	qk           []float32 // [S, 2D]: q (D) then k (D) per row
 	d, hd, heads int
 	scale        float64
-	masked       []bool // key rows the run's attention did not see (Store.MaskKeys); nil: none
+	masked       []bool // key rows the run's attention did not see (Store.MaskKeys, DropAfter); nil: none
+	dropped      []bool // rows the block did not run at all (Store.DropAfter); nil: none
 	// With kernel.UseFMA (decided when the block is set up): the keys of the segments asked
 	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region, and
 	// slot[h] is head h's place inside a region (-1: head h is not packed).
@@ -91,6 +92,22 @@ func (s *Store) attnBlockHeads(block int, heads []int, segs ...backend.Segment) 
 	return ab, nil
 }
 
+// packIfFMA packs every head's keys of segs where scores need them packed (kernel.UseFMA).
+func (ab *attnBlock) packIfFMA(segs []backend.Segment) error {
+	if !kernel.UseFMA {
+		return nil
+	}
+	heads := make([]int, ab.heads)
+	for h := range heads {
+		heads[h] = h
+	}
+	ab.packKeys(segs, heads)
+	return nil
+}
+
+// attnScale is the scores' scale, 1/sqrt(head dim).
+func (s *Store) attnScale() float64 { return 1 / math.Sqrt(float64(s.HeadDim)) }
+
 // attnBlockBare sets up block without packing any key: for the one-query paths
 // (onequery.go), which read the keys where they are.
 func (s *Store) attnBlockBare(block int) (attnBlock, error) {
@@ -99,7 +116,11 @@ func (s *Store) attnBlockBare(block int) (attnBlock, error) {
 		return attnBlock{}, err
 	}
 	hd := s.HeadDim
-	return attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: 1 / math.Sqrt(float64(hd)), masked: s.maskedKeys(block)}, nil
+	ab := attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
+	if s.dropped != nil && block > s.dropAfter {
+		ab.dropped = s.dropped
+	}
+	return ab, nil
 }
 
 // padded is L rounded up to whole key strips.
@@ -231,6 +252,18 @@ func (ab *attnBlock) scores(sc *scratch, head int, qs []int, seg backend.Segment
 	}
 	for a := range n {
 		ab.dropMasked(row(sc.s, a, L), seg.Start)
+	}
+}
+
+// clearDropped zeroes the rows of sc.m (length L) of the queries the block did not run.
+func (ab *attnBlock) clearDropped(sc *scratch, qs []int, L int) {
+	if ab.dropped == nil {
+		return
+	}
+	for a, q := range qs {
+		if ab.dropped[q] {
+			clear(row(sc.m, a, L))
+		}
 	}
 }
 
@@ -382,7 +415,7 @@ func (s *Store) longestSegment() int {
 // have not been seen. It needs q and k kept (Settings.Keep).
 func (s *Store) AttentionRows(ctx context.Context, block, head int, queries []int, fn func(query int, row []float32)) error {
 	for _, q := range queries {
-		if err := s.checkQuery(q); err != nil {
+		if err := s.checkQueryAt(block, q); err != nil {
 			return err
 		}
 	}
@@ -594,7 +627,12 @@ func EvenQueries(n, max int) []int {
 // queries). At most maxQueries queries are used, spread evenly by EvenQueries (all of them
 // when maxQueries <= 0). It needs q and k kept (Settings.Keep).
 func (s *Store) HeadStats(ctx context.Context, block, maxQueries int) (dist, entropy []float64, err error) {
-	qs := EvenQueries(s.Layout.Rows(), maxQueries)
+	var qs []int
+	for _, q := range EvenQueries(s.Layout.Rows(), maxQueries) {
+		if !s.droppedAt(block, q) { // a dropped row is no query of the block
+			qs = append(qs, q)
+		}
+	}
 	groups := s.groupQueries(block, qs)
 	ab, err := s.attnBlock(block, groupSegments(groups)...)
 	if err != nil {

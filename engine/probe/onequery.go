@@ -125,7 +125,7 @@ func (ab *attnBlock) scoreGeneric(query, h int, keys backend.Segment, out []floa
 
 // queryRow is one head's attention row of query: AttentionRows' row, from one pass.
 func (s *Store) queryRow(ctx context.Context, block, head, query int) ([]float32, error) {
-	if err := s.checkQuery(query); err != nil {
+	if err := s.checkQueryAt(block, query); err != nil {
 		return nil, err
 	}
 	ab, err := s.attnBlockBare(block)
@@ -156,7 +156,7 @@ func (s *Store) QueryRows(ctx context.Context, block, query int) (rows [][]float
 
 // queryRows is QueryRows; withRows false leaves rows nil (the mean alone).
 func (s *Store) queryRows(ctx context.Context, block, query int, withRows bool) ([][]float32, []float32, error) {
-	if err := s.checkQuery(query); err != nil {
+	if err := s.checkQueryAt(block, query); err != nil {
 		return nil, nil, err
 	}
 	ab, err := s.attnBlockBare(block)

@@ -102,7 +102,10 @@ func checkFusedSize(L int) error {
 // fusedRows fills row a of sc.m with the attention of qs[a] over seg: head's row for
 // head >= 0, else the heads fused by f (the mean through headMeans, so its bits are the
 // mean rows' everywhere).
+// A query the block no longer had (token dropping) attends to nothing: its row is 0, so its
+// rollout row is the identity's alone (its state passes the block unchanged, as it did).
 func (ab *attnBlock) fusedRows(sc *scratch, qs []int, seg backend.Segment, head int, f Fusion) {
+	defer ab.clearDropped(sc, qs, seg.Len())
 	L := seg.End - seg.Start
 	if head < 0 && f == FuseMean {
 		ab.headMeans(sc, qs, seg)

@@ -129,6 +129,15 @@ func (ab *attnBlock) fusedCols(ws *colScratch, seg backend.Segment, keys []float
 			}
 		}
 	}
+	if ab.dropped != nil { // a query the block did not run attends to nothing (fusedRows)
+		for c := range nq {
+			if ab.dropped[q0+c] {
+				for j := range L {
+					acc[j*colLanes+c] = 0
+				}
+			}
+		}
+	}
 	if f == FuseMean {
 		var invH [colLanes]float32
 		for c := range invH {

@@ -34,6 +34,11 @@ type Store struct {
 	// are true (engine/keymask.go); set before the first block is kept, read only after.
 	keyMask     []bool
 	keyMaskFrom int
+	// dropped: the blocks after dropAfter ran without these rows (token dropping: DropAfter);
+	// keyMaskDropped is them and keyMask together.
+	dropped        []bool
+	dropAfter      int
+	keyMaskDropped []bool
 
 	mu    sync.RWMutex
 	qk    [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
@@ -61,12 +66,20 @@ func (s *Store) MaskKeys(from int, masked []bool) {
 	s.keyMask, s.keyMaskFrom = masked, from
 }
 
-// maskedKeys is block's masked key rows (nil: none).
+// maskedKeys is block's key rows no query saw (nil: none): the key mask's from its block on,
+// and the dropped rows after the drop's block.
 func (s *Store) maskedKeys(block int) []bool {
-	if s.keyMask == nil || block < s.keyMaskFrom {
-		return nil
+	masked := s.keyMask != nil && block >= s.keyMaskFrom
+	dropped := s.dropped != nil && block > s.dropAfter
+	switch {
+	case masked && dropped:
+		return s.keyMaskDropped
+	case dropped:
+		return s.dropped
+	case masked:
+		return s.keyMask
 	}
-	return s.keyMask
+	return nil
 }
 
 // register lists name among the kept taps the first time it is added. Callers hold mu.

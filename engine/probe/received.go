@@ -1,0 +1,122 @@
+package probe
+
+// received.go: the attention each patch receives in one block — the sum over the queries of
+// its segment of the head-mean attention row's entry for it (so each segment hands out its
+// own length in total, one per query, and a patch receives 1 on average whatever the size of
+// its image) — what token dropping ranks patches by (engine/tokendrop.go), and the rows a
+// run dropped, which the probes of the later blocks leave out.
+//
+// Invariant: the sum runs over query groups in a fixed order into a fixed number of partial
+// vectors (maxChunks), added in order at the end: the same bits for any GOMAXPROCS. A key the
+// run masked (MaskKeys) or dropped receives 0.
+// Mutation that would silently break it: summing over the keys of a query's row (every
+// patch would receive exactly 1 and the ranking would be the order of the rows).
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/internal/par"
+)
+
+// Received is, per row ([S], float64), the attention the row's patch receives in block: the sum
+// over every query of its segment of mean_h A_h[query, row]. It needs the block's q|k kept.
+func (s *Store) Received(ctx context.Context, block int) ([]float64, error) {
+	qk, err := s.QK(block)
+	if err != nil {
+		return nil, err
+	}
+	return s.ReceivedOf(ctx, block, qk)
+}
+
+// ReceivedOf is Received from block's q|k rows given here ([S, 2D]: a run that does not keep
+// them hands the one block's over), with the store's layout and masks.
+func (s *Store) ReceivedOf(ctx context.Context, block int, qk []float32) ([]float64, error) {
+	S, D := s.Layout.Rows(), s.Hidden
+	if len(qk) != S*2*D {
+		return nil, fmt.Errorf("received: q|k of %d values, want %d rows of %d", len(qk), S, 2*D)
+	}
+	var queries []int
+	for q := range S {
+		if !s.droppedAt(block, q) {
+			queries = append(queries, q)
+		}
+	}
+	groups := s.groupQueries(block, queries)
+	ab := attnBlock{qk: qk, d: D, hd: s.HeadDim, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
+	if err := ab.packIfFMA(groupSegments(groups)); err != nil {
+		return nil, err
+	}
+	chunk := max(1, (len(groups)+maxChunks-1)/maxChunks)
+	nChunks := (len(groups) + chunk - 1) / chunk
+	partials := make([][]float64, nChunks)
+	longest := s.longestSegment()
+	scr := make([]*scratch, par.Workers(nChunks))
+	err := par.For(ctx, nChunks, len(scr), func(w, c int) {
+		if scr[w] == nil {
+			scr[w] = newScratch(longest)
+		}
+		part := make([]float64, S)
+		for _, g := range groups[c*chunk : min((c+1)*chunk, len(groups))] {
+			ab.headMeans(scr[w], g.qs, g.seg)
+			addColumns(scr[w], len(g.qs), g.seg, part)
+		}
+		partials[c] = part
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, S)
+	for _, part := range partials {
+		for j, x := range part {
+			out[j] += x
+		}
+	}
+	return out, nil
+}
+
+// addColumns adds the n head-mean rows in sc.m (over seg) into part, at their keys' rows.
+func addColumns(sc *scratch, n int, seg backend.Segment, part []float64) {
+	L := seg.Len()
+	dst := part[seg.Start:seg.End]
+	for a := range n {
+		for j, x := range row(sc.m, a, L) {
+			dst[j] += x
+		}
+	}
+}
+
+// DropAfter says that the blocks after block ran without the rows where dropped is true
+// ([S], the blocks' row order: token dropping, engine/tokendrop.go): in those blocks they are
+// keys no query saw (probability 0) and not queries at all (their rows are refused). Before
+// any later block is kept; dropped is the store's now.
+func (s *Store) DropAfter(block int, dropped []bool) {
+	s.dropped, s.dropAfter = dropped, block
+	if s.keyMask == nil {
+		return
+	}
+	union := make([]bool, len(dropped)) // the key mask's keys and the dropped rows together
+	for i := range union {
+		union[i] = dropped[i] || s.keyMask[i]
+	}
+	s.keyMaskDropped = union
+}
+
+// Dropped says whether row was dropped before block ran (token dropping).
+func (s *Store) Dropped(block, row int) bool { return s.droppedAt(block, row) }
+
+func (s *Store) droppedAt(block, row int) bool {
+	return s.dropped != nil && block > s.dropAfter && s.dropped[row]
+}
+
+// checkQueryAt is checkQuery, and refuses a query its block no longer had.
+func (s *Store) checkQueryAt(block, q int) error {
+	if err := s.checkQuery(q); err != nil {
+		return err
+	}
+	if s.droppedAt(block, q) {
+		return fmt.Errorf("patch %d was dropped after block %d: block %d did not run it", s.Layout.ProcessorRow(q), s.dropAfter, block)
+	}
+	return nil
+}
