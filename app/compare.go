@@ -66,7 +66,7 @@ func parseCompareFlags(args []string) (*compareFlags, error) {
 }
 
 // settingKeys are what --a and --b set.
-var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)", "mask-keys (x0+y0+x1+y1@B)"}
+var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)", "mask-keys (x0+y0+x1+y1@B)", "keep-top (K@B)"}
 
 // parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
 func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
@@ -101,6 +101,12 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 				return s, fmt.Errorf("%s: %w", flagName, err)
 			}
 			s.KeyMask = km
+		case "keep-top":
+			k, err := engine.ParseKeepTop(v)
+			if err != nil {
+				return s, fmt.Errorf("%s: %w", flagName, err)
+			}
+			s.KeepTop = k
 		case "ablate", "ablate-mode":
 			heads, mode := s.Ablate.Heads, s.Ablate.Mode
 			if k == "ablate" {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -285,6 +286,68 @@ func TestMaskKeysCLI(t *testing.T) {
 	s, err := parseSettingSpec("--a", "mask-keys=0+0+2+2@1")
 	if err != nil || s.KeyMask.Spec() != "0,0,2,2@1" {
 		t.Errorf("compare's mask-keys=0+0+2+2@1: %+v, %v", s.KeyMask, err)
+	}
+}
+
+// --keep-top: after block 1 only the 30 most attended merged tokens go on: blocks 0 and 1
+// change no bit, the dump holds the 30 kept units and 0 merger rows for the others, a dropped
+// query's later attention rows are 0; the header, the JSON and the provenance name it; keeping
+// every token changes no bit; compare's keep-top key takes it; bad specs are refused.
+func TestKeepTopCLI(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--attention-query", "8"}
+	drop, plain, all := filepath.Join(dir, "d.safetensors"), filepath.Join(dir, "p.safetensors"), filepath.Join(dir, "a.safetensors")
+	js := filepath.Join(dir, "run.json")
+	out := cli(t, append(base, "--dump", drop, "--json", js, "--keep-top", "30@1")...)
+	if !strings.Contains(out, "keep the top 30 tokens after block 1") {
+		t.Errorf("the header does not name the drop:\n%s", out)
+	}
+	cli(t, append(base, "--dump", plain, "--quiet")...)
+	cli(t, append(base, "--dump", all, "--quiet", "--keep-top", "126@1")...) // the demo page: 18 x 28 patches, 126 merged tokens
+	f, d := readAll(t, drop)
+	_, p := readAll(t, plain)
+	_, a := readAll(t, all)
+	if !numcheck.BitEqual(a["merger"], p["merger"]) || !numcheck.BitEqual(a["blocks.3.out"], p["blocks.3.out"]) {
+		t.Error("keeping all 126 tokens moved the outputs")
+	}
+	if !numcheck.BitEqual(d["blocks.1.out"], p["blocks.1.out"]) || numcheck.BitEqual(d["blocks.2.out"], p["blocks.2.out"]) {
+		t.Error("dropping after block 1 must leave blocks 0 and 1 as they were and move block 2")
+	}
+	units, err := f.ReadI64("kept_units")
+	if err != nil || len(units) != 30 {
+		t.Fatalf("kept_units: %v, %v", units, err)
+	}
+	O := len(d["merger"]) / 126
+	zero := 0
+	for u := range 126 {
+		row := d["merger"][u*O : (u+1)*O]
+		if slices.Max(row) == 0 && slices.Min(row) == 0 {
+			zero++
+			if slices.Contains(units, int64(u)) {
+				t.Errorf("kept token %d is a 0 row of the merger", u)
+			}
+		}
+	}
+	if zero != 96 {
+		t.Errorf("%d of the merger's rows are 0, want the 96 dropped", zero)
+	}
+	// patch 8 is merged token 2, which block 1 ranks below the top 30: it attends to nothing after
+	if slices.Contains(units, 2) || slices.Max(d["blocks.2.attn_row"]) != 0 || slices.Max(d["blocks.1.attn_row"]) == 0 {
+		t.Errorf("dropped query 8 (kept units %v): its attention rows in blocks 1 and 2 are not its own and 0", units)
+	}
+	if data, err := os.ReadFile(js); err != nil || !strings.Contains(string(data), `"keep_top": "30@1"`) {
+		t.Errorf("the JSON does not name the drop (%v)", err)
+	}
+	if out := cli(t, "verify", "--dump", drop); !strings.Contains(out, "keep the top 30 tokens after block 1") {
+		t.Errorf("the dump's provenance does not name the drop:\n%s", out)
+	}
+	for bad, want := range map[string]string{"30": "--keep-top", "127@1": "126 merged tokens", "30@4": "blocks 0-3"} {
+		if msg := cliFails(t, append(base[:len(base)-2], "--keep-top", bad)...); !strings.Contains(msg, want) {
+			t.Errorf("--keep-top %s: %q, want it to name %s", bad, msg, want)
+		}
+	}
+	if s, err := parseSettingSpec("--b", "keep-top=random:8@2"); err != nil || s.KeepTop.Spec() != "random:8@2" {
+		t.Errorf("compare's keep-top=random:8@2: %+v, %v", s.KeepTop, err)
 	}
 }
 

@@ -36,7 +36,7 @@ type runFlags struct {
 func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
-	var residency, taps, maxMemory, ablate, ablateMode, mask, maskKeys string
+	var residency, taps, maxMemory, ablate, ablateMode, mask, maskKeys, keepTop string
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
@@ -59,6 +59,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&s.PatchFrom, "patch-from", "", "activation patching: IMAGE:blocks.B.out@x0,y0,x1,y1 (or @rows:R,R,...): block B's output at those patches taken from IMAGE's run (the same page size); IMAGE:blocks.B.attn.hH@...: head H's slice of what block B's proj reads")
 	fs.StringVar(&mask, "mask-patches", "", "occlude patches at the input with the page's mean colour: x0,y0,x1,y1 (patch columns x0..x1-1, rows y0..y1-1), or a FILE of pixel_values rows")
 	fs.StringVar(&maskKeys, "mask-keys", "", "mask patches as keys from a block on (no query attends to them; they stay as queries): PATCHES@B, PATCHES as --mask-patches takes them, e.g. 2,2,5,5@3")
+	fs.StringVar(&keepTop, "keep-top", "", "drop tokens: after block B only the K merged tokens that received the most attention in block B go on (K@B, e.g. 64@3), or K at random (random:K@B, the control)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -103,6 +104,9 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	}
 	if s.KeyMask, err = parseKeyMaskFlag(maskKeys); err != nil {
 		return nil, fmt.Errorf("--mask-keys: %w", err)
+	}
+	if s.KeepTop, err = engine.ParseKeepTop(keepTop); err != nil {
+		return nil, fmt.Errorf("--keep-top: %w", err)
 	}
 	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
 		return nil, fmt.Errorf("--patch-from: %w", err)

@@ -3,7 +3,10 @@ package engine
 // dump.go writes the CLI dump contract (DESIGN.md): float32 pixel_values [S, C*T*P*P],
 // grid_thw [3] int64, embed [S, D], blocks.{i}.out [S, D], merger [S/4, O],
 // deepstack.{k} [S/4, O], with a query, blocks.{i}.attn_row [H, S], and with taps asked
-// for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go).
+// for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go). A run
+// that dropped tokens (tokendrop.go) adds kept_units [K] int64 (the merged tokens that went
+// on, in the merger's row order): the dropped ones are 0 rows of merger and deepstack after
+// the drop, a dropped row's later outputs its output at the drop, its later attention rows 0.
 //
 // Invariant: every tensor is in sequence (merge-window) order, the order of pixel_values,
 // whatever order the blocks saw the rows in (Qwen2.5-VL's windows: geom.Layout.ToProcessorOrder),
@@ -34,6 +37,7 @@ type Dump struct {
 	checkpoint, image, backend string
 	page                       *imageproc.Page
 	settings                   Settings
+	keptUnits                  []int64 // a token drop's kept merged tokens (nil: none)
 }
 
 // Dump is the run's tensors; it needs a finished run with every block's output kept.
@@ -47,7 +51,7 @@ func (r *Run) Dump() (*Dump, error) {
 		return nil, fmt.Errorf("dump: one image per dump (this run has %d grids)", len(r.Layout.Grids))
 	}
 	return &Dump{config: c, layout: r.Layout, pixels: r.Input.Pixels, embed: r.Embed, outputs: outputs,
-		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes,
+		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes, keptUnits: r.KeptUnits(),
 		checkpoint: r.e.Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.settingsAsRun(), backend: r.e.Backend.Name()}, nil
 }
 
@@ -93,6 +97,9 @@ func (d *Dump) Write(path string, query int, taps TapSet) error {
 	for k, ds := range d.deepstack {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("deepstack.%d", k), []int{merged, O}, ds))
 	}
+	if d.keptUnits != nil {
+		ts = append(ts, safetensors.I64Tensor("kept_units", []int{len(d.keptUnits)}, d.keptUnits))
+	}
 	return safetensors.WriteFile(path, ts, d.provenance(query))
 }
 
@@ -126,6 +133,10 @@ func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {
 	for i := 0; i < c.Depth; i++ {
 		rows := make([]float32, 0, c.Heads*S)
 		for h := 0; h < c.Heads; h++ {
+			if d.probes.Dropped(i, q) { // dropped before block i: it attended to nothing there
+				rows = append(rows, make([]float32, S)...)
+				continue
+			}
 			row, err := d.probes.AttentionRow(i, h, q)
 			if err != nil {
 				return nil, err

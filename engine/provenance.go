@@ -56,9 +56,11 @@ func (d *Dump) provenance(query int) map[string]string {
 		Ablate, AblateMode string
 		Mask               string
 		KeyMask            string `json:",omitempty"`
+		KeepTop            string `json:",omitempty"`
 		PatchFrom          string `json:",omitempty"`
 	}{d.settings.Backend, string(d.settings.Residency), d.settings.TileRows, d.settings.Threads, d.settings.MaxPixels,
-		d.settings.Ablate.Heads, d.settings.Ablate.Mode, string(d.settings.Mask), d.settings.KeyMask.Spec(), d.settings.PatchFrom})
+		d.settings.Ablate.Heads, d.settings.Ablate.Mode, string(d.settings.Mask), d.settings.KeyMask.Spec(), d.settings.KeepTop.Spec(),
+		d.settings.PatchFrom})
 	m := map[string]string{
 		"producer":    "turbospark inspector",
 		"version":     Version,

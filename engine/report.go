@@ -59,6 +59,8 @@ type ReportSettings struct {
 	Mask string `json:"mask,omitempty"`
 	// KeyMask is the patches no query attends to from a block on (x0,y0,x1,y1@B or rows:...@B).
 	KeyMask string `json:"key_mask,omitempty"`
+	// KeepTop is the token drop (K@B, or random:K@B).
+	KeepTop string `json:"keep_top,omitempty"`
 	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES).
 	PatchFrom string `json:"patch_from,omitempty"`
 }
@@ -117,6 +119,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	}
 	r.Settings.Mask = string(e.Settings.Mask)
 	r.Settings.KeyMask = e.Settings.KeyMask.Spec()
+	r.Settings.KeepTop = e.Settings.KeepTop.Spec()
 	r.Settings.PatchFrom = e.Settings.PatchFrom
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}

@@ -384,6 +384,13 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	D := r.e.Checkpoint.Config.Hidden
 	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D, r.e.Settings.Threads)}
+	if d := r.drop; d != nil && i > d.after { // the mean over the patches the block ran, not the frozen ones
+		var sum float64
+		for _, row := range d.rows {
+			sum += float64(res.Stats.Change[row])
+		}
+		res.Stats.MeanChange = sum / float64(len(d.rows))
+	}
 	r.changes = append(r.changes, res.Stats.MeanChange)
 	r.prev = r.cur
 	t.Wall = time.Since(start)

@@ -113,6 +113,21 @@ func (r *Run) Dropped() (after int, kept []int) {
 	return r.drop.after, r.drop.rows
 }
 
+// KeptUnits is the merged tokens a token drop kept, in the merger's row order (the
+// processor's), increasing; nil when the run dropped none.
+func (r *Run) KeptUnits() []int64 {
+	if r.drop == nil {
+		return nil
+	}
+	m2 := r.Config().MergeSize * r.Config().MergeSize
+	var out []int64
+	for _, u := range r.drop.units {
+		out = append(out, int64(r.Layout.ProcessorRow(u*m2)/m2))
+	}
+	slices.Sort(out)
+	return out
+}
+
 // choose is the kept merge units (the blocks' order, increasing) of a page of units units:
 // the K most attended by received (per row), ties to the lower unit, or K at random.
 func (k KeepTop) choose(received []float64, m2, units int) []int {

@@ -224,3 +224,55 @@ func TestKeyMaskTower(t *testing.T) {
 		}
 	}
 }
+
+// Tokens dropped after a block through Backend (the hidden state and rope tables re-uploaded
+// onto the first rows of their buffers, the later blocks and mergers run on fewer rows): every
+// block output (the kept rows after the drop), the merger and deepstack against transformers'
+// run with the same drop (make_fixtures.py droptokens) within 1e-5, on Qwen3-VL's and
+// Qwen2.5-VL's towers.
+func TestTokenDropTower(t *testing.T) {
+	for _, name := range []string{"qwen3vl", "qwen25vl"} {
+		fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+"_vision_tiny_f32.safetensors"))
+		ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", name+"_vision_tiny_droptokens.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := engine.ParseKeepTop(ref.Metadata["keep"] + "@" + ref.Metadata["after"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := engine.Settings{KeepTop: k, Keep: engine.Keep{Outputs: true}}
+		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
+		_, rows := got.Dropped()
+		D := got.Config().Hidden
+		for b, o := range got.Probes.Outputs() {
+			want, err := ref.ReadF32(fmt.Sprintf("dropped_blk%d", b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b > k.After {
+				var kept []float32
+				for _, r := range rows {
+					kept = append(kept, o[r*D:(r+1)*D]...)
+				}
+				o = kept
+			}
+			if e := numcheck.RelErr(o, want); !(e <= 1e-5) {
+				t.Errorf("%s block %d: relative error %.3e against transformers' run with the drop", name, b, e)
+			}
+		}
+		outs := map[string][]float32{"pooler_output": got.Merger}
+		for i, d := range got.Deepstack {
+			outs[fmt.Sprintf("deepstack%d", i)] = d
+		}
+		for n, g := range outs {
+			want, err := ref.ReadF32("dropped_" + n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := numcheck.RelErr(g, want); !(e <= 1e-5) {
+				t.Errorf("%s %s: relative error %.3e against transformers' run with the drop", name, n, e)
+			}
+		}
+	}
+}
