@@ -14,7 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -31,6 +33,10 @@ type Effect struct {
 	// Probes is the intervened run's kept taps (WhatIf: the outputs, and q|k when the session
 	// keeps them, so its attention maps can be drawn); nil in a sweep's rows.
 	Probes *probe.Store
+	// After a token drop: the block after which it dropped them, and the rows the later
+	// blocks ran (KeptRows 0: no drop). Blocks after DropAfter and Merger then measure the
+	// kept rows and tokens only.
+	DropAfter, KeptRows int
 }
 
 // RelChange is ||a - b|| / ||b|| in float64 (||a - b|| when b is all zeros; 0 when a is b bit
@@ -61,16 +67,54 @@ func (s *Session) baseOutputs() ([][]float32, error) {
 }
 
 // effectOf compares run (finished) with base's outputs and merger; per patch too when width
-// (the outputs' channels) is not 0.
+// (the outputs' channels) is not 0. After a token drop, a later block is compared over the
+// rows it ran and the merger over the tokens kept (a dropped row's difference is NaN: no
+// colour in the map), so the change measured is of what remains.
 func effectOf(run *Run, base [][]float32, merger []float32, width int) Effect {
+	after, rows := run.Dropped()
+	O := run.Config().OutHidden
 	e := Effect{Merger: RelChange(run.Merger, merger)}
+	if rows != nil {
+		units := run.KeptUnits()
+		e.Merger = relChangeRows(run.Merger, merger, O, func(yield func(int) bool) {
+			for _, u := range units {
+				if !yield(int(u)) {
+					return
+				}
+			}
+		})
+		e.DropAfter, e.KeptRows = after, len(rows)
+	}
+	D := run.Config().Hidden
 	for b, o := range run.Probes.Outputs() {
-		e.Blocks = append(e.Blocks, RelChange(o, base[b]))
+		dropped := rows != nil && b > after
+		if dropped {
+			e.Blocks = append(e.Blocks, relChangeRows(o, base[b], D, slices.Values(rows)))
+		} else {
+			e.Blocks = append(e.Blocks, RelChange(o, base[b]))
+		}
 		if width > 0 {
-			e.PatchDiffs = append(e.PatchDiffs, probe.PatchDiff(o, base[b], width))
+			d := probe.PatchDiff(o, base[b], width)
+			if dropped {
+				for r := range d {
+					if run.Probes.Dropped(b, r) {
+						d[r] = float32(math.NaN())
+					}
+				}
+			}
+			e.PatchDiffs = append(e.PatchDiffs, d)
 		}
 	}
 	return e
+}
+
+// relChangeRows is RelChange over the listed rows (of width W) of a and b.
+func relChangeRows(a, b []float32, W int, rows iter.Seq[int]) float64 {
+	var x, y []float32
+	for r := range rows {
+		x, y = append(x, a[r*W:(r+1)*W]...), append(y, b[r*W:(r+1)*W]...)
+	}
+	return RelChange(x, y)
 }
 
 // WhatIf runs the session's page under set (its interventions; the page and the max pixels

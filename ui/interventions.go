@@ -1,7 +1,7 @@
 package ui
 
 // interventions.go: the fields of the interventions a user types (heads ablated and as
-// what, patches occluded at the input, patches masked as keys), one set per form: the Settings tab, both Compare sides and the
+// what, patches occluded at the input, patches masked as keys, tokens dropped), one set per form: the Settings tab, both Compare sides and the
 // What if tab make, load and read them here.
 //
 // Invariant: every form shows, loads and parses the interventions the same way. Mutation
@@ -21,16 +21,18 @@ type interventionFields struct {
 	ablateAs *widget.RadioGroup // zero or mean
 	mask     *widget.Entry      // patches occluded: x0,y0,x1,y1 ("" none)
 	maskKeys *widget.Entry      // patches masked as keys from a block on: x0,y0,x1,y1@B ("" none)
+	keepTop  *widget.Entry      // tokens dropped: K@B, random:K@B ("" none)
 }
 
 func newInterventionFields() interventionFields {
-	f := interventionFields{ablate: widget.NewEntry(), mask: widget.NewEntry(), maskKeys: widget.NewEntry(),
+	f := interventionFields{ablate: widget.NewEntry(), mask: widget.NewEntry(), maskKeys: widget.NewEntry(), keepTop: widget.NewEntry(),
 		ablateAs: widget.NewRadioGroup([]string{engine.AblateZero, engine.AblateMean}, nil)}
 	f.ablate.SetPlaceHolder("e.g. 3:5,7:*")
 	f.ablateAs.Horizontal = true
 	f.ablateAs.SetSelected(engine.AblateZero)
 	f.mask.SetPlaceHolder("x0,y0,x1,y1")
 	f.maskKeys.SetPlaceHolder("x0,y0,x1,y1@block")
+	f.keepTop.SetPlaceHolder("tokens@block, e.g. 64@3")
 	return f
 }
 
@@ -41,6 +43,7 @@ func (f interventionFields) items() []*widget.FormItem {
 		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
 		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
 		widget.NewFormItem("mask as keys", withTip(f.maskKeys, tipMaskKeys)),
+		widget.NewFormItem("keep top", withTip(f.keepTop, tipKeepTop)),
 	}
 }
 
@@ -49,6 +52,7 @@ func (f interventionFields) load(s engine.Settings) {
 	f.ablate.SetText(s.Ablate.Heads)
 	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
 	f.maskKeys.SetText(s.KeyMask.Spec())
+	f.keepTop.SetText(s.KeepTop.Spec())
 	if s.Ablate.Mode == "" {
 		f.ablateAs.SetSelected(engine.AblateZero)
 	} else {
@@ -66,6 +70,9 @@ func (f interventionFields) read(s *engine.Settings) (field string, err error) {
 	}
 	if s.KeyMask, err = engine.ParseKeyMask(f.maskKeys.Text); err != nil {
 		return "mask as keys", err
+	}
+	if s.KeepTop, err = engine.ParseKeepTop(f.keepTop.Text); err != nil {
+		return "keep top", err
 	}
 	return "", nil
 }

@@ -50,6 +50,9 @@ const (
 	tipMaskKeys = "Patches no query attends to from a block on, an intervention (their keys masked, as an attention mask " +
 		"does; they stay as queries): x0,y0,x1,y1@B masks patch columns x0..x1-1 and rows y0..y1-1 from block B. The " +
 		"attention maps give them 0 from that block. Empty: none. Not saved between sessions."
+	tipKeepTop = "Token dropping, an intervention: K@B keeps, after block B, only the K merged tokens (2x2 patches each) " +
+		"that received the most attention in block B; the later blocks and the merger run on them alone. random:K@B keeps K " +
+		"at random (the control). Dropped patches keep their state; the later maps leave them out. Empty: none. Not saved between sessions."
 	tipApply = "Re-run the current checkpoint and image from block 0 under these settings; the query patch, the head and a " +
 		"block you chose stay selected"
 )

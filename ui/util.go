@@ -39,12 +39,14 @@ func windowRect(lay *geom.Layout, block, q int) image.Rectangle {
 }
 
 func rangeOf(xs []float32) (lo, hi float32) {
-	if len(xs) == 0 {
-		return 0, 1
-	}
-	lo, hi = xs[0], xs[0]
+	lo, hi = float32(math.Inf(1)), float32(math.Inf(-1))
 	for _, x := range xs {
-		lo, hi = min(lo, x), max(hi, x)
+		if x == x { // a NaN is a patch drawn without colour: not part of the range
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	if lo > hi { // empty, or NaN only
+		return 0, 1
 	}
 	return lo, hi
 }

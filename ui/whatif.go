@@ -81,7 +81,7 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p := &whatIfPanel{in: in, interventionFields: newInterventionFields()}
 	p.patch = widget.NewEntry()
 	p.patch.SetPlaceHolder("b.png:blocks.1.out@0,0,4,4")
-	for _, e := range []*widget.Entry{p.ablate, p.mask, p.maskKeys, p.patch} {
+	for _, e := range []*widget.Entry{p.ablate, p.mask, p.maskKeys, p.keepTop, p.patch} {
 		e.OnSubmitted = func(string) { p.run() } // Enter in any field runs it
 	}
 	p.runBtn = widget.NewButton("Run what if", p.run)
@@ -270,8 +270,13 @@ func whatIfSummary(r *WhatIfResult) string {
 			top = i
 		}
 	}
-	return fmt.Sprintf("%s: the outputs move from block %d on (%.3g%% there), most at block %d (%.3g%%); the merger by %.3g%% "+
+	s := fmt.Sprintf("%s: the outputs move from block %d on (%.3g%% there), most at block %d (%.3g%%); the merger by %.3g%% "+
 		"(relative change, ||Δ|| / ||output||, against the window's run).", what, first, 100*r.Blocks[first], top, 100*r.Blocks[top], 100*r.Merger)
+	if r.KeptRows > 0 {
+		s += fmt.Sprintf(" The blocks after block %d ran on %d of %d patches; their changes and the merger's are over what remained.",
+			r.DropAfter, r.KeptRows, r.Layout.Rows())
+	}
+	return s
 }
 
 // interventionsOf names s's interventions ("No intervention" when there is none).
@@ -325,7 +330,11 @@ func (p *whatIfPanel) showDiff() {
 		return
 	}
 	p.diffView.SetOverlay(vals, widgets.Magma, 0, hi)
-	p.diffKey.SetRange(widgets.Magma, 0, hi, fmt.Sprintf("block %d: max over channels of |Δ| per patch, up to %.3g", i, hi))
+	caption := fmt.Sprintf("block %d: max over channels of |Δ| per patch, up to %.3g", i, hi)
+	if r.KeptRows > 0 && i > r.DropAfter {
+		caption += " (dropped patches: no colour)"
+	}
+	p.diffKey.SetRange(widgets.Magma, 0, hi, caption)
 	p.showAttention(i)
 }
 

@@ -202,3 +202,55 @@ func TestWhatIfMaskFromMap(t *testing.T) {
 		}
 	}
 }
+
+// Dropping tokens in What if: nothing moves up to the drop's block, the summary says how many
+// patches the later blocks ran, the later difference maps leave the dropped patches
+// uncoloured (NaN) and colour the kept; applied, a dropped query's map at a later block says
+// it was dropped instead of drawing.
+func TestWhatIfKeepTop(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	p := h.in.whatIf
+	var got *WhatIfResult
+	show := h.in.Ctl.OnWhatIf
+	h.in.Ctl.OnWhatIf = func(r *WhatIfResult) { got = r; show(r) }
+	p.keepTop.SetText("30@1")
+	p.run()
+	h.pump("what if (tokens dropped)", func() bool { return got != nil })
+	if firstMoved(got.Blocks) != 2 || !strings.Contains(p.result.Text, "ran on 120 of 504 patches") {
+		t.Fatalf("30 tokens kept after block 1: blocks %v; %q", got.Blocks, p.result.Text)
+	}
+	var nan, kept int
+	for _, d := range got.PatchDiffs[2] {
+		if d != d {
+			nan++
+		} else {
+			kept++
+		}
+	}
+	if nan != 504-120 || kept != 120 {
+		t.Errorf("block 2's difference map: %d patches uncoloured, %d coloured; want 384 and 120", nan, kept)
+	}
+	p.diffOf.SetSelectedIndex(2)
+	ticks, caption := p.diffKey.Labels()
+	if img := p.diffView.OverlayImage(); img == nil || sameRGBA(img, rgbImage(got.Page.Resized)) || strings.Contains(caption+ticks[2], "NaN") {
+		t.Errorf("block 2's difference map is not tinted, or its scale is NaN: %q %q", caption, ticks)
+	}
+	p.apply()
+	h.pump("the run with the drop", func() bool {
+		return h.in.Snap != nil && h.in.Snap.Finished && h.in.Ctl.Settings().KeepTop.Spec() == "30@1"
+	})
+	dropped := -1
+	for r := range h.in.Snap.Layout.Rows() {
+		if h.in.Snap.Probes.Dropped(2, r) {
+			dropped = r
+			break
+		}
+	}
+	h.in.SelectBlock(2)
+	h.in.SelectQuery(dropped)
+	h.settle()
+	if !strings.Contains(h.in.image.caption.Text+h.in.attention.topk.Text, "dropped after block 1") {
+		t.Errorf("a dropped query at block 2: caption %q, list %q", h.in.image.caption.Text, h.in.attention.topk.Text)
+	}
+}
