@@ -18,6 +18,7 @@ package ui
 import (
 	"encoding/csv"
 	"fmt"
+	"image"
 	"image/color"
 	"io"
 	"slices"
@@ -48,6 +49,14 @@ const (
 // topMasked is how many of the map's top patches the fill buttons take.
 const topMasked = 8
 
+// What a drag over the image draws while the What if tab is shown.
+const (
+	dragOccludes  = "draws mask patches"
+	dragMasksKeys = "draws mask as keys"
+	tipDragFills  = "While this tab is shown, dragging over the image outlines a rectangle of patches and writes it into " +
+		"the mask chosen here (as keys: from the selected block on)."
+)
+
 type whatIfPanel struct {
 	in *Inspector
 	interventionFields
@@ -56,6 +65,7 @@ type whatIfPanel struct {
 	sweepBtn *widget.Button
 	// fill the masks from the image map's most attended patches
 	topOcclude, topKeys *widget.Button
+	dragFills           *widget.RadioGroup // which mask a drag over the image draws
 	applyBtn            *widget.Button
 	bar                 *widget.ProgressBar
 	stale               *widget.Label // "previous result" while a new one runs
@@ -90,6 +100,9 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p.applyBtn = widget.NewButton("Apply to the run", p.apply)
 	p.topOcclude = widget.NewButton(fmt.Sprintf("map's top %d", topMasked), func() { p.fillFromMap(false) })
 	p.topKeys = widget.NewButton(fmt.Sprintf("map's top %d", topMasked), func() { p.fillFromMap(true) })
+	p.dragFills = widget.NewRadioGroup([]string{dragOccludes, dragMasksKeys}, nil)
+	p.dragFills.Horizontal = true
+	p.dragFills.SetSelected(dragOccludes)
 	p.bar = widget.NewProgressBar()
 	p.stale = widget.NewLabel("")
 	p.stale.Importance = widget.WarningImportance
@@ -121,7 +134,8 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 			it.Widget = container.NewBorder(nil, nil, nil, withTip(p.topKeys, tipTopKeys), it.Widget)
 		}
 	}
-	form := widget.NewForm(append(items, widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)))...)
+	form := widget.NewForm(append(items, widget.NewFormItem("patch from", withTip(p.patch, tipPatchFrom)),
+		widget.NewFormItem("drag on the image", withTip(p.dragFills, tipDragFills)))...)
 	buttons := container.NewHBox(withTip(p.runBtn, tipWhatIfRun), withTip(p.sweepBtn, tipWhatIfSweep), withTip(p.applyBtn, tipWhatIfApply))
 	top := container.NewVBox(form, container.NewBorder(nil, nil, buttons, nil, p.bar), p.stale, p.result)
 	diff := container.NewBorder(container.NewHBox(widget.NewLabel("where it changed: output of"), p.diffOf), p.diffKey, nil, nil, p.diffView)
@@ -156,6 +170,26 @@ func (p *whatIfPanel) fillFromMap(asKeys bool) {
 	spec := "rows:" + strings.Join(rows, ",")
 	if asKeys {
 		p.maskKeys.SetText(fmt.Sprintf("%s@%d", spec, max(in.Sel.Block, 0)))
+		return
+	}
+	p.mask.SetText(spec)
+}
+
+// armDrag makes a drag over the image draw a mask rectangle (on) or do nothing.
+func (p *whatIfPanel) armDrag(on bool) {
+	v := p.in.image.view
+	if !on {
+		v.OnDragRect = nil
+		return
+	}
+	v.OnDragRect = p.dragRect
+}
+
+// dragRect writes a rectangle drawn on the image into the mask the radio names.
+func (p *whatIfPanel) dragRect(r image.Rectangle) {
+	spec := fmt.Sprintf("%d,%d,%d,%d", r.Min.X, r.Min.Y, r.Max.X, r.Max.Y)
+	if p.dragFills.Selected == dragMasksKeys {
+		p.maskKeys.SetText(fmt.Sprintf("%s@%d", spec, max(p.in.Sel.Block, 0)))
 		return
 	}
 	p.mask.SetText(spec)

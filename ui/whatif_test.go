@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 )
 
@@ -252,5 +253,49 @@ func TestWhatIfKeepTop(t *testing.T) {
 	h.settle()
 	if !strings.Contains(h.in.image.caption.Text+h.in.attention.topk.Text, "dropped after block 1") {
 		t.Errorf("a dropped query at block 2: caption %q, list %q", h.in.image.caption.Text, h.in.attention.topk.Text)
+	}
+}
+
+// A drag over the image, while What if is shown, writes the rectangle of patches it spans into
+// the mask the radio names (as keys: from the selected block); on another tab a drag writes
+// nothing.
+func TestWhatIfDragMask(t *testing.T) {
+	h := newHarness(t)
+	h.openDemo()
+	h.show("What if")
+	p, v, lay := h.in.whatIf, h.in.image.view, h.in.Snap.Layout
+	at := func(row, col int) fyne.Position { // a position over the patch at (row, col) of the image
+		want := lay.Index(0, 0, row, col)
+		for y := float32(0); y < v.Size().Height; y++ {
+			for x := float32(0); x < v.Size().Width; x++ {
+				if pos := fyne.NewPos(x, y); v.PatchAt(pos) == want {
+					return pos.AddXY(1, 1)
+				}
+			}
+		}
+		t.Fatalf("no position over patch (%d, %d)", row, col)
+		return fyne.Position{}
+	}
+	drag := func(from, to fyne.Position) {
+		mid := fyne.NewPos((from.X+to.X)/2, (from.Y+to.Y)/2)
+		v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: mid}, Dragged: fyne.NewDelta(mid.X-from.X, mid.Y-from.Y)})
+		v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: to}, Dragged: fyne.NewDelta(to.X-mid.X, to.Y-mid.Y)})
+		v.DragEnd()
+	}
+	drag(at(5, 7), at(2, 3)) // drawn up and to the left: the same rectangle
+	if p.mask.Text != "3,2,8,6" {
+		t.Errorf("mask patches after a drag over rows 2-5, columns 3-7: %q", p.mask.Text)
+	}
+	h.in.SelectBlock(2)
+	p.dragFills.SetSelected(dragMasksKeys)
+	drag(at(0, 0), at(1, 1))
+	if p.maskKeys.Text != "0,0,2,2@2" {
+		t.Errorf("mask as keys after a drag over rows 0-1, columns 0-1 at block 2: %q", p.maskKeys.Text)
+	}
+	h.show("Attention")
+	p.maskKeys.SetText("")
+	drag(at(0, 0), at(3, 3))
+	if p.maskKeys.Text != "" {
+		t.Errorf("a drag on the Attention tab wrote %q", p.maskKeys.Text)
 	}
 }

@@ -277,6 +277,7 @@ func (in *Inspector) refreshTab(item *container.TabItem) {
 
 // showTab brings a tab that was hidden while its data changed up to date.
 func (in *Inspector) showTab(item *container.TabItem) {
+	in.whatIf.armDrag(item == in.whatIfTab) // a drag over the image draws a mask while What if is shown
 	if in.staleTabs[item] && in.Snap.Loaded() {
 		in.refreshTab(item)
 	}

@@ -120,8 +120,14 @@ type ImageView struct {
 	// it: what following the pointer costs, as the user sees it. It runs on the painting
 	// goroutine.
 	OnFrame func(eventToPaint time.Duration)
+	// OnDragRect, when set, makes a drag over the image outline the rectangle of patches it
+	// spans (clamped to the image) and hands it over at the drag's end: columns Min.X..Max.X-1,
+	// rows Min.Y..Max.Y-1. Unset, a drag does nothing.
+	OnDragRect func(r image.Rectangle)
 
 	mu        sync.Mutex
+	dragging  bool
+	dragFrom  [2]int      // the cell (row, col) where the drag began
 	photo     *image.RGBA // the page, origin at 0,0
 	grid      PatchGrid
 	rasterOf  []int // seq -> row*Cols+col; nil when there is no valid grid
@@ -412,6 +418,14 @@ func (g ivGeom) cellAt(pos fyne.Position) (r, c int, ok bool) {
 	return r, c, r >= 0 && c >= 0
 }
 
+// clampedCell is the cell (row, col) under pos, or the nearest edge cell for a position
+// outside the image.
+func (g ivGeom) clampedCell(pos fyne.Position) [2]int {
+	x := min(max(pos.X, g.xs[0]), g.xs[len(g.xs)-1]-g.unit/2)
+	y := min(max(pos.Y, g.ys[0]), g.ys[len(g.ys)-1]-g.unit/2)
+	return [2]int{max(ivSearch(g.ys, y), 0), max(ivSearch(g.xs, x), 0)}
+}
+
 // image returns the image rectangle.
 func (g ivGeom) image() (fyne.Position, fyne.Size) {
 	x0, y0, x1, y1 := g.xs[0], g.ys[0], g.xs[len(g.xs)-1], g.ys[len(g.ys)-1]
@@ -697,6 +711,55 @@ func (v *ImageView) Tapped(ev *fyne.PointEvent) {
 	if f := v.OnSelect; f != nil {
 		f(p)
 	}
+}
+
+// Dragged outlines the rectangle of patches from where the drag began to the pointer (see
+// OnDragRect).
+func (v *ImageView) Dragged(ev *fyne.DragEvent) {
+	if v.OnDragRect == nil {
+		return
+	}
+	v.mu.Lock()
+	geo := ivGeometry(v.Size(), v.photoW(), v.photoH(), v.grid, ivCanvasScale(v))
+	if !geo.ok {
+		v.mu.Unlock()
+		return
+	}
+	if !v.dragging {
+		start := ev.Position.Subtract(ev.Dragged)
+		v.dragging, v.dragFrom = true, geo.clampedCell(start)
+	}
+	to := geo.clampedCell(ev.Position)
+	v.region = image.Rect(min(v.dragFrom[1], to[1]), min(v.dragFrom[0], to[0]), max(v.dragFrom[1], to[1])+1, max(v.dragFrom[0], to[0])+1)
+	v.dirty |= ivDirtyDeco
+	v.mu.Unlock()
+	v.Refresh()
+}
+
+// DragEnd hands the outlined rectangle to OnDragRect.
+func (v *ImageView) DragEnd() {
+	v.mu.Lock()
+	r, was := v.region, v.dragging
+	v.dragging = false
+	v.mu.Unlock()
+	if f := v.OnDragRect; was && f != nil {
+		f(r)
+	}
+}
+
+// photoW and photoH are the photo's size (0 without one). Callers hold mu.
+func (v *ImageView) photoW() int {
+	if v.photo == nil {
+		return 0
+	}
+	return v.photo.Rect.Dx()
+}
+
+func (v *ImageView) photoH() int {
+	if v.photo == nil {
+		return 0
+	}
+	return v.photo.Rect.Dy()
 }
 
 // MouseIn implements desktop.Hoverable.
