@@ -195,33 +195,14 @@ func TestHeadPatchTower(t *testing.T) {
 // Qwen2.5-VL's (windowed blocks).
 func TestKeyMaskTower(t *testing.T) {
 	for _, name := range []string{"qwen3vl", "qwen25vl"} {
-		fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+"_vision_tiny_f32.safetensors"))
-		ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", name+"_vision_tiny_keymask.safetensors"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fx, ref := interventionFixture(t, name, "keymask")
 		km, err := engine.ParseKeyMask("rows:" + ref.Metadata["rows"] + "@" + ref.Metadata["from"])
 		if err != nil {
 			t.Fatal(err)
 		}
 		set := engine.Settings{KeyMask: km, Keep: engine.Keep{Outputs: true}}
 		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
-		for b, o := range got.Probes.Outputs() {
-			want, err := ref.ReadF32(fmt.Sprintf("masked_blk%d", b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e := numcheck.RelErr(o, want); !(e <= 1e-5) {
-				t.Errorf("%s block %d: relative error %.3e against transformers' masked run", name, b, e)
-			}
-		}
-		want, err := ref.ReadF32("masked_pooler_output")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := numcheck.RelErr(got.Merger, want); !(e <= 1e-5) {
-			t.Errorf("%s merger: relative error %.3e against transformers' masked run", name, e)
-		}
+		checkIntervened(t, name, got, ref, "masked_", nil)
 	}
 }
 
@@ -232,11 +213,7 @@ func TestKeyMaskTower(t *testing.T) {
 // Qwen2.5-VL's towers.
 func TestTokenDropTower(t *testing.T) {
 	for _, name := range []string{"qwen3vl", "qwen25vl"} {
-		fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+"_vision_tiny_f32.safetensors"))
-		ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", name+"_vision_tiny_droptokens.safetensors"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		fx, ref := interventionFixture(t, name, "droptokens")
 		k, err := engine.ParseKeepTop(ref.Metadata["keep"] + "@" + ref.Metadata["after"])
 		if err != nil {
 			t.Fatal(err)
@@ -245,34 +222,51 @@ func TestTokenDropTower(t *testing.T) {
 		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
 		_, rows := got.Dropped()
 		D := got.Config().Hidden
-		for b, o := range got.Probes.Outputs() {
-			want, err := ref.ReadF32(fmt.Sprintf("dropped_blk%d", b))
-			if err != nil {
-				t.Fatal(err)
+		checkIntervened(t, name, got, ref, "dropped_", func(b int, o []float32) []float32 {
+			if b <= k.After {
+				return o
 			}
-			if b > k.After {
-				var kept []float32
-				for _, r := range rows {
-					kept = append(kept, o[r*D:(r+1)*D]...)
-				}
-				o = kept
+			var kept []float32 // transformers' later blocks hold the kept rows only
+			for _, r := range rows {
+				kept = append(kept, o[r*D:(r+1)*D]...)
 			}
-			if e := numcheck.RelErr(o, want); !(e <= 1e-5) {
-				t.Errorf("%s block %d: relative error %.3e against transformers' run with the drop", name, b, e)
-			}
+			return kept
+		})
+	}
+}
+
+// interventionFixture opens family name's tiny tower and its make_fixtures.py kind file.
+func interventionFixture(t *testing.T, name, kind string) (*testfixture.Fixture, *safetensors.File) {
+	t.Helper()
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", name+"_vision_tiny_f32.safetensors"))
+	ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", name+"_vision_tiny_"+kind+".safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, ref
+}
+
+// checkIntervened compares got's block outputs (through rowsOf, when not nil), merger and
+// deepstack with ref's prefix+blk{i}, prefix+pooler_output and prefix+deepstack{k}, within 1e-5.
+func checkIntervened(t *testing.T, name string, got *engine.Run, ref *safetensors.File, prefix string, rowsOf func(b int, o []float32) []float32) {
+	t.Helper()
+	outs := map[string][]float32{"pooler_output": got.Merger}
+	for b, o := range got.Probes.Outputs() {
+		if rowsOf != nil {
+			o = rowsOf(b, o)
 		}
-		outs := map[string][]float32{"pooler_output": got.Merger}
-		for i, d := range got.Deepstack {
-			outs[fmt.Sprintf("deepstack%d", i)] = d
+		outs[fmt.Sprintf("blk%d", b)] = o
+	}
+	for i, d := range got.Deepstack {
+		outs[fmt.Sprintf("deepstack%d", i)] = d
+	}
+	for n, g := range outs {
+		want, err := ref.ReadF32(prefix + n)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for n, g := range outs {
-			want, err := ref.ReadF32("dropped_" + n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e := numcheck.RelErr(g, want); !(e <= 1e-5) {
-				t.Errorf("%s %s: relative error %.3e against transformers' run with the drop", name, n, e)
-			}
+		if e := numcheck.RelErr(g, want); !(e <= 1e-5) {
+			t.Errorf("%s %s: relative error %.3e against transformers' run", name, n, e)
 		}
 	}
 }

@@ -153,11 +153,7 @@ func AttentionKeys(heads, hd int, segs []backend.Segment, scale float64) Case {
 	for _, sg := range segs {
 		end, keyEnd = max(end, sg.End), max(keyEnd, sg.Keys().End)
 	}
-	name := fmt.Sprintf("Attention/keys/heads%d/hd%d/segs%v", heads, hd, segs)
-	if scale != 1 {
-		name += fmt.Sprintf("/logit-sd%g", scale)
-	}
-	tol := TolAttention * max(1, scale/10)
+	name, tol := attentionCase("Attention/keys", heads, hd, segs, scale)
 	return Case{name, tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(keyEnd)))
 		D := heads * hd
@@ -433,16 +429,21 @@ func MatMulEpilogue(d dtype.DType, rows, in, out int, gelu bool, form backend.GE
 	}}
 }
 
+// attentionCase is an attention case's name and tolerance: a float32 score's rounding grows
+// with its magnitude, and the probabilities with it.
+func attentionCase(kind string, heads, hd int, segs []backend.Segment, scale float64) (string, float64) {
+	name := fmt.Sprintf("%s/heads%d/hd%d/segs%v", kind, heads, hd, segs)
+	if scale != 1 {
+		name += fmt.Sprintf("/logit-sd%g", scale)
+	}
+	return name, TolAttention * max(1, scale/10)
+}
+
 // Attention on q, k, v inside one [seq, 3D] qkv buffer (stride 3D); q and k have variance
 // scale, so the logits have standard deviation scale (40 puts the largest past 100).
 func Attention(heads, hd int, segs []backend.Segment, scale float64) Case {
 	end := segs[len(segs)-1].End
-	name := fmt.Sprintf("Attention/heads%d/hd%d/segs%v", heads, hd, segs)
-	if scale != 1 {
-		name += fmt.Sprintf("/logit-sd%g", scale)
-	}
-	// A float32 score's rounding grows with its magnitude, and the probabilities with it.
-	tol := TolAttention * max(1, scale/10)
+	name, tol := attentionCase("Attention", heads, hd, segs, scale)
 	return Case{name, tol, func(s *Suite, be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(heads)))
 		D := heads * hd

@@ -79,30 +79,26 @@ func (s *Store) attnBlock(block int, segs ...backend.Segment) (attnBlock, error)
 // listed (nil: every head); only those heads' keys are packed.
 func (s *Store) attnBlockHeads(block int, heads []int, segs ...backend.Segment) (attnBlock, error) {
 	ab, err := s.attnBlockBare(block)
-	if err != nil || !kernel.UseFMA {
-		return ab, err
+	switch {
+	case err != nil || !kernel.UseFMA:
+	case heads == nil:
+		ab.packIfFMA(segs)
+	default:
+		ab.packKeys(segs, heads)
 	}
-	if heads == nil {
-		heads = make([]int, ab.heads)
-		for h := range heads {
-			heads[h] = h
-		}
-	}
-	ab.packKeys(segs, heads)
-	return ab, nil
+	return ab, err
 }
 
 // packIfFMA packs every head's keys of segs where scores need them packed (kernel.UseFMA).
-func (ab *attnBlock) packIfFMA(segs []backend.Segment) error {
+func (ab *attnBlock) packIfFMA(segs []backend.Segment) {
 	if !kernel.UseFMA {
-		return nil
+		return
 	}
 	heads := make([]int, ab.heads)
 	for h := range heads {
 		heads[h] = h
 	}
 	ab.packKeys(segs, heads)
-	return nil
 }
 
 // attnScale is the scores' scale, 1/sqrt(head dim).

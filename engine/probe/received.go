@@ -45,9 +45,7 @@ func (s *Store) ReceivedOf(ctx context.Context, block int, qk []float32) ([]floa
 	}
 	groups := s.groupQueries(block, queries)
 	ab := attnBlock{qk: qk, d: D, hd: s.HeadDim, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
-	if err := ab.packIfFMA(groupSegments(groups)); err != nil {
-		return nil, err
-	}
+	ab.packIfFMA(groupSegments(groups))
 	chunk := max(1, (len(groups)+maxChunks-1)/maxChunks)
 	nChunks := (len(groups) + chunk - 1) / chunk
 	partials := make([][]float64, nChunks)
