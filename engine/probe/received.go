@@ -17,6 +17,7 @@ import (
 	"fmt"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -43,8 +44,20 @@ func (s *Store) ReceivedOf(ctx context.Context, block int, qk []float32) ([]floa
 			queries = append(queries, q)
 		}
 	}
-	groups := s.groupQueries(block, queries)
 	ab := attnBlock{qk: qk, d: D, hd: s.HeadDim, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
+	if s.dropped != nil && block > s.dropAfter {
+		ab.dropped = s.dropped
+	}
+	if kernel.UseAVX512 {
+		return ab.receivedCols(ctx, s.Layout.SegmentsOf(block), S)
+	}
+	return s.receivedRows(ctx, ab, block, queries)
+}
+
+// receivedRows is ReceivedOf on the float64 rows of headMeans, qTile queries a group.
+func (s *Store) receivedRows(ctx context.Context, ab attnBlock, block int, queries []int) ([]float64, error) {
+	S := s.Layout.Rows()
+	groups := s.groupQueries(block, queries)
 	ab.packIfFMA(groupSegments(groups))
 	chunk := max(1, (len(groups)+maxChunks-1)/maxChunks)
 	nChunks := (len(groups) + chunk - 1) / chunk
@@ -69,6 +82,57 @@ func (s *Store) ReceivedOf(ctx context.Context, block int, qk []float32) ([]floa
 	for _, part := range partials {
 		for j, x := range part {
 			out[j] += x
+		}
+	}
+	return out, nil
+}
+
+// receivedCols is ReceivedOf on the AVX-512 column path (rolloutcols.go: 32 queries in the
+// lanes, float32 scores, exp and head mean, each key's lane sums added in float64): the
+// tiles of every segment in a fixed order, one partial vector per tile, added in order.
+func (ab *attnBlock) receivedCols(ctx context.Context, segs []backend.Segment, S int) ([]float64, error) {
+	type tile struct {
+		seg    backend.Segment
+		q0, nq int
+		keys   int // index into keys
+	}
+	var tiles []tile
+	var keys [][]float32
+	longest := 0
+	for _, seg := range segs {
+		if seg.Len() == 0 {
+			continue
+		}
+		keys = append(keys, ab.colKeys(seg, 0))
+		longest = max(longest, seg.Len())
+		for q := seg.Start; q < seg.End; q += colLanes {
+			tiles = append(tiles, tile{seg, q, min(colLanes, seg.End-q), len(keys) - 1})
+		}
+	}
+	partials := make([][]float64, len(tiles))
+	scr := make([]*colScratch, par.Workers(len(tiles)))
+	err := par.For(ctx, len(tiles), len(scr), func(w, i int) {
+		if scr[w] == nil {
+			scr[w] = newColScratch(longest, ab.hd)
+		}
+		t := tiles[i]
+		ab.fusedCols(scr[w], t.seg, keys[t.keys], t.q0, t.nq, FuseMean)
+		part := make([]float64, t.seg.Len()) // the tile's column sums over its nq lanes
+		acc := scr[w].acc
+		for j := range part {
+			for c := range t.nq {
+				part[j] += float64(acc[j*colLanes+c])
+			}
+		}
+		partials[i] = part
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, S)
+	for i, t := range tiles {
+		for j, x := range partials[i] {
+			out[t.seg.Start+j] += x
 		}
 	}
 	return out, nil
