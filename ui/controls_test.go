@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 )
@@ -99,14 +100,14 @@ func TestApplyNoteLeavesWithItsRun(t *testing.T) {
 	h.in.settings.form.tile.SetText("64")
 	h.in.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "tile 512 → 64") {
+	if st := h.in.toolbar.status.Text; !strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
 		t.Errorf("the re-run's last status %q does not say why it re-ran", st)
 	}
 	h.in.Ctl.Restart()
 	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
 	h.in.Ctl.Step()
 	h.pump("a step", func() bool { return h.in.Snap.Next == 1 })
-	if st := h.in.toolbar.status.Text; strings.Contains(st, "tile 512 → 64") {
+	if st := h.in.toolbar.status.Text; strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
 		t.Errorf("a later status carries the Apply note: %q", st)
 	}
 }

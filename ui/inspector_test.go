@@ -280,7 +280,7 @@ func TestApplySettingsReruns(t *testing.T) {
 	h.in.settings.form.residency.SetSelected("pread")
 	h.in.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
-	if !h.said("tile 512 → 64", "residency mapped → pread", "re-running from block 0", "outputs do not") {
+	if !h.said(fmt.Sprintf("tile %d → 64", engine.DefaultTileRows), "residency mapped → pread", "re-running from block 0", "outputs do not") {
 		t.Errorf("no status line explained the re-run: %q", h.statuses)
 	}
 	if h.in.Snap.Settings.TileRows != 64 || h.in.Snap.Settings.Residency != engine.Pread {
