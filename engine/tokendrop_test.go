@@ -221,3 +221,62 @@ func TestTokenDropSettings(t *testing.T) {
 		t.Errorf("patching block 2 after a drop at 1: %v", err)
 	}
 }
+
+// A key mask and a token drop together: the mask is laid out again over the kept rows, so
+// after the drop a kept query gives both the masked and the dropped patches 0, and the
+// ranking block already gave the masked ones nothing to receive.
+func TestTokenDropWithKeyMask(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	km, err := engine.ParseKeyMask("rows:56,57,58,59,60,61,62,63@1")
+	must(t, err)
+	k, err := engine.ParseKeepTop("30@2")
+	must(t, err)
+	keep := engine.Keep{Outputs: true, Attention: true, Taps: engine.TapSetOf(engine.TapAttn, engine.TapV)}
+	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeyMask: km, KeepTop: k, Keep: keep}, fx.input(t))
+	ctx := context.Background()
+	got, err := run.Probes.Received(ctx, 2)
+	must(t, err)
+	for r := 56; r < 64; r++ {
+		if got[run.Layout.RowOfProcessor(r)] != 0 {
+			t.Errorf("masked row %d receives %v in block 2", r, got[r])
+		}
+	}
+	_, kept := run.Dropped()
+	var q int
+	for _, r := range kept {
+		if r >= 64 {
+			q = r // a kept query of the third image, whose rows 56-63 are masked
+			break
+		}
+	}
+	rows, mean, err := run.Probes.QueryRows(ctx, 3, q)
+	must(t, err)
+	// The graph attended as the probes say: each head's output of q is its row times v (the
+	// engine's own attention over the compacted rows against the probes' over the page).
+	attn, err := run.Probes.Tap("attn", 3)
+	must(t, err)
+	v, err := run.Probes.Tap("v", 3)
+	must(t, err)
+	D, hd := run.Config().Hidden, run.Config().HeadDim()
+	for h, row := range rows {
+		for d := range hd {
+			var want float64
+			for j, p := range row {
+				want += float64(p) * float64(v[j*D+h*hd+d])
+			}
+			if got := float64(attn[q*D+h*hd+d]); math.Abs(got-want) > 1e-5*max(1, math.Abs(want)) {
+				t.Fatalf("block 3 head %d dim %d: the engine's attention gives %v, the probes' row times v %v", h, d, got, want)
+			}
+		}
+	}
+	var sum float64
+	for r, p := range mean {
+		sum += float64(p)
+		if (r >= 56 && r < 64 || !slices.Contains(kept, r)) && p != 0 {
+			t.Errorf("block 3: query %d gives row %d (masked or dropped) %v", q, r, p)
+		}
+	}
+	if math.Abs(sum-1) > 1e-5 {
+		t.Errorf("block 3: query %d's row sums to %v", q, sum)
+	}
+}
