@@ -118,8 +118,6 @@ func TestKeyMaskSettings(t *testing.T) {
 		}
 	}
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
-	ck, err := engine.OpenCheckpoint(fx.dir)
-	must(t, err)
 	for spec, want := range map[string]string{
 		"0,0,6,4@0":  "every patch of the image of rows 0-23", // the whole first image
 		"0,0,2,2@4":  "blocks 0-3",
@@ -129,11 +127,7 @@ func TestKeyMaskSettings(t *testing.T) {
 	} {
 		km, err := engine.ParseKeyMask(spec)
 		must(t, err)
-		e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeyMask: km})
-		must(t, err)
-		_, err = e.Start(fx.input(t))
-		e.Close()
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{KeyMask: km}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("key mask %s: %v, want an error naming %s", spec, err, want)
 		}
 	}

@@ -67,14 +67,20 @@ func TestMaskRect(t *testing.T) {
 	for spec, want := range map[string]string{"0,0,7,1": "6 x 4 patches", "rows:176": "has 176 patches"} {
 		m, err := engine.ParseMask(spec)
 		must(t, err)
-		ck, err := engine.OpenCheckpoint(fx.dir)
-		must(t, err)
-		e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Mask: m})
-		must(t, err)
-		_, err = e.Start(fx.input(t))
-		e.Close()
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{Mask: m}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("mask %s: %v, want an error naming %s", spec, err, want)
 		}
 	}
+}
+
+// startErr is what starting fx's input on its tower under set says (the engine closed after).
+func startErr(t *testing.T, fx *fixture, set engine.Settings) error {
+	t.Helper()
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	e, err := engine.NewEngine(ck, cpuBackend(), set)
+	must(t, err)
+	defer e.Close()
+	_, err = e.Start(fx.input(t))
+	return err
 }

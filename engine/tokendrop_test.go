@@ -200,11 +200,7 @@ func TestTokenDropSettings(t *testing.T) {
 	for spec, want := range map[string]string{"45@0": "44 merged tokens", "4@4": "blocks 0-3"} {
 		k, err := engine.ParseKeepTop(spec)
 		must(t, err)
-		e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k})
-		must(t, err)
-		_, err = e.Start(fx.input(t))
-		e.Close()
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{KeepTop: k}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("keep top %s: %v, want an error naming %s", spec, err, want)
 		}
 	}
