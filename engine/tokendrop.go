@@ -269,8 +269,8 @@ func (g *graph) compact(kept []int, h []float32, ropes func(hd int, theta float6
 			masked[n] = g.keyMask.masked[row]
 		}
 		p, err := planKeyMask(masked, g.keyMask.spec, g.keyMask.from, g.cfg.Depth, D, g.segmentsOf, g.lay.Windowed)
-		if err != nil {
-			return err
+		if err != nil { // its rows are the kept rows' numbers: say so
+			return fmt.Errorf("after the token drop (%d rows kept, numbered 0-%d): %w", len(kept), len(kept)-1, err)
 		}
 		g.keyMask = p
 	}
