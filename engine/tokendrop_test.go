@@ -276,3 +276,27 @@ func TestTokenDropWithKeyMask(t *testing.T) {
 		t.Errorf("block 3: query %d's row sums to %v", q, sum)
 	}
 }
+
+// A key mask that masks every row a drop kept in some image is refused when the drop happens,
+// saying that its rows are the kept rows' numbers.
+func TestTokenDropMaskLeavesNoKey(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	k, err := engine.ParseKeepTop("random:1@0")
+	must(t, err)
+	one := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeepTop: k}, fx.input(t))
+	u := int(one.KeptUnits()[0])
+	km, err := engine.ParseKeyMask(fmt.Sprintf("rows:%d,%d,%d,%d@1", 4*u, 4*u+1, 4*u+2, 4*u+3))
+	must(t, err)
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k, KeyMask: km})
+	must(t, err)
+	defer e.Close()
+	r, err := e.Start(fx.input(t))
+	must(t, err)
+	defer r.Close()
+	err = r.RunAll(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "after the token drop (4 rows kept") {
+		t.Errorf("masking the one kept token's rows: %v", err)
+	}
+}
