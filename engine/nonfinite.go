@@ -137,7 +137,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	saved := r.e.Settings.Keep.Taps
 	r.e.Settings.Keep.Taps = AllTaps // read everything this once; nothing reaches the Store
 	defer func() { r.e.Settings.Keep.Taps = saved }()
-	be.Upload(v(r.g.buf.h), in)
+	r.g.uploadHidden(in) // the block's input, on the rows the graph runs (tokendrop.go)
 	r.startPass()
 	r.g.attentionHalf(i, w)
 	if _, err := be.Commit(); err != nil {
@@ -156,7 +156,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 		taps[t] = x
 	}
 	taps[TapFFNAct] = r.act
-	be.Upload(v(r.g.buf.h), r.cur) // the run goes on from the block's real output
+	r.g.uploadHidden(r.cur) // the run goes on from the block's real output
 	for _, t := range Taps() {
 		if x, ok := taps[t]; ok && !finite(x) {
 			p := producers[t]

@@ -234,11 +234,12 @@ func (d *tokenDrop) expandMerged(x []float32, O, units int) []float32 {
 func (g *graph) compact(kept []int, h []float32, ropes func(hd int, theta float64) ([]float32, []float32)) error {
 	D, hd := g.cfg.Hidden, g.cfg.HeadDim()
 	cos, sin := ropes(hd, g.cfg.RopeTheta)
-	g.be.Upload(v(g.buf.h), gatherRows(h, D, kept))
+	g.rows = kept
+	g.uploadHidden(h)
 	g.be.Upload(v(g.buf.cos), gatherRows(cos, hd, kept))
 	g.be.Upload(v(g.buf.sin), gatherRows(sin, hd, kept))
 	full := g.seq
-	g.seq, g.rows = len(kept), kept
+	g.seq = len(kept)
 	g.tileRows = min(g.tileRows, g.seq)
 	before := make([]int, full+1) // before[r]: kept rows before page row r
 	j := 0
@@ -294,6 +295,15 @@ func (g *graph) segmentsOf(i int) []backend.Segment {
 		return g.lay.SegmentsOf(i)
 	}
 	return g.compacted[g.lay.Windowed(i)]
+}
+
+// uploadHidden makes the hidden state the page's h ([S, D]): the rows the graph runs (all
+// of them, or after a token drop the kept ones, gathered).
+func (g *graph) uploadHidden(h []float32) {
+	if g.rows != nil {
+		h = gatherRows(h, g.cfg.Hidden, g.rows)
+	}
+	g.be.Upload(v(g.buf.h), h)
 }
 
 // gatherRows is x's rows ([n, W]) listed in rows, in that order.

@@ -300,3 +300,37 @@ func TestTokenDropMaskLeavesNoKey(t *testing.T) {
 		t.Errorf("masking the one kept token's rows: %v", err)
 	}
 }
+
+// Localizing a non-finite value replays a block and puts the run's state back: after a token
+// drop that state is the kept rows, gathered (not the page's first rows), so the run goes on
+// to the same bits as without the replay.
+func TestTokenDropReplayKeepsState(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	k, err := engine.ParseKeepTop("12@1")
+	must(t, err)
+	set := engine.Settings{KeepTop: k, Keep: engine.Keep{Outputs: true}}
+	plain := runTower(t, fx.dir, cpuBackend(), set, fx.input(t))
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	e, err := engine.NewEngine(ck, cpuBackend(), set)
+	must(t, err)
+	defer e.Close()
+	r, err := e.Start(fx.input(t))
+	must(t, err)
+	defer r.Close()
+	for range 3 {
+		_, err := r.Step(context.Background())
+		must(t, err)
+	}
+	in := r.Probes.Outputs()[1]
+	must(t, engine.ReplayBlock(r, 2, in))
+	_, kept := r.Dropped()
+	D := r.Config().Hidden
+	if !bitEqual(engine.HiddenRows(r), gatherTest(r.Hidden(), D, kept)) {
+		t.Fatal("after the replay the graph's hidden state is not the kept rows of block 2's output")
+	}
+	must(t, r.RunAll(context.Background()))
+	if !bitEqual(r.Merger, plain.Merger) {
+		t.Error("a replay of block 2 changed the merger")
+	}
+}
