@@ -100,9 +100,8 @@ func (k KeepTop) check(units, depth int) error {
 type tokenDrop struct {
 	after  int
 	rows   []int     // kept rows of the page, in the blocks' order
-	units  []int     // kept merge units, in the blocks' order (rows[u*m*m] / (m*m))
+	units  []int     // kept merge units, in the blocks' order: unit u is rows u*m*m .. (u+1)*m*m-1
 	frozen []float32 // block after's output [S, D]: what a dropped row's output stays
-	qk     []float32 // block after's q|k, when the run keeps none (the ranking needs it)
 }
 
 // Dropped says which rows the run dropped after which block (nil rows, -1: none).
@@ -171,15 +170,14 @@ func (r *Run) dropTokens(ctx context.Context, i int) error {
 	S := r.Layout.Rows()
 	var received []float64
 	if !k.Random {
-		qk := r.dropQK
+		qk, err := r.dropQK, error(nil) // taken for the ranking when the run keeps no q|k
 		if qk == nil {
-			var err error
-			if qk, err = r.Probes.QK(i); err != nil {
-				return err
-			}
+			qk, err = r.Probes.QK(i)
 		}
-		var err error
-		if received, err = r.Probes.ReceivedOf(ctx, i, qk); err != nil {
+		if err == nil {
+			received, err = r.Probes.ReceivedOf(ctx, i, qk)
+		}
+		if err != nil {
 			return err
 		}
 	}
