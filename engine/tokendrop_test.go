@@ -334,3 +334,35 @@ func TestTokenDropReplayKeepsState(t *testing.T) {
 		t.Error("a replay of block 2 changed the merger")
 	}
 }
+
+// The probes of earlier blocks may run while the run drops tokens (the window draws block 0's
+// maps while the run goes on): the drop reaches them under the store's lock. Run with -race to
+// see it (go test -race -run TestTokenDropWhileProbing ./engine/).
+func TestTokenDropWhileProbing(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	k, err := engine.ParseKeepTop("12@1")
+	must(t, err)
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k, Keep: engine.Keep{Attention: true}})
+	must(t, err)
+	defer e.Close()
+	r, err := e.Start(fx.input(t))
+	must(t, err)
+	defer r.Close()
+	ctx := context.Background()
+	_, err = r.Step(ctx)
+	must(t, err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for q := range 400 {
+			if _, _, err := r.Probes.QueryRows(ctx, 0, q%176); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	must(t, r.RunAll(ctx))
+	<-done
+}

@@ -112,11 +112,8 @@ func (s *Store) attnBlockBare(block int) (attnBlock, error) {
 		return attnBlock{}, err
 	}
 	hd := s.HeadDim
-	ab := attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
-	if s.dropped != nil && block > s.dropAfter {
-		ab.dropped = s.dropped
-	}
-	return ab, nil
+	return attnBlock{qk: qk, d: s.Hidden, hd: hd, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block),
+		dropped: s.droppedBefore(block)}, nil
 }
 
 // padded is L rounded up to whole key strips.

@@ -44,10 +44,8 @@ func (s *Store) ReceivedOf(ctx context.Context, block int, qk []float32) ([]floa
 			queries = append(queries, q)
 		}
 	}
-	ab := attnBlock{qk: qk, d: D, hd: s.HeadDim, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block)}
-	if s.dropped != nil && block > s.dropAfter {
-		ab.dropped = s.dropped
-	}
+	ab := attnBlock{qk: qk, d: D, hd: s.HeadDim, heads: s.Heads, scale: s.attnScale(), masked: s.maskedKeys(block),
+		dropped: s.droppedBefore(block)}
 	if kernel.UseAVX512 {
 		return ab.receivedCols(ctx, s.Layout.SegmentsOf(block), S)
 	}
@@ -154,22 +152,34 @@ func addColumns(sc *scratch, n int, seg backend.Segment, part []float64) {
 // keys no query saw (probability 0) and not queries at all (their rows are refused). Before
 // any later block is kept; dropped is the store's now.
 func (s *Store) DropAfter(block int, dropped []bool) {
-	s.dropped, s.dropAfter = dropped, block
-	if s.keyMask == nil {
-		return
+	var union []bool
+	if s.keyMask != nil { // the key mask's keys and the dropped rows together
+		union = make([]bool, len(dropped))
+		for i := range union {
+			union[i] = dropped[i] || s.keyMask[i]
+		}
 	}
-	union := make([]bool, len(dropped)) // the key mask's keys and the dropped rows together
-	for i := range union {
-		union[i] = dropped[i] || s.keyMask[i]
-	}
-	s.keyMaskDropped = union
+	s.mu.Lock()
+	s.dropped, s.dropAfter, s.keyMaskDropped = dropped, block, union
+	s.mu.Unlock()
 }
 
 // Dropped says whether row was dropped before block ran (token dropping).
 func (s *Store) Dropped(block, row int) bool { return s.droppedAt(block, row) }
 
 func (s *Store) droppedAt(block, row int) bool {
-	return s.dropped != nil && block > s.dropAfter && s.dropped[row]
+	d := s.droppedBefore(block)
+	return d != nil && d[row]
+}
+
+// droppedBefore is the rows dropped before block ran (nil: none).
+func (s *Store) droppedBefore(block int) []bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.dropped == nil || block <= s.dropAfter {
+		return nil
+	}
+	return s.dropped
 }
 
 // checkQueryAt is checkQuery, and refuses a query its block no longer had.
@@ -177,8 +187,11 @@ func (s *Store) checkQueryAt(block, q int) error {
 	if err := s.checkQuery(q); err != nil {
 		return err
 	}
-	if s.droppedAt(block, q) {
-		return fmt.Errorf("patch %d was dropped after block %d: block %d did not run it", s.Layout.ProcessorRow(q), s.dropAfter, block)
+	if d := s.droppedBefore(block); d != nil && d[q] {
+		s.mu.RLock()
+		after := s.dropAfter
+		s.mu.RUnlock()
+		return fmt.Errorf("patch %d was dropped after block %d: block %d did not run it", s.Layout.ProcessorRow(q), after, block)
 	}
 	return nil
 }

@@ -34,16 +34,16 @@ type Store struct {
 	// are true (engine/keymask.go); set before the first block is kept, read only after.
 	keyMask     []bool
 	keyMaskFrom int
-	// dropped: the blocks after dropAfter ran without these rows (token dropping: DropAfter);
-	// keyMaskDropped is them and keyMask together.
+	mu          sync.RWMutex
+	// dropped: the blocks after dropAfter ran without these rows (token dropping: DropAfter,
+	// which comes while probes of earlier blocks may run: read under mu); keyMaskDropped is
+	// them and keyMask together.
 	dropped        []bool
 	dropAfter      int
 	keyMaskDropped []bool
-
-	mu    sync.RWMutex
-	qk    [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
-	taps  map[string][][]float32 // per tap name, per block [S, W]
-	names []string               // the kept taps, in the order first added (the graph's)
+	qk             [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
+	taps           map[string][][]float32 // per tap name, per block [S, W]
+	names          []string               // the kept taps, in the order first added (the graph's)
 }
 
 // The taps the Store knows by name.
@@ -69,6 +69,8 @@ func (s *Store) MaskKeys(from int, masked []bool) {
 // maskedKeys is block's key rows no query saw (nil: none): the key mask's from its block on,
 // and the dropped rows after the drop's block.
 func (s *Store) maskedKeys(block int) []bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	masked := s.keyMask != nil && block >= s.keyMaskFrom
 	dropped := s.dropped != nil && block > s.dropAfter
 	switch {
