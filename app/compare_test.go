@@ -20,6 +20,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // inspector compare of identical settings, while every core is kept busy by another load,
@@ -356,15 +357,7 @@ func TestKeepTopCLI(t *testing.T) {
 // changes no bit; the header and the dump's provenance name it; another page size is refused.
 func TestPatchFromCLI(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.Open("../assets/sample.png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(src)
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testfixture.ReadPNG(t, "../assets/sample.png")
 	b := img.Bounds()
 	flip, small := image.NewRGBA(b), image.NewRGBA(image.Rect(0, 0, b.Dx()/2, b.Dy()/2))
 	for y := b.Min.Y; y < b.Max.Y; y++ {

@@ -15,8 +15,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"github.com/turbospark/inspector/internal/testfixture"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -214,7 +214,7 @@ func TestSmokeRealWindow(t *testing.T) {
 		if keep := os.Getenv("SMOKE_SHOTS"); keep != "" {
 			copyFile(t, path, filepath.Join(keep, name+".png"))
 		}
-		return readPNG(t, path)
+		return testfixture.ReadPNG(t, path)
 	}
 	before := shot("before")
 	// Click a quarter of the way into the image view: a different patch than the centre
@@ -331,20 +331,6 @@ func run(t *testing.T, env []string, name string, args ...string) string {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	return string(out)
-}
-
-func readPNG(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }
 
 func distinctColours(img image.Image) int {

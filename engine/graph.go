@@ -36,19 +36,20 @@ type pageBufs struct {
 }
 
 type graph struct {
-	be         backend.Backend
-	cfg        Config
-	seq        int
-	lay        *geom.Layout               // each block's attention segments (SegmentsOf)
-	ablate     [][]bool                   // [block][head] ablated (ablate.go); nil: none
-	ablateMean bool                       // ablated heads take their page mean, not 0
-	heads      map[int]*headEdit          // per block: attn captured or a head patched before proj (patch.go)
-	keyMask    *keyMaskPlan               // keys no query sees from a block on (keymask.go); nil: none
-	rows       []int                      // after a token drop: the page rows the graph runs (seq of them); nil: every row
-	compacted  map[bool][]backend.Segment // after a token drop: the frames (false) and windows (true) over rows
-	tileRows   int
-	buf        pageBufs
-	taps       tapSink // told where each tap is; nil: nobody asks
+	be          backend.Backend
+	cfg         Config
+	seq         int
+	lay         *geom.Layout      // each block's attention segments (SegmentsOf)
+	ablate      [][]bool          // [block][head] ablated (ablate.go); nil: none
+	ablateMean  bool              // ablated heads take their page mean, not 0
+	heads       map[int]*headEdit // per block: attn captured or a head patched before proj (patch.go)
+	keyMask     *keyMaskPlan      // keys no query sees from a block on (keymask.go); nil: none
+	rows        []int             // after a token drop: the page rows the graph runs (seq of them); nil: every row
+	keptFrames  []backend.Segment // after a token drop: the frames cut to rows (segmentsOf)
+	keptWindows []backend.Segment // and the windows likewise
+	tileRows    int
+	buf         pageBufs
+	taps        tapSink // told where each tap is; nil: nobody asks
 }
 
 // tapSink learns where the graph leaves each named intermediate (tap.go).

@@ -114,14 +114,13 @@ func (k KeyMask) plan(lay *geom.Layout, depth, D int) (*keyMaskPlan, error) {
 func planKeyMask(masked []bool, spec string, from, depth, D int, segsOf func(int) []backend.Segment, windowed func(int) bool) (*keyMaskPlan, error) {
 	S := len(masked)
 	p := &keyMaskPlan{spec: spec, from: from, masked: masked, segs: make([][]backend.Segment, depth), host: make([]float32, S*3*D)}
-	before := make([]int, S+1) // before[r]: kept rows before row r, so a row range's keys are contiguous
-	for r := range S {
-		before[r+1] = before[r]
-		if !masked[r] {
+	unmasked := make([]bool, S)
+	for r, m := range masked {
+		if unmasked[r] = !m; !m {
 			p.kept = append(p.kept, r)
-			before[r+1]++
 		}
 	}
+	before := countBefore(unmasked) // a row range's keys are contiguous in the keys buffer
 	for i := from; i < depth; i++ {
 		for _, sg := range segsOf(i) {
 			ks := backend.Segment{Start: sg.Start, End: sg.End, KeyStart: before[sg.Start], KeyEnd: before[sg.End]}

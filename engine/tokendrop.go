@@ -239,29 +239,21 @@ func (g *graph) compact(kept []int, h []float32, ropes func(hd int, theta float6
 	full := g.seq
 	g.seq = len(kept)
 	g.tileRows = min(g.tileRows, g.seq)
-	before := make([]int, full+1) // before[r]: kept rows before page row r
-	j := 0
-	for r := range full {
-		before[r+1] = before[r]
-		if j < len(kept) && kept[j] == r {
-			before[r+1]++
-			j++
-		}
+	isKept := make([]bool, full)
+	for _, r := range kept {
+		isKept[r] = true
 	}
-	g.compacted = map[bool][]backend.Segment{}
-	for _, windowed := range []bool{false, true} {
-		segs := g.lay.Segments
-		if windowed {
-			segs = g.lay.SegmentsOf(g.windowedBlock())
-		}
+	before := countBefore(isKept) // before[r]: kept rows before page row r
+	cut := func(segs []backend.Segment) []backend.Segment {
 		var out []backend.Segment
 		for _, sg := range segs {
 			if n := (backend.Segment{Start: before[sg.Start], End: before[sg.End]}); n.Len() > 0 {
 				out = append(out, n)
 			}
 		}
-		g.compacted[windowed] = out
+		return out
 	}
+	g.keptFrames, g.keptWindows = cut(g.lay.Segments), cut(g.lay.Windows())
 	if g.keyMask != nil {
 		masked := make([]bool, len(kept))
 		for n, row := range kept {
@@ -276,23 +268,29 @@ func (g *graph) compact(kept []int, h []float32, ropes func(hd int, theta float6
 	return nil
 }
 
-// windowedBlock is a windowed block of the page (-1: none; SegmentsOf(-1) is the frames).
-func (g *graph) windowedBlock() int {
-	for i := range g.cfg.Depth {
-		if g.lay.Windowed(i) {
-			return i
-		}
-	}
-	return -1
-}
-
 // segmentsOf is block i's attention segments over the rows the graph runs: the layout's, or,
 // after a token drop, theirs cut to the kept rows (empty ones left out).
 func (g *graph) segmentsOf(i int) []backend.Segment {
-	if g.rows == nil {
+	switch {
+	case g.rows == nil:
 		return g.lay.SegmentsOf(i)
+	case g.lay.Windowed(i):
+		return g.keptWindows
 	}
-	return g.compacted[g.lay.Windowed(i)]
+	return g.keptFrames
+}
+
+// countBefore is, for each row r and r = len(in), how many rows before r are in: a row range
+// [a, b) holds countBefore[b] - countBefore[a] of them, numbered from countBefore[a] on.
+func countBefore(in []bool) []int {
+	before := make([]int, len(in)+1)
+	for r, ok := range in {
+		before[r+1] = before[r]
+		if ok {
+			before[r+1]++
+		}
+	}
+	return before
 }
 
 // uploadHidden makes the hidden state the page's h ([S, D]): the rows the graph runs (all

@@ -42,16 +42,7 @@ type Effect struct {
 // RelChange is ||a - b|| / ||b|| in float64 (||a - b|| when b is all zeros; 0 when a is b bit
 // for bit).
 func RelChange(a, b []float32) float64 {
-	var d, n float64
-	for i := range b {
-		x := float64(a[i]) - float64(b[i])
-		d += x * x
-		n += float64(b[i]) * float64(b[i])
-	}
-	if n == 0 {
-		return math.Sqrt(d)
-	}
-	return math.Sqrt(d / n)
+	return relChangeRows(a, b, len(b), slices.Values([]int{0}))
 }
 
 // baseOutputs is the session's finished run's block outputs, or why there are none.
@@ -110,11 +101,18 @@ func effectOf(run *Run, base [][]float32, merger []float32, width int) Effect {
 
 // relChangeRows is RelChange over the listed rows (of width W) of a and b.
 func relChangeRows(a, b []float32, W int, rows iter.Seq[int]) float64 {
-	var x, y []float32
+	var d, n float64
 	for r := range rows {
-		x, y = append(x, a[r*W:(r+1)*W]...), append(y, b[r*W:(r+1)*W]...)
+		for i := r * W; i < (r+1)*W; i++ {
+			x := float64(a[i]) - float64(b[i])
+			d += x * x
+			n += float64(b[i]) * float64(b[i])
+		}
 	}
-	return RelChange(x, y)
+	if n == 0 {
+		return math.Sqrt(d)
+	}
+	return math.Sqrt(d / n)
 }
 
 // WhatIf runs the session's page under set (its interventions; the page and the max pixels

@@ -26,6 +26,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/testfixture"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -227,25 +228,11 @@ func TestExportSVGAndNoCaption(t *testing.T) {
 	if data, err := os.ReadFile(pdf); err != nil || !bytes.HasPrefix(data, []byte("%PDF-1.4")) {
 		t.Errorf("the .PDF export is not a PDF (%v)", err)
 	}
-	a, b := readPNGFile(t, full), readPNGFile(t, bare)
+	a, b := testfixture.ReadPNG(t, full), testfixture.ReadPNG(t, bare)
 	if a.Bounds().Dx() < b.Bounds().Dx() || a.Bounds().Dy()-b.Bounds().Dy() < 40 {
 		t.Errorf("with the caption %v, without %v: the caption's lines were not dropped", a.Bounds(), b.Bounds())
 	}
 	if n := h.in.exportName("head-stats", ".csv"); !strings.HasSuffix(n, ".csv") {
 		t.Errorf("a CSV export is offered as %q", n)
 	}
-}
-
-func readPNGFile(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }

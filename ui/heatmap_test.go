@@ -15,10 +15,7 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"image/png"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -516,26 +513,7 @@ func TestRowsFollowTheRun(t *testing.T) {
 	in := h.in
 	q, b := in.Sel.Query, in.Sel.Block
 	old := slices.Clone(in.image.values)
-	f, err := os.Open(demoPhoto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bd := src.Bounds()
-	flipped := image.NewNRGBA(bd)
-	for y := bd.Min.Y; y < bd.Max.Y; y++ {
-		for x := bd.Min.X; x < bd.Max.X; x++ {
-			flipped.Set(bd.Max.X-1-(x-bd.Min.X), y, src.At(x, y))
-		}
-	}
-	path := filepath.Join(t.TempDir(), "flipped.png")
-	out, _ := os.Create(path)
-	png.Encode(out, flipped)
-	out.Close()
+	path := mirrored(t) // the same page size, other attention
 	gen := in.Snap.Gen
 	in.OpenFiles(demoDir, path)
 	h.pump("the flipped run", func() bool { return in.Snap.Gen != gen && in.Snap.Finished })

@@ -12,6 +12,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // The What if tab end to end on the demo: no intervention moves nothing (every bar 0, the map
@@ -124,15 +125,7 @@ func TestWhatIfFlow(t *testing.T) {
 // mirrored writes the demo photo mirrored left-right (the same page size) and returns its path.
 func mirrored(t *testing.T) string {
 	t.Helper()
-	f, err := os.Open(demoPhoto)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := testfixture.ReadPNG(t, demoPhoto)
 	b := img.Bounds()
 	flip := image.NewRGBA(b)
 	for y := b.Min.Y; y < b.Max.Y; y++ {

@@ -16,6 +16,7 @@ import (
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // A tower with window attention (tiny-qwen2.5-vl: blocks 0 and 2 windowed, 1 and 3 whole):
@@ -193,7 +194,7 @@ func TestExportMapPNG(t *testing.T) {
 	if err := h.in.ExportMapPNG(path); err != nil {
 		t.Fatal(err)
 	}
-	img := readPNGFile(t, path)
+	img := testfixture.ReadPNG(t, path)
 	g := patchGrid(h.in.Snap)
 	if b := img.Bounds(); b.Dx() != g.Cols*mapPixelsPerPatch || b.Dy() != g.Rows*mapPixelsPerPatch {
 		t.Fatalf("map %v for %d x %d patches", b, g.Cols, g.Rows)

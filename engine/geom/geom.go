@@ -238,6 +238,10 @@ func (l *Layout) SegmentOf(block, i int) backend.Segment {
 	return SegmentHolding(l.SegmentsOf(block), i)
 }
 
+// Windows is the attention windows of the windowed blocks, in row order (nil: no block is
+// windowed).
+func (l *Layout) Windows() []backend.Segment { return l.windows }
+
 // Windowed says whether block attends within windows rather than whole frames.
 func (l *Layout) Windowed(block int) bool {
 	return block >= 0 && block < len(l.windowed) && l.windowed[block]

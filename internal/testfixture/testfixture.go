@@ -6,6 +6,8 @@ package testfixture
 import (
 	"context"
 	"encoding/json"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"testing"
@@ -92,4 +94,19 @@ func RunAll(t testing.TB, e *engine.Engine, in *engine.Input) *engine.Run {
 	t.Cleanup(run.Close)
 	must(t, run.RunAll(context.Background()))
 	return run
+}
+
+// ReadPNG decodes the PNG file at path, failing t when it cannot.
+func ReadPNG(t testing.TB, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return img
 }

@@ -10,6 +10,7 @@
 package widgets
 
 import (
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
@@ -72,6 +73,26 @@ type figPlan struct {
 	Texts   []figText
 	FontPx  float64 // the text's size (Go Regular, one point a pixel)
 	SmallPx float64
+}
+
+// planVector is f's layout for a vector export (the reader's font sets the text: the faces it
+// was measured with are closed here).
+func planVector(f Figure) (figPlan, error) {
+	plan, face, small, ok := planFigure(f)
+	if !ok {
+		return plan, errors.New("figure: the text font could not be loaded")
+	}
+	face.Close()
+	small.Close()
+	return plan, nil
+}
+
+// px is text t's size in pixels.
+func (p figPlan) px(t figText) float64 {
+	if t.Small {
+		return p.SmallPx
+	}
+	return p.FontPx
 }
 
 // planFigure lays f out with the faces it measured the text in (the caller closes them, or

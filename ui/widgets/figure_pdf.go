@@ -13,7 +13,6 @@ package widgets
 import (
 	"bytes"
 	"compress/zlib"
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -22,12 +21,10 @@ import (
 
 // RenderFigurePDF writes f as a PDF page of the size RenderFigure's image has, in points.
 func RenderFigurePDF(w io.Writer, f Figure) error {
-	plan, face, small, ok := planFigure(f)
-	if !ok {
-		return errors.New("figure: the text font could not be loaded")
+	plan, err := planVector(f)
+	if err != nil {
+		return err
 	}
-	face.Close() // measured with; the text is set by the reader's font
-	small.Close()
 	var objs [][]byte // object i+1's body
 	add := func(body []byte) int { objs = append(objs, body); return len(objs) }
 	catalog := add(nil) // filled in below, once the page's number is known
@@ -63,11 +60,7 @@ func RenderFigurePDF(w io.Writer, f Figure) error {
 	}
 	content.WriteString("0.078 0.078 0.078 rg\n")
 	for _, t := range plan.Texts {
-		size := plan.FontPx
-		if t.Small {
-			size = plan.SmallPx
-		}
-		fmt.Fprintf(&content, "BT /F1 %g Tf %d %d Td (%s) Tj ET\n", size, t.X, plan.H-t.Y, pdfString(t.S))
+		fmt.Fprintf(&content, "BT /F1 %g Tf %d %d Td (%s) Tj ET\n", plan.px(t), t.X, plan.H-t.Y, pdfString(t.S))
 	}
 	stream := add(fmt.Appendf(nil, "<< /Length %d >>\nstream\n%s\nendstream", content.Len(), content.Bytes()))
 	page := add(fmt.Appendf(nil, "<< /Type /Page /Parent %d 0 R /MediaBox [0 0 %d %d] /Contents %d 0 R "+
@@ -88,7 +81,7 @@ func RenderFigurePDF(w io.Writer, f Figure) error {
 		fmt.Fprintf(&out, "%010d 00000 n \n", o)
 	}
 	fmt.Fprintf(&out, "trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, catalog, xref)
-	_, err := w.Write(out.Bytes())
+	_, err = w.Write(out.Bytes())
 	return err
 }
 

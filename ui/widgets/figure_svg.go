@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"image/png"
 	"io"
@@ -21,12 +20,10 @@ import (
 
 // RenderFigureSVG writes f as an SVG document of the size RenderFigure's image has.
 func RenderFigureSVG(w io.Writer, f Figure) error {
-	plan, face, small, ok := planFigure(f)
-	if !ok {
-		return errors.New("figure: the text font could not be loaded")
+	plan, err := planVector(f)
+	if err != nil {
+		return err
 	}
-	face.Close() // measured with; the text is set by the reader's font
-	small.Close()
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">`+"\n", plan.W, plan.H, plan.W, plan.H)
@@ -49,11 +46,7 @@ func RenderFigureSVG(w io.Writer, f Figure) error {
 		fmt.Fprintf(b, "</g>\n")
 	}
 	for _, t := range plan.Texts {
-		size := plan.FontPx
-		if t.Small {
-			size = plan.SmallPx
-		}
-		fmt.Fprintf(b, `<text x="%d" y="%d" font-family="Go, sans-serif" font-size="%g" fill="#141414">`, t.X, t.Y, size)
+		fmt.Fprintf(b, `<text x="%d" y="%d" font-family="Go, sans-serif" font-size="%g" fill="#141414">`, t.X, t.Y, plan.px(t))
 		if err := xml.EscapeText(b, []byte(t.S)); err != nil {
 			return err
 		}
