@@ -42,13 +42,29 @@ func (o *opTimer) RMSNorm(out, x backend.View, w backend.Weight, rows, cols int,
 	o.Backend.RMSNorm(out, x, w, rows, cols, eps)
 }
 
+// packTimer is a backend that packs weights inside MatMul and says how long it took (the CPU
+// backend): the timer shows that as "pack", apart from "matmul".
+type packTimer interface{ TakePackTime() time.Duration }
+
+// matmulSince records a matrix product started at start: its packing as "pack", the rest as
+// "matmul".
+func (o *opTimer) matmulSince(start time.Time) {
+	d := time.Since(start)
+	if pt, ok := o.Backend.(packTimer); ok {
+		p := pt.TakePackTime()
+		o.times["pack"] += p
+		d -= p
+	}
+	o.times["matmul"] += d
+}
+
 func (o *opTimer) MatMul(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int) {
-	defer o.since("matmul", time.Now())
+	defer o.matmulSince(time.Now())
 	o.Backend.MatMul(y, x, w, bias, rows, in, out)
 }
 
 func (o *opTimer) MatMulEpilogue(y, x backend.View, w backend.Weight, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	defer o.since("matmul", time.Now()) // its GELU and residual add included where fused
+	defer o.matmulSince(time.Now()) // its GELU and residual add included where fused
 	o.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
 }
 

@@ -97,6 +97,7 @@ type mappedRes struct {
 	bases   map[string]int64           // shard path -> file offset of the mapping's first byte
 	ends    map[string]int64           // shard path -> the file size the mapping needs
 	blocks  []BlockWeights
+	ahead   sync.WaitGroup // the prefault of the block after the one last handed out
 }
 
 func newMapped(ck *Checkpoint) (*mappedRes, error) {
@@ -202,14 +203,36 @@ func mergerWeightsOf(w [6]backend.Weight) MergerWeights {
 	return MergerWeights{NormW: w[0], NormB: w[1], FC1W: w[2], FC1B: w[3], FC2W: w[4], FC2B: w[5]}
 }
 func (m *mappedRes) Done(int) {}
+
+// Block hands out block i's views and maps block i+1's pages in the background while block i
+// computes (prefault), so that its products do not fault page by page on every thread.
 func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= len(m.blocks) {
 		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, len(m.blocks)-1)
 	}
+	if i+1 < len(m.blocks) {
+		m.ahead.Wait() // one prefault at a time
+		next := &m.blocks[i+1]
+		m.ahead.Go(func() {
+			for _, w := range next {
+				if w.Region != nil {
+					prefault(pageSpan(w))
+				}
+			}
+		})
+	}
 	return &m.blocks[i], WeightFetch{}, nil
 }
 
+// pageSpan is w's bytes in its region from the page that holds its first byte (madvise wants
+// a page-aligned start).
+func pageSpan(w backend.Weight) []byte {
+	start := int64(w.Offset) / pageSize() * pageSize()
+	return w.Region.Bytes[start : w.Offset+len(w.Bytes())]
+}
+
 func (m *mappedRes) Close() error {
+	m.ahead.Wait() // no prefault runs on a mapping being unmapped
 	for path, r := range m.regions {
 		unix.Munmap(r.Bytes)
 		delete(m.regions, path)

@@ -40,6 +40,7 @@ type Backend struct {
 	packCalls uint64
 	amxSplit  []uint16        // x's bfloat16 pieces for the AMX path (matmul_amx.go)
 	amxWeight []float32       // a weight too large for the pack cache, in VNNI tiles for one call
+	packTime  time.Duration   // time spent packing weights since the last TakePackTime
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
 }

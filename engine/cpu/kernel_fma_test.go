@@ -416,3 +416,39 @@ func TestPackCacheReleasedAtClose(t *testing.T) {
 	hugeFree(heap, false)
 	heap[len(heap)-1] = 1 // still ours
 }
+
+// TestPackTime: MatMul reports the time it spent packing a weight (TakePackTime) when it packs
+// one, on every kernel that packs (FMA panels, AMX tiles), and none when the pass's cache
+// already holds it; taking the time starts it again from zero.
+func TestPackTime(t *testing.T) {
+	const rows, in, out = 8, 640, 96
+	r := rand.New(rand.NewPCG(17, 18))
+	w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
+	xv := conformance.RandVals(r, rows*in, 1)
+	kernel.EachKernel(func(name string) {
+		if name == "generic" {
+			return // reads the weight in place: nothing packed
+		}
+		be := New(2)
+		defer be.Close()
+		x := conformance.Upload(be, xv)
+		y := conformance.Alloc(be, rows*out)
+		be.TakePackTime()
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		if d := be.TakePackTime(); d <= 0 {
+			t.Errorf("%s: the first call packed the weight in %v", name, d)
+		}
+		if d := be.TakePackTime(); d != 0 {
+			t.Errorf("%s: a second take without a call gave %v", name, d)
+		}
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		if d := be.TakePackTime(); d != 0 {
+			t.Errorf("%s: the cached weight was packed again (%v)", name, d)
+		}
+		be.Commit()
+		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+		if d := be.TakePackTime(); d <= 0 {
+			t.Errorf("%s: after Commit the weight was not packed again (%v)", name, d)
+		}
+	})
+}

@@ -170,7 +170,7 @@ func (b *Backend) vnniWeight(job *mmJob, kc, nbs int) []uint16 {
 			b.amxWeight = make([]float32, n16/2)
 		}
 		buf = b.amxWeight[:n16/2]
-		fill(buf)
+		b.timePack(fill, buf)
 	}
 	if buf == nil || b.ctx.Err() != nil {
 		return nil

@@ -18,7 +18,11 @@
 // checkpoint) would run with the old widening (TestPackCacheForgetsAtCommit).
 package cpu
 
-import "github.com/turbospark/inspector/engine/dtype"
+import (
+	"time"
+
+	"github.com/turbospark/inspector/engine/dtype"
+)
 
 // packCacheMax bounds one cached weight (float32 elements): fc1/fc2 of the 27x1152 tower are
 // 5.0M (20 MB); a merger's 4608 x 4608 (85 MB) is packed per task instead, as it is used once.
@@ -89,12 +93,31 @@ func (b *Backend) cachedPack(key packKey, n int, fill func(buf []float32)) []flo
 	}
 	e.valid = false
 	buf := e.buf[:n]
-	fill(buf)
+	b.timePack(fill, buf)
 	if b.ctx.Err() != nil { // cancelled part way: not a whole widening (the call stops too)
 		return nil
 	}
 	e.key, e.valid, e.used = key, true, b.packCalls
 	return buf
+}
+
+// timePack runs fill(buf), adding its time to the backend's packing time (TakePackTime).
+func (b *Backend) timePack(fill func(buf []float32), buf []float32) {
+	start := time.Now()
+	fill(buf)
+	b.packTime += time.Since(start)
+}
+
+// TakePackTime returns the time MatMul spent packing weights (widening them into panels or
+// AMX tiles) since the last call, and starts again from zero: the op timer (engine/optimer.go)
+// shows it apart from the products, which it is part of. A weight packed per task (a merger's
+// on the FMA path) is not counted: its packing is interleaved with its products.
+func (b *Backend) TakePackTime() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	d := b.packTime
+	b.packTime = 0
+	return d
 }
 
 // freePacks releases the cache's memory (Close).
