@@ -66,6 +66,28 @@ TEXT expz<>(SB), NOSPLIT|NOFRAME, $0-0
 	VSCALEFPS   Z5, Z7, Z2 // p * 2^n
 	RET
 
+// expzm: x = exp(x - m), constants in Z17-Z28, n, r and p clobbered: expz's instructions in
+// the same order on registers named by the caller, inline, so that ColExpSum runs a row's two
+// halves as independent chains without a call each (the same bits as expz).
+#define expzm(x, m, n, r, p) \
+	VSUBPS       m, x, x \
+	VMAXPS       x, Z17, x \
+	VMINPS       x, Z28, x \
+	VMULPS       Z18, x, n \
+	VRNDSCALEPS  $0, n, n \
+	VMOVAPS      x, r \
+	VFNMADD231PS Z19, n, r \
+	VFNMADD231PS Z20, n, r \
+	VMOVAPS      Z21, p \
+	VFMADD213PS  Z22, r, p \
+	VFMADD213PS  Z23, r, p \
+	VFMADD213PS  Z24, r, p \
+	VFMADD213PS  Z25, r, p \
+	VFMADD213PS  Z26, r, p \
+	VFMADD213PS  Z27, r, p \
+	VFMADD213PS  Z27, r, p \
+	VSCALEFPS    n, p, x
+
 // geluz: Z2 = gelu_tanh(Z8), Z8 kept, as x*sigmoid(2u) with e = exp(-2|u|): x/(1+e) for
 // u >= 0 and x*e/(1+e) for u < 0, so nothing overflows and the far negative tail reaches the
 // subnormals instead of -0. Constants in Z16 (0), Z17-Z31; clobbers Z5-Z9, K2.
@@ -175,24 +197,22 @@ TEXT ·ColExpSum(SB), NOSPLIT, $0-32
 celoop:
 	TESTQ         CX, CX
 	JZ            cedone
-	VMOVAPS       Z8, Z16
 	VMOVUPS       (SI), Z2
-	CALL          expz<>(SB)
+	VMOVUPS       64(SI), Z3
+	expzm(Z2, Z8, Z5, Z6, Z7)
+	expzm(Z3, Z9, Z14, Z15, Z0)
 	VMOVUPS       Z2, (SI)
-	VCVTPS2PD     Y2, Z3
-	VADDPD        Z3, Z10, Z10
+	VMOVUPS       Z3, 64(SI)
+	VCVTPS2PD     Y2, Z4
+	VADDPD        Z4, Z10, Z10
 	VEXTRACTF64X4 $1, Z2, Y4
-	VCVTPS2PD     Y4, Z3
-	VADDPD        Z3, Z11, Z11
-	VMOVAPS       Z9, Z16
-	VMOVUPS       64(SI), Z2
-	CALL          expz<>(SB)
-	VMOVUPS       Z2, 64(SI)
-	VCVTPS2PD     Y2, Z3
-	VADDPD        Z3, Z12, Z12
-	VEXTRACTF64X4 $1, Z2, Y4
-	VCVTPS2PD     Y4, Z3
-	VADDPD        Z3, Z13, Z13
+	VCVTPS2PD     Y4, Z4
+	VADDPD        Z4, Z11, Z11
+	VCVTPS2PD     Y3, Z1
+	VADDPD        Z1, Z12, Z12
+	VEXTRACTF64X4 $1, Z3, Y1
+	VCVTPS2PD     Y1, Z1
+	VADDPD        Z1, Z13, Z13
 	ADDQ          $128, SI
 	DECQ          CX
 	JMP           celoop
