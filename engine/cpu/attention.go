@@ -31,6 +31,7 @@ type attTask struct {
 	seg    backend.Segment
 	head   int
 	q0, q1 int // query rows, absolute
+	slot   int // the flash path's waves: whose scratch holds the pair's packed K and V^T
 }
 
 type attJob struct {
@@ -39,6 +40,7 @@ type attJob struct {
 	heads, hd  int
 	scale      float32
 	tasks      []attTask
+	kvLen      int // the flash path: floats of a packed (segment, head) at the start of a scratch
 }
 
 // Attention writes o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over s's segment. Rows that
@@ -60,18 +62,34 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	noOverlap("Attention", o, end*D, k, nk)
 	noOverlap("Attention", o, end*D, v, nk)
 	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
-		job.tasks = flashTasks(segs, heads, headDim, b.threads)
 		b.growScratch(attFlashScratch(longest, headDim))
+		job.kvLen = flashKVLen(longest, headDim)
 		workers := make([]flashWorker, b.threads)
+		if waves := flashWaves(segs, heads, headDim, b.threads); waves != nil {
+			for _, w := range waves {
+				b.parallel(len(w.pairs), func(_, p int) { // pair p's K and V^T into scratch p, once
+					job.packFlashKV(b.scratch[p], w.pairs[p].seg.Keys(), w.pairs[p].head)
+				})
+				if b.ctx.Err() != nil {
+					return // cancelled: some pair may be unpacked
+				}
+				b.parallel(len(w.tasks), func(wk, t int) {
+					tk := w.tasks[t]
+					job.runFlashRange(job.kvIn(b.scratch[tk.slot], tk.seg.Keys().Len()), b.scratch[wk], &workers[wk], tk)
+				})
+			}
+			return
+		}
+		job.tasks = flashTasks(segs, heads, headDim, b.threads)
 		b.parallel(len(job.tasks), func(wk, t int) {
-			job.runFlashRange(b.scratch[wk], &workers[wk], job.tasks[t])
+			job.runFlashOwn(b.scratch[wk], &workers[wk], job.tasks[t])
 		})
 		return
 	}
 	for _, sg := range segs {
 		for h := range heads {
 			for q0 := sg.Start; q0 < sg.End; q0 += attQueries {
-				job.tasks = append(job.tasks, attTask{sg, h, q0, min(q0+attQueries, sg.End)})
+				job.tasks = append(job.tasks, attTask{seg: sg, head: h, q0: q0, q1: min(q0+attQueries, sg.End)})
 			}
 		}
 	}

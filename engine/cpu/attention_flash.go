@@ -20,9 +20,13 @@
 // o[d] / l in float64. Every one of these is one lane, so a query's bits depend only on its q
 // row, its segment and flashKeys: not on its lane, the 6-key or 6-dimension grouping (short
 // groups repeat their last row and write the same values twice), the task cut or the thread
-// count. Memory per worker: V^T and K of one (segment, head), packed once and reused by every
-// task of that head the worker takes, plus the task's Q^T and O^T blocks and one score tile: no
-// seq x seq matrix.
+// count. Memory per worker: V^T and K of one (segment, head), plus the task's Q^T and O^T
+// blocks and one score tile: no seq x seq matrix. Where each (segment, head) is one task, a
+// worker packs its pair's V^T and K in its own scratch; where pairs are cut into several tasks
+// (an image's heads on many threads), the call runs in waves of at most `threads` pairs, each
+// packed once into the scratch of the worker of its index and read there by all its tasks
+// (flashWaves). Either way each pair is packed once a call (twice at most in the first case,
+// when two workers take its tasks), and the packing never changes a bit.
 // Numerics: differs from the AVX2 and generic paths in the last bits (online rescaling, the
 // polynomial exp); each path is deterministic on its own, and all pass the same parity tests.
 // Mutation that would silently break it: skipping the rescale of o when the max grows in a
@@ -46,10 +50,15 @@ const (
 	flashQB   = attQueries / flashQ // query blocks per attQueries queries
 )
 
-// attFlashScratch is the per-worker scratch of the flash path for segments of at most L keys.
+// attFlashScratch is the per-worker scratch of the flash path for segments of at most L keys:
+// one (segment, head)'s packed V^T and K (flashKVLen), then the worker's own Q^T and O^T
+// blocks and score tile.
 func attFlashScratch(L, hd int) int {
-	return hd*vtStride(L) + L*hd + 2*flashQB*hd*flashQ + flashKeys*flashQ
+	return flashKVLen(L, hd) + 2*flashQB*hd*flashQ + flashKeys*flashQ
 }
+
+// flashKVLen is the floats of one (segment, head)'s V^T and K for segments of at most L keys.
+func flashKVLen(L, hd int) int { return hd*vtStride(L) + L*hd }
 
 // vtStride is the row stride of V^T for a segment of L keys: whole 64-byte lines, and 16 floats
 // more so that it is never a multiple of 4 KiB (at L = 1,024 the six x rows of P.V would all
@@ -57,7 +66,7 @@ func attFlashScratch(L, hd int) int {
 func vtStride(L int) int { return chunks(L, 16)*16 + 16 }
 
 // flashWorker is what one worker keeps between the tasks of one Attention call: which
-// (keys, head) its packed V^T holds, and the kernel's row-pointer tables (kept here, not
+// (keys, head) its packed V^T holds (the per-worker packing; unused in waves), and the kernel's row-pointer tables (kept here, not
 // allocated per task: pointer slices made per task were 8% of the op in the allocator).
 type flashWorker struct {
 	keys                        backend.Segment
@@ -86,43 +95,115 @@ func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
 	perHead := max(1, chunks(4*threads, len(segs)*heads))
 	var tasks []attTask
 	for _, sg := range segs {
-		Lq, Lk := sg.Len(), sg.Keys().Len()
-		if Lq == 0 {
-			continue
-		}
-		most := max(attQueries, int(flashTaskFLOPs/(4*float64(Lk)*float64(hd)))/attQueries*attQueries)
-		per := min(most, chunks(chunks(Lq, perHead), attQueries)*attQueries)
 		for h := range heads {
-			for q0 := sg.Start; q0 < sg.End; q0 += per {
-				tasks = append(tasks, attTask{sg, h, q0, min(q0+per, sg.End)})
-			}
+			tasks = append(tasks, cutPair(sg, h, perHead, hd)...)
 		}
 	}
 	return tasks
 }
 
-// runFlashRange runs a task's query range attQueries at a time.
-func (j *attJob) runFlashRange(ws []float32, fw *flashWorker, t attTask) {
+// cutPair cuts the queries of segment sg, head h into about perHead ranges of whole attQueries
+// blocks, each within flashTaskFLOPs (none when sg has no query).
+func cutPair(sg backend.Segment, h, perHead, hd int) []attTask {
+	Lq, Lk := sg.Len(), sg.Keys().Len()
+	if Lq == 0 {
+		return nil
+	}
+	most := max(attQueries, int(flashTaskFLOPs/(4*float64(Lk)*float64(hd)))/attQueries*attQueries)
+	per := min(most, chunks(chunks(Lq, perHead), attQueries)*attQueries)
+	var tasks []attTask
+	for q0 := sg.Start; q0 < sg.End; q0 += per {
+		tasks = append(tasks, attTask{seg: sg, head: h, q0: q0, q1: min(q0+per, sg.End)})
+	}
+	return tasks
+}
+
+// flashWave is a group of at most `threads` (segment, head) pairs whose K and V^T are packed
+// once each, pair p into worker p's scratch (its first flashKVLen floats), and then read by
+// all of the pair's tasks, whichever worker runs them (task.slot names the pair's scratch).
+type flashWave struct {
+	pairs []attTask // one per pair: its segment and head
+	tasks []attTask
+}
+
+// flashWaves plans a call whose pairs are fewer than 4 tasks a thread (an image's 16 heads on
+// 8 or 16 threads: each head cut into several query ranges, each of which packed the head's K
+// and V^T again on the worker that took it: 17% of the op at 1,024 patches on 16 threads, the
+// 16-core device's profile). nil when every pair is one task anyway (many segments, or few
+// threads): the per-worker packing then packs each pair once. In a wave each pair is cut so as
+// to leave 4 tasks a thread; the cut never changes the bits.
+func flashWaves(segs []backend.Segment, heads, hd, threads int) []flashWave {
+	var pairs []attTask
+	for _, sg := range segs {
+		if sg.Len() > 0 {
+			for h := range heads {
+				pairs = append(pairs, attTask{seg: sg, head: h})
+			}
+		}
+	}
+	if len(pairs) >= 4*threads || threads < 2 {
+		return nil
+	}
+	var waves []flashWave
+	for p0 := 0; p0 < len(pairs); p0 += threads {
+		w := flashWave{pairs: pairs[p0:min(p0+threads, len(pairs))]}
+		perHead := max(1, chunks(4*threads, len(w.pairs)))
+		for slot, p := range w.pairs {
+			for _, t := range cutPair(p.seg, p.head, perHead, hd) {
+				t.slot = slot
+				w.tasks = append(w.tasks, t)
+			}
+		}
+		waves = append(waves, w)
+	}
+	return waves
+}
+
+// flashKV is one (segment, head)'s packed V^T (rows vtStride(L) apart) and K (rows back to back).
+type flashKV struct{ vt, kt []float32 }
+
+// kvIn returns the packed V^T and K of a pair with L keys at the start of scratch ws.
+func (j *attJob) kvIn(ws []float32, L int) flashKV {
+	Ls := vtStride(L)
+	return flashKV{vt: ws[:j.hd*Ls], kt: ws[j.hd*Ls:][:L*j.hd]}
+}
+
+// packFlashKV packs V^T and K of (keys, head) at the start of scratch ws.
+func (j *attJob) packFlashKV(ws []float32, keys backend.Segment, head int) {
+	kv := j.kvIn(ws, keys.Len())
+	j.packVT(kv.vt, keys, head)
+	j.packK(kv.kt, keys, head)
+}
+
+// runFlashOwn runs a task with the pair's K and V^T in the worker's own scratch ws, packing
+// them there unless the worker's previous task was of the same pair.
+func (j *attJob) runFlashOwn(ws []float32, fw *flashWorker, t attTask) {
+	keys := t.seg.Keys()
+	if !fw.valid || fw.keys != keys || fw.head != t.head {
+		j.packFlashKV(ws, keys, t.head)
+		fw.keys, fw.head, fw.valid = keys, t.head, true
+	}
+	j.runFlashRange(j.kvIn(ws, keys.Len()), ws, fw, t)
+}
+
+// runFlashRange runs a task's query range attQueries at a time, reading the pair's packed
+// kv; ws is the worker's scratch (its part past flashKVLen: Q^T, O^T, scores).
+func (j *attJob) runFlashRange(kv flashKV, ws []float32, fw *flashWorker, t attTask) {
 	for q0 := t.q0; q0 < t.q1; q0 += attQueries {
-		j.runFlash(ws, fw, attTask{t.seg, t.head, q0, min(q0+attQueries, t.q1)})
+		j.runFlash(kv, ws, fw, attTask{seg: t.seg, head: t.head, q0: q0, q1: min(q0+attQueries, t.q1)})
 	}
 }
 
 // runFlash computes the task's queries (at most attQueries) for one head, in blocks of 32.
-func (j *attJob) runFlash(ws []float32, fw *flashWorker, t attTask) {
+func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) {
 	keys := t.seg.Keys()
 	L, hd := keys.Len(), j.hd
 	Ls := vtStride(L)
-	vt := ws[:hd*Ls]
-	kt := ws[hd*Ls:][:L*hd]
-	qt := ws[hd*Ls+L*hd:][:flashQB*hd*flashQ]
-	ot := ws[hd*Ls+L*hd+flashQB*hd*flashQ:][:flashQB*hd*flashQ]
-	sc := ws[hd*Ls+L*hd+2*flashQB*hd*flashQ:][:flashKeys*flashQ]
-	if !fw.valid || fw.keys != keys || fw.head != t.head {
-		j.packVT(vt, keys, t.head)
-		j.packK(kt, keys, t.head)
-		fw.keys, fw.head, fw.valid = keys, t.head, true
-	}
+	vt, kt := kv.vt, kv.kt
+	own := ws[j.kvLen:]
+	qt := own[:flashQB*hd*flashQ]
+	ot := own[flashQB*hd*flashQ:][:flashQB*hd*flashQ]
+	sc := own[2*flashQB*hd*flashQ:][:flashKeys*flashQ]
 	nq := t.q1 - t.q0
 	blocks := chunks(nq, flashQ)
 	col := t.head * hd

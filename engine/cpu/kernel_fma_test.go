@@ -287,6 +287,72 @@ func TestFlashTasks(t *testing.T) {
 	}
 }
 
+// TestFlashWaves: where an image's heads are fewer than 4 tasks a thread, the call runs in
+// waves of at most `threads` (segment, head) pairs, each pair in exactly one wave and slot,
+// every task of a wave naming the slot of its own pair, every (segment, head, query) in
+// exactly one task, and 4 tasks a thread asked per wave; where the pairs alone keep the
+// threads busy there are no waves (the per-worker packing already packs each pair once).
+func TestFlashWaves(t *testing.T) {
+	const hd = 72
+	for _, c := range []struct {
+		segs           []backend.Segment
+		heads, threads int
+		waves          int // 0: none
+		tasks          int // tasks in all (0: not checked)
+	}{
+		{conformance.Cuts(0, 1024), 16, 16, 1, 48},      // 4 a head asked, 256 queries rounded up to 384
+		{conformance.Cuts(0, 5120), 16, 8, 2, 64},       // 8 heads a wave, 4 tasks each
+		{conformance.Cuts(0, 512, 1024), 16, 16, 2, 96}, // two frames: 128 queries a task asked, 192 given
+		{conformance.Cuts(0, 1, 1, 700), 3, 5, 2, 0},    // an empty segment has no pair
+		{conformance.Cuts(0, 5120), 16, 2, 0, 0},
+		{conformance.Cuts(0, 1024), 16, 1, 0, 0},
+		{conformance.Cuts(0, 64, 128, 192, 256, 320, 384, 448, 512), 16, 16, 0, 0}, // windows
+	} {
+		waves := flashWaves(c.segs, c.heads, hd, c.threads)
+		if len(waves) != c.waves {
+			t.Errorf("%v, %d heads, %d threads: %d waves, want %d", c.segs, c.heads, c.threads, len(waves), c.waves)
+		}
+		if len(waves) == 0 {
+			continue
+		}
+		tasks := 0
+		seen := map[[2]int]int{}
+		pairs := map[[2]int]int{}
+		for _, w := range waves {
+			if len(w.pairs) > c.threads {
+				t.Errorf("%v: a wave of %d pairs on %d threads (one scratch a pair)", c.segs, len(w.pairs), c.threads)
+			}
+			for _, p := range w.pairs {
+				pairs[[2]int{p.seg.Start, p.head}]++
+			}
+			tasks += len(w.tasks)
+			for _, tk := range w.tasks {
+				if p := w.pairs[tk.slot]; p.seg != tk.seg || p.head != tk.head {
+					t.Fatalf("%v: task %v reads slot %d, which holds segment %v head %d", c.segs, tk, tk.slot, p.seg, p.head)
+				}
+				for q := tk.q0; q < tk.q1; q++ {
+					seen[[2]int{tk.head, q}]++
+				}
+			}
+		}
+		if c.tasks > 0 && tasks != c.tasks {
+			t.Errorf("%v, %d heads, %d threads: %d tasks, want %d", c.segs, c.heads, c.threads, tasks, c.tasks)
+		}
+		for _, sg := range c.segs {
+			for h := range c.heads {
+				if n := pairs[[2]int{sg.Start, h}]; sg.Len() > 0 && n != 1 {
+					t.Errorf("%v: segment %v head %d packed in %d waves", c.segs, sg, h, n)
+				}
+				for q := sg.Start; q < sg.End; q++ {
+					if seen[[2]int{h, q}] != 1 {
+						t.Fatalf("%v: head %d query %d in %d tasks", c.segs, h, q, seen[[2]int{h, q}])
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestPackCacheForgetsAtCommit: within a pass a weight is widened once (a change to its bytes
 // that no pass may make is not seen: the proof that the cache is used); after Commit the next
 // call widens the bytes as they are now. And the cached path gives the per-task path's bits.
