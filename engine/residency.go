@@ -97,7 +97,8 @@ type mappedRes struct {
 	bases   map[string]int64           // shard path -> file offset of the mapping's first byte
 	ends    map[string]int64           // shard path -> the file size the mapping needs
 	blocks  []BlockWeights
-	ahead   sync.WaitGroup // the prefault of the block after the one last handed out
+	mu      sync.Mutex     // Block's prefault handover
+	ahead   sync.WaitGroup // the prefault running: of block 0 from the open, then of the block after the one last handed out
 }
 
 func newMapped(ck *Checkpoint) (*mappedRes, error) {
@@ -113,6 +114,9 @@ func newMapped(ck *Checkpoint) (*mappedRes, error) {
 		for _, spec := range ck.Config.BlockTensors(i) {
 			m.blocks[i][spec.Role] = m.weight(spec.Name)
 		}
+	}
+	if len(m.blocks) > 0 {
+		m.prefaultBlock(0) // while the run embeds the patches
 	}
 	return m, nil
 }
@@ -205,23 +209,34 @@ func mergerWeightsOf(w [6]backend.Weight) MergerWeights {
 func (m *mappedRes) Done(int) {}
 
 // Block hands out block i's views and maps block i+1's pages in the background while block i
-// computes (prefault), so that its products do not fault page by page on every thread.
+// computes (prefault), so that its products do not fault page by page on every thread. It
+// first lets the prefault in flight finish (block i's own, when the blocks run in order), and
+// says how long that took as the wait for the weights.
 func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	if i < 0 || i >= len(m.blocks) {
 		return nil, WeightFetch{}, fmt.Errorf("block %d outside 0..%d", i, len(m.blocks)-1)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	start := time.Now()
+	m.ahead.Wait() // one prefault at a time
+	wait := time.Since(start)
 	if i+1 < len(m.blocks) {
-		m.ahead.Wait() // one prefault at a time
-		next := &m.blocks[i+1]
-		m.ahead.Go(func() {
-			for _, w := range next {
-				if w.Region != nil {
-					prefault(pageSpan(w))
-				}
-			}
-		})
+		m.prefaultBlock(i + 1)
 	}
-	return &m.blocks[i], WeightFetch{}, nil
+	return &m.blocks[i], WeightFetch{Wait: wait}, nil
+}
+
+// prefaultBlock maps block i's pages on a goroutine of its own (m.ahead; no other running).
+func (m *mappedRes) prefaultBlock(i int) {
+	ws := &m.blocks[i]
+	m.ahead.Go(func() {
+		for _, w := range ws {
+			if w.Region != nil {
+				prefault(pageSpan(w))
+			}
+		}
+	})
 }
 
 // pageSpan is w's bytes in its region from the page that holds its first byte (madvise wants
@@ -232,7 +247,9 @@ func pageSpan(w backend.Weight) []byte {
 }
 
 func (m *mappedRes) Close() error {
+	m.mu.Lock()
 	m.ahead.Wait() // no prefault runs on a mapping being unmapped
+	m.mu.Unlock()
 	for path, r := range m.regions {
 		unix.Munmap(r.Bytes)
 		delete(m.regions, path)
