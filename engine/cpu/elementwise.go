@@ -86,6 +86,10 @@ func geluErf(x float64) float64 {
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
 func (b *Backend) Add(dst, src backend.View, n int) {
 	b.binary("Add", dst, src, n, func(d, s []float32) {
+		if kernel.UseAVX512 && len(d) > 0 { // the same additions, 16 lanes at a time
+			kernel.AddRows(&d[0], 0, &s[0], 0, 1, len(d))
+			return
+		}
 		for i := range d {
 			d[i] += s[i]
 		}

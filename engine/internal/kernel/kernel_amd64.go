@@ -108,3 +108,10 @@ func SumSqDevF64(x *float32, n16 int, mean float64) float64
 //
 //go:noescape
 func NormAffine(out, x, w, b *float32, n16 int, mean, inv float64)
+
+// AddRows (add_amd64.s) adds dst[r*ld+j] += src[r*lds+j] for r < rows, j < n: a bias row to
+// every row (lds 0), or a block of rows to another. Each element one float32 addition, the
+// bits of the scalar loop. Call it only when HasAVX512.
+//
+//go:noescape
+func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int)

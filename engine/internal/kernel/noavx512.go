@@ -92,3 +92,8 @@ func SplitBF16x3(dst *uint16, x *float32, chunks int) { panic("kernel: SplitBF16
 func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int) {
 	panic("kernel: PackVNNI16 without AMX")
 }
+
+// AddRows panics: there is no assembly kernel on this architecture.
+func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int) {
+	panic("kernel: AddRows without an assembly kernel")
+}
