@@ -35,6 +35,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/internal/fsx"
 )
@@ -51,10 +52,11 @@ type benchResult struct {
 	benchConfig
 	Backend         string             `json:"backend"`
 	Blocks          int                `json:"blocks_timed"`
-	BlockS          float64            `json:"block_s"`     // median wall of a block's own work
-	AttentionS      float64            `json:"attention_s"` // median attention half
-	MLPS            float64            `json:"mlp_s"`       // median MLP half
-	HostS           float64            `json:"host_s"`      // median host work: the wall less the halves, the weight wait and deepstack
+	BlockS          float64            `json:"block_s"`           // median wall of a block's own work
+	AttentionS      float64            `json:"attention_s"`       // median attention half
+	MLPS            float64            `json:"mlp_s"`             // median MLP half
+	HostS           float64            `json:"host_s"`            // median host work: the wall less the halves, the weight wait and deepstack
+	BlockOverHalves float64            `json:"block_over_halves"` // median of a block's wall over the sum of its two halves
 	AttentionGFLOPs float64            `json:"attention_gflops"`
 	AttentionOpS    float64            `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
 	AttentionOpGF   float64            `json:"attention_op_gflops"` // 4*S^2*D over it
@@ -73,6 +75,9 @@ type gemmResult struct {
 	In     int     `json:"in"`
 	Out    int     `json:"out"`
 	GFLOPs float64 `json:"gflops"` // 2*rows*in*out over the fastest of 5 calls (after one warm-up)
+	// The same product with the weight widened to float32 beforehand (a bf16 or f16 checkpoint):
+	// what the checkpoint's narrower weights cost or save against float32 ones.
+	GFLOPsF32W float64 `json:"gflops_f32_weights,omitempty"`
 }
 
 type benchFlags struct {
@@ -328,7 +333,7 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
-	var wall, att, mlp, wait, read, host, attF, attOpF []float64
+	var wall, att, mlp, wait, read, host, attF, attOpF, overHalves []float64
 	ops := map[string][]float64{}
 	for i := range n {
 		half, op := cfg.AttentionFLOPs(run.Layout.SegmentsOf(i)) // a windowed block's, the windows'
@@ -344,6 +349,9 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		wait = append(wait, t.Wait.Seconds())
 		read = append(read, float64(t.BytesRead))
 		host = append(host, t.Host().Seconds())
+		if halves := t.Attention + t.MLP; halves > 0 {
+			overHalves = append(overHalves, t.Wall.Seconds()/halves.Seconds())
+		}
 		for op, d := range t.Ops {
 			ops[op] = append(ops[op], d.Seconds())
 		}
@@ -352,6 +360,9 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
+	if len(overHalves) > 0 { // (a JSON number: never the NaN of an empty median)
+		r.BlockOverHalves = median(overHalves)
+	}
 	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
 	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
 	if len(ops) > 0 { // op times exist on synchronous backends only
@@ -405,25 +416,44 @@ func timeGEMMs(ctx context.Context, e *engine.Engine, rows int) ([]gemmResult, e
 		}
 		x, y := backend.View{Buf: xb}, backend.View{Buf: yb}
 		be.Upload(x, xv)
-		var times []float64
-		for range 6 { // a warm-up (first touch of the weight's pages), then 5 timed
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			start := time.Now()
-			be.MatMul(y, x, g.W, g.B, rows, g.In, g.Out)
-			if _, err := be.Commit(); err != nil {
-				return nil, err
-			}
-			times = append(times, time.Since(start).Seconds())
+		flops := 2 * float64(rows) * float64(g.In) * float64(g.Out)
+		res := gemmResult{Name: g.Name, Rows: rows, In: g.In, Out: g.Out}
+		best, err := fastestMatMul(ctx, be, y, x, g.W, g.B, rows, g.In, g.Out)
+		if err == nil && g.W.DType != dtype.F32 {
+			res.GFLOPs = flops / best / 1e9
+			best, err = fastestMatMul(ctx, be, y, x, engine.WidenedF32(g.W), g.B, rows, g.In, g.Out)
+			res.GFLOPsF32W = flops / best / 1e9
+		} else if err == nil {
+			res.GFLOPs = flops / best / 1e9
 		}
 		be.Free(xb)
 		be.Free(yb)
-		// The fastest call: on a shared machine, interference only ever slows a call down, and
-		// scripts/bench_torch.py times OpenBLAS the same way.
-		out = append(out, gemmResult{g.Name, rows, g.In, g.Out, 2 * float64(rows) * float64(g.In) * float64(g.Out) / slices.Min(times[1:]) / 1e9})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
 	}
 	return out, nil
+}
+
+// fastestMatMul is the fastest of 5 calls of y = x W^T + B (after a warm-up: the first touch
+// of the weight's pages), in seconds: on a shared machine interference only ever slows a call
+// down, and scripts/bench_torch.py times OpenBLAS the same way. Each call packs the weight
+// anew (Commit ends the pass), as a block's products do.
+func fastestMatMul(ctx context.Context, be backend.Backend, y, x backend.View, w, b backend.Weight, rows, in, out int) (float64, error) {
+	var times []float64
+	for range 6 {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		start := time.Now()
+		be.MatMul(y, x, w, b, rows, in, out)
+		if _, err := be.Commit(); err != nil {
+			return 0, err
+		}
+		times = append(times, time.Since(start).Seconds())
+	}
+	return slices.Min(times[1:]), nil
 }
 
 // benchInput is a page of patches patches (one image, an h x w grid of merge groups as square
@@ -479,7 +509,11 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 	}
 	for _, r := range results {
 		for _, g := range r.GEMMs {
-			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s\n", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
+			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
+			if g.GFLOPsF32W > 0 {
+				fmt.Fprintf(w, " (float32 weights: %.0f, ratio %.2f)", g.GFLOPsF32W, g.GFLOPs/g.GFLOPsF32W)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if len(results) > 0 { // blocks timed: --blocks, or fewer where the model has fewer

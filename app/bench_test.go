@@ -56,6 +56,9 @@ func TestBenchSweep(t *testing.T) {
 		if r.HostS >= r.BlockS { // the statistics and downloads: never the whole block
 			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.benchConfig, r.HostS, r.BlockS)
 		}
+		if !(r.BlockOverHalves >= 0.99) || math.IsInf(r.BlockOverHalves, 0) { // the wall holds both halves
+			t.Errorf("%+v: block over halves %v, want a finite number of at least 1", r.benchConfig, r.BlockOverHalves)
+		}
 		if r.AttentionS+r.MLPS > r.BlockS*1.01 {
 			t.Errorf("%+v: halves %.6f + %.6f s exceed the block's %.6f s", r.benchConfig, r.AttentionS, r.MLPS, r.BlockS)
 		}
@@ -68,6 +71,48 @@ func TestBenchSweep(t *testing.T) {
 	}
 	if len(seen) != 8 {
 		t.Errorf("configurations %v, want 8 distinct ones", seen)
+	}
+}
+
+// bench --gemm times each of block 0's products with the checkpoint's weights and, for a bf16
+// checkpoint, with the same weights widened to float32 (gflops_f32_weights, and the ratio on
+// the GEMM line); a float32 checkpoint has no second number.
+func TestBenchGEMMWeights(t *testing.T) {
+	bin := buildInspector(t)
+	ck := filepath.Join(t.TempDir(), "bf16")
+	if out, err := exec.Command(bin, "gen", "--preset", "tiny", "--dtype", "bf16", "--out", ck).CombinedOutput(); err != nil {
+		t.Fatalf("gen: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		dir  string
+		f32w bool
+	}{{ck, true}, {"testdata/e2e/tiny", false}} {
+		js := filepath.Join(t.TempDir(), "bench.json")
+		out, err := exec.Command(bin, "bench", "--checkpoint", c.dir, "--patches", "64", "--threads", "2", "--blocks", "1", "--gemm", "--json", js).CombinedOutput()
+		if err != nil {
+			t.Fatalf("bench: %v\n%s", err, out)
+		}
+		var got struct {
+			Results []benchResult `json:"results"`
+		}
+		b, err := os.ReadFile(js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Results) != 1 || len(got.Results[0].GEMMs) != 4 {
+			t.Fatalf("%s: %+v, want one result with 4 GEMMs", c.dir, got.Results)
+		}
+		for _, g := range got.Results[0].GEMMs {
+			if !(g.GFLOPs > 0) || (g.GFLOPsF32W > 0) != c.f32w {
+				t.Errorf("%s: GEMM %s: %v GFLOP/s, float32 weights %v; want both only for a bf16 checkpoint", c.dir, g.Name, g.GFLOPs, g.GFLOPsF32W)
+			}
+		}
+		if strings.Contains(string(out), "float32 weights:") != c.f32w {
+			t.Errorf("%s: the GEMM lines:\n%s", c.dir, out)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ package engine
 
 import (
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/model"
 )
 
@@ -54,4 +55,17 @@ func (w *BlockWeights) GEMMs(c Config) []GEMM {
 	}
 	return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
 		{"fc1", w[wFC1W], w[wFC1B], D, I}, {"fc2", w[wFC2W], w[wFC2B], I, D}}
+}
+
+// WidenedF32 is w widened exactly to float32 in host memory of its own (a region no
+// residency holds): the benchmarks time a product with a checkpoint's bf16 or f16 weight
+// against the same product with float32 weights. w itself when it is float32.
+func WidenedF32(w backend.Weight) backend.Weight {
+	if w.DType == dtype.F32 {
+		return w
+	}
+	vals := make([]float32, w.Elems())
+	dtype.DecodeF32(vals, w.Bytes(), w.DType)
+	return backend.Weight{Name: w.Name, DType: dtype.F32, Shape: w.Shape,
+		Region: newRegion(dtype.EncodeF32(nil, vals, dtype.F32), false)}
 }

@@ -30,12 +30,20 @@ for c in python3 /usr/bin/python3 /usr/local/bin/python3 /opt/homebrew/bin/pytho
 done
 [ -n "$py" ] || py=$(command -v python3 || true)
 IFS=, read -ra thread_counts <<<"${BENCH_THREADS:-$(getconf _NPROCESSORS_ONLN)}"
+pass=0
 for threads in "${thread_counts[@]}"; do
+  pass=$((pass + 1))
   echo "== $threads threads"
   "$bin" bench --checkpoint "$ck" --patches "${BENCH_PATCHES:-1024,5120}" --threads "$threads" \
-    --residency mapped,pread --gemm --json "$tmp/ours.json"
+    --residency mapped,pread --gemm --json "$tmp/ours-$pass.json"
   echo
   if [ -z "$py" ]; then echo "bench anchors skipped: no python3"; continue; fi
-  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" scripts/bench_torch.py "$ck" --ours "$tmp/ours.json" --threads "$threads"
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$py" scripts/bench_torch.py "$ck" --ours "$tmp/ours-$pass.json" --threads "$threads"
   echo
 done
+# Every pass's cells side by side, and the speed-up from the fewest threads to the most.
+if [ -n "$py" ] && [ "$pass" -gt 1 ]; then
+  passes=()
+  for ((k = 1; k <= pass; k++)); do passes+=("$tmp/ours-$k.json"); done
+  "$py" scripts/bench_torch.py --summary "${passes[@]}"
+fi

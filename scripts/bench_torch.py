@@ -284,7 +284,43 @@ def torch_blas():
     return "BLAS " + cfg[i + len("BLAS_INFO="):].split(",")[0].strip()
 
 
+def summary(paths):
+    """The run's cells side by side from each thread count's JSON (bench.sh keeps them): ours over
+    the anchor per thread count and patch count, each pass in run order, and the speed-up from
+    the fewest threads to the most, ours and the anchor's, per pass pair (first with first)."""
+    runs = []
+    for p in paths:
+        with open(p) as f:
+            o = json.load(f)
+        rows = [r for r in o["results"] if r["residency"] == "mapped" and r["tile"] == o["results"][0]["tile"]]
+        runs.append((o.get("threads"), {r["patches"]: r for r in rows}))
+    if not runs:
+        return
+    patches = sorted({p for _, rs in runs for p in rs})
+    counts = sorted({t for t, _ in runs})
+    print("Summary of the run (each thread count's passes in run order)")
+    print(f"{'threads':>8} " + " ".join(f"{f'ours/anchor {p}':>20}" for p in patches))
+    for t in counts:
+        cells = []
+        for p in patches:
+            v = [rs[p]["block_s"] / rs[p]["anchor_s"] for tt, rs in runs if tt == t and p in rs and rs[p].get("anchor_s")]
+            cells.append(f"{', '.join(f'{x:.2f}' for x in v) or '-':>20}")
+        print(f"{t:>8} " + " ".join(cells))
+    if len(counts) > 1:
+        lo, hi = counts[0], counts[-1]
+        print(f"speed-up {lo} -> {hi} threads, per pass (block time at {lo} over block time at {hi}):")
+        for p in patches:
+            a = [rs[p] for tt, rs in runs if tt == lo and p in rs]
+            b = [rs[p] for tt, rs in runs if tt == hi and p in rs]
+            ours = [f"{x['block_s'] / y['block_s']:.2f}" for x, y in zip(a, b)]
+            anch = [f"{x['anchor_s'] / y['anchor_s']:.2f}" for x, y in zip(a, b) if x.get("anchor_s") and y.get("anchor_s")]
+            print(f"  {p} patches: ours {', '.join(ours)}; anchor {', '.join(anch) or '-'}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--summary":
+        summary(sys.argv[2:])
+        return
     strongest_openblas_anchor()
     ap = argparse.ArgumentParser()
     ap.add_argument("checkpoint")
@@ -312,19 +348,28 @@ def main():
                 anchor, label = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads), fallback
             if r is rows[0]:
                 print(f"Tower per block (median of blocks 0-{args.blocks - 1}), {threads} threads; anchor: {label}")
-                print(f"{'patches':>8} {'ours s':>9} {'ours host ms':>13} {'anchor s':>9} {'ours/anchor':>12}")
+                print(f"{'patches':>8} {'ours s':>9} {'ours host ms':>13} {'host %':>7} {'block/halves':>13} {'anchor s':>9} {'ours/anchor':>12}")
             host = r.get("host_s")
+            hostpct = f"{100 * host / r['block_s']:>7.1f}" if host is not None and r["block_s"] > 0 else f"{'-':>7}"
             host = f"{host * 1e3:>13.1f}" if host is not None else f"{'-':>13}"
-            print(f"{r['patches']:>8} {r['block_s']:>9.3f} {host} {anchor:>9.3f} {r['block_s'] / anchor:>12.2f}")
+            over = r.get("block_over_halves")
+            over = f"{over:>13.2f}" if over else f"{'-':>13}"
+            print(f"{r['patches']:>8} {r['block_s']:>9.3f} {host} {hostpct} {over} {anchor:>9.3f} {r['block_s'] / anchor:>12.2f}")
+            r["anchor_s"] = anchor
+    with open(args.ours, "w") as f:  # the anchors beside ours, for scripts/bench.sh's summary
+        json.dump(ours, f)
     torch_blas_name = torch_blas() if torch is not None else ""
     print(f"\nGEMM at the block's shapes, rows = patches; our weights as the checkpoint holds them; "
           f"OpenBLAS via numpy {np.__version__} (kernel {openblas_core()})"
           + (f"; torch F.linear ({torch_blas_name})" if torch is not None else ""))
+    f32w = any(g.get("gflops_f32_weights") for r in rows for g in r.get("gemms") or [])
     print(f"{'rows x in x out':>22} {'ours GFLOP/s':>13} {'OpenBLAS GFLOP/s':>17} {'ours/OpenBLAS':>14}"
-          + (f" {'torch GFLOP/s':>14} {'ours/torch':>11}" if torch is not None else ""))
+          + (f" {'torch GFLOP/s':>14} {'ours/torch':>11}" if torch is not None else "")
+          + (f" {'ours f32-w GFLOP/s':>19} {'ours/f32-w':>11}" if f32w else ""))
     for r in rows:
         S = r["patches"]
         ours_g = {(g["rows"], g["in"], g["out"]): g["gflops"] for g in r.get("gemms") or []}
+        ours_f32w = {(g["rows"], g["in"], g["out"]): g.get("gflops_f32_weights") for g in r.get("gemms") or []}
         for (m, k, n) in [(S, D, 3 * D), (S, D, D), (S, D, I), (S, I, D)]:
             blas = sgemm_rate(m, k, n)
             mine = ours_g.get((m, k, n))
@@ -332,6 +377,9 @@ def main():
             if torch is not None:
                 tl = torch_linear_rate(m, k, n, threads)
                 line += f" {tl:>14.0f} " + (f"{'-':>11}" if mine is None else f"{mine / tl:>11.2f}")
+            if f32w:
+                fw = ours_f32w.get((m, k, n))
+                line += f" {'-':>19} {'-':>11}" if not fw or mine is None else f" {fw:>19.0f} {mine / fw:>11.2f}"
             print(line)
         gem = [g["gflops"] for g in r.get("gemms") or []]
         line = (f"{'':>22} in the tower: attention half {r['attention_gflops']:.0f}, MLP half {r['mlp_gflops']:.0f} GFLOP/s; "
