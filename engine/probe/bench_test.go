@@ -19,6 +19,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -94,4 +95,20 @@ func BenchmarkAttentionRowMean(b *testing.B) {
 		}
 	}
 	reportMs(b)
+}
+
+// BenchmarkPatchStats: a block's per-patch statistics at 1,024 patches of 1,152, one thread
+// (the host work after every block).
+func BenchmarkPatchStats(b *testing.B) {
+	const S, d = 1024, 1152
+	r := rand.New(rand.NewPCG(5, 6))
+	in, out := make([]float32, S*d), make([]float32, S*d)
+	for i := range out {
+		in[i], out[i] = float32(r.NormFloat64()), float32(r.NormFloat64())
+	}
+	b.ResetTimer()
+	for range b.N {
+		probe.NewPatchStats(in, out, d, 1)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(S*d), "ns/elem")
 }
