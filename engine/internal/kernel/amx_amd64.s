@@ -184,3 +184,82 @@ ploop:
 pdone:
 	VZEROUPPER
 	RET
+
+// The score kernel (AMXScores32x32): A is a key block's pieces, B a query block's pieces in
+// VNNI order, both in the matrix product's chunk layout (per 32-dimension chunk 6 KiB: piece p
+// at p*2 KiB, its rows 16-31 at +1 KiB, rows 64 bytes apart: AX = 64).
+// tileloadd disp32(%rdi,%rax,1), %tmm6 / %tmm7 (disp = d1<<8).
+#define LOAD_T6_DI_D(d1) BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0xb4; BYTE $0x07; BYTE $0x00; BYTE $d1; BYTE $0x00; BYTE $0x00
+#define LOAD_T7_DI_D(d1) BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0xbc; BYTE $0x07; BYTE $0x00; BYTE $d1; BYTE $0x00; BYTE $0x00
+
+#define TDP4 \
+	TDP_T0_T4_T6 \
+	TDP_T1_T4_T7 \
+	TDP_T2_T5_T6 \
+	TDP_T3_T5_T7
+
+// func AMXScores32x32(k, q *uint16, chunks, blocks int, c *float32, ldc int, cfg *[64]byte)
+// Registers: SI the key pieces (advancing through the blocks), DI the query pieces (the same
+// for every block: R12 keeps their start), CX the chunks left, R13 the chunks, R14 the blocks
+// left, DX and R11 the block's rows 0 and 16 of c, R9 c's row stride, R10 the configuration.
+TEXT ·AMXScores32x32(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), SI
+	MOVQ q+8(FP), R12
+	MOVQ chunks+16(FP), R13
+	MOVQ blocks+24(FP), R14
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	MOVQ cfg+48(FP), R10
+	MOVQ $64, AX
+	LDTILECFG_R10
+
+sblock:
+	MOVQ R9, R11
+	SHLQ $4, R11
+	ADDQ DX, R11
+	MOVQ R12, DI
+	MOVQ R13, CX
+	TILEZERO_T0
+	TILEZERO_T1
+	TILEZERO_T2
+	TILEZERO_T3
+
+schunk: // per 32 dimensions, K piece . Q piece: hi.lo, hi.hi, hi.mid, mid.mid, mid.hi, lo.hi
+	// (each step reloads one side: 14 tile loads for the 6 products)
+	LOAD_T4_SI(0x00)   // K hi, keys 0-15
+	LOAD_T5_SI(0x04)   // K hi, keys 16-31
+	LOAD_T6_DI_D(0x10) // Q lo, queries 0-15
+	LOAD_T7_DI_D(0x14) // Q lo, queries 16-31
+	TDP4
+	LOAD_T6_DI_D(0x00) // Q hi
+	LOAD_T7_DI_D(0x04)
+	TDP4
+	LOAD_T6_DI_D(0x08) // Q mid
+	LOAD_T7_DI_D(0x0c)
+	TDP4
+	LOAD_T4_SI(0x08)   // K mid
+	LOAD_T5_SI(0x0c)
+	TDP4
+	LOAD_T6_DI_D(0x00) // Q hi
+	LOAD_T7_DI_D(0x04)
+	TDP4
+	LOAD_T4_SI(0x10)   // K lo
+	LOAD_T5_SI(0x14)
+	TDP4
+	ADDQ $6144, SI
+	ADDQ $6144, DI
+	DECQ CX
+	JNZ  schunk
+
+	STORE_T0
+	STORE_T1
+	STORE_T2
+	STORE_T3
+	MOVQ R9, BX
+	SHLQ $5, BX
+	ADDQ BX, DX // the next block's 32 rows of c
+	DECQ R14
+	JNZ  sblock
+
+	TILERELEASE
+	RET

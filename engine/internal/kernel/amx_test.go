@@ -185,3 +185,70 @@ func TestAMXDot32x32Carry(t *testing.T) {
 		}
 	}
 }
+
+// TestAMXScores32x32: attention scores of 32 keys by 32 queries at the head dimensions the
+// models use (a short last chunk padded by PieceRows), a short key block and a short query
+// block (their rows zero: scores 0), every one of the 32 x 32 within 2^-22 of the float64 dot
+// product's scale sum |q_d k_d|, the mean under 2^-25 (the FMA chain's order), nothing written
+// outside the block. Dropping the lo.hi product, or taking K's mid piece where its lo is due,
+// puts errors near 2^-16 and fails it.
+func TestAMXScores32x32(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct{ hd, nk, nq int }{{72, 32, 32}, {16, 32, 32}, {64, 32, 32}, {80, 32, 32}, {96, 32, 32}, {72, 20, 7}} {
+		chunks := (c.hd + 31) / 32
+		const stride, ldc = 130, 40
+		k := make([]float32, 32*stride)
+		q := make([]float32, 32*stride)
+		for i := range k {
+			k[i], q[i] = float32(r.NormFloat64()), float32(r.NormFloat64()*2)
+		}
+		pad := make([]float32, chunks*32)
+		kp := make([]uint16, chunks*3072)
+		qrows := make([]uint16, chunks*3072)
+		qp := make([]uint16, chunks*3072)
+		PieceRows(kp, k, stride, c.nk, c.hd, chunks, pad)
+		PieceRows(qrows, q, stride, c.nq, c.hd, chunks, pad)
+		VNNIPieces(qp, qrows, chunks)
+		s := make([]float32, 32*ldc)
+		for i := range s {
+			s[i] = float32(math.NaN())
+		}
+		AMXScores32x32(&kp[0], &qp[0], chunks, 1, &s[0], 4*ldc, &AMXTileConfig)
+		var sumErr float64
+		for i := range 32 {
+			for j := range 32 {
+				exact, scale := 0.0, 0.0
+				if i < c.nk && j < c.nq {
+					for d := range c.hd {
+						p := float64(k[i*stride+d]) * float64(q[j*stride+d])
+						exact += p
+						scale += math.Abs(p)
+					}
+				}
+				got := float64(s[i*ldc+j])
+				if scale == 0 {
+					if got != 0 {
+						t.Fatalf("hd %d: key %d query %d (a padded row) scored %g, want 0", c.hd, i, j, got)
+					}
+					continue
+				}
+				e := math.Abs(got-exact) / scale
+				if !(e <= 0x1p-22) {
+					t.Fatalf("hd %d: key %d query %d: %g, want %g (error %.3g of the scale)", c.hd, i, j, got, exact, e)
+				}
+				sumErr += e
+			}
+			for j := 32; j < ldc; j++ {
+				if !math.IsNaN(float64(s[i*ldc+j])) {
+					t.Fatalf("hd %d: key %d: wrote column %d, outside the block", c.hd, i, j)
+				}
+			}
+		}
+		if mean := sumErr / float64(c.nk*c.nq); mean > 0x1p-25 {
+			t.Errorf("hd %d: mean error %.3g of the scale, above 2^-25", c.hd, mean)
+		}
+	}
+}
