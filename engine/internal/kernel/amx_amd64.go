@@ -36,8 +36,9 @@ import (
 // may write it.
 var HasAMX = HasAVX512 && cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && os.Getenv(EnvAMX) != "off" && requestTileData()
 
-// UseAMX selects the AMX path for MatMul with BF16 weights. It starts as HasAMX; tests flip it
-// (never to true without HasAMX) and restore it; nothing else may write it.
+// UseAMX selects the AMX path for MatMul with BF16 weights and for the flash attention's scores
+// (heads of at most 96). It starts as HasAMX; tests flip it (never to true without HasAMX) and
+// restore it; nothing else may write it.
 var UseAMX = HasAMX
 
 // AMXTileConfig is the tile configuration every AMX kernel loads: palette 1, tiles 0-7 of 16
