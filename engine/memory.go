@@ -110,12 +110,7 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	hdp := (hd + 31) / 32 * 32
 	// CPU, per thread: attention's packed K and V of one segment and head, its query tile's
 	// outputs and one score tile (the flash path; the others need less), or MatMul's panel.
-	perThread := max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
-	if kernel.UseAMX && hd <= 96 { // engine/cpu's AMX scores (attention_flash.go): K in three
-		// bfloat16 pieces per 32-key block, the query blocks' pieces, a score tile a query block
-		perThread = max(perThread, (S+32)*(hd+3*hdp/2)+16*hd+337*hdp+192*hd+6*256*32)
-	}
-	m.Scratch = threads * f * perThread
+	m.Scratch = threads * f * max(S*(hd+hdp)+192*hdp+6*256, 64*1024+1024+6*32)
 	// CPU: fc1 and fc2 widened to float32 once per pass (engine/cpu's packcache.go), the
 	// output rounded up to whole 64-wide panels, in a mapping of their own (hugealloc).
 	mlpMats := int64(2)

@@ -40,8 +40,7 @@ type attJob struct {
 	heads, hd  int
 	scale      float32
 	tasks      []attTask
-	kvLen      int  // the flash path: floats of a packed (segment, head) at the start of a scratch
-	amx        bool // the flash path: scores on the tile unit (useAMXScores)
+	kvLen      int // the flash path: floats of a packed (segment, head) at the start of a scratch
 }
 
 // Attention writes o[s, h*hd:(h+1)*hd] = softmax(q_s.K^T*scale) V over s's segment. Rows that
@@ -63,14 +62,13 @@ func (b *Backend) Attention(o, q, k, v backend.View, stride int, segs []backend.
 	noOverlap("Attention", o, end*D, k, nk)
 	noOverlap("Attention", o, end*D, v, nk)
 	if kernel.UseFMA && kernel.UseAVX512 { // fixed at start-up, like MatMul's choice (attention_flash.go)
-		job.amx = useAMXScores(headDim)
-		b.growScratch(attFlashScratch(longest, headDim, job.amx))
-		job.kvLen = flashKVLen(longest, headDim, job.amx)
+		b.growScratch(attFlashScratch(longest, headDim))
+		job.kvLen = flashKVLen(longest, headDim)
 		workers := make([]flashWorker, b.threads)
 		if waves := flashWaves(segs, heads, headDim, b.threads); waves != nil {
 			for _, w := range waves {
-				b.parallel(len(w.pairs), func(wk, p int) { // pair p's K and V^T into scratch p, once
-					job.packFlashKV(b.scratch[p], w.pairs[p].seg.Keys(), w.pairs[p].head, job.ownParts(b.scratch[wk]).pad)
+				b.parallel(len(w.pairs), func(_, p int) { // pair p's K and V^T into scratch p, once
+					job.packFlashKV(b.scratch[p], w.pairs[p].seg.Keys(), w.pairs[p].head)
 				})
 				if b.ctx.Err() != nil {
 					return // cancelled: some pair may be unpacked

@@ -29,14 +29,6 @@
 // when two workers take its tasks), and the packing never changes a bit.
 // Numerics: differs from the AVX2 and generic paths in the last bits (online rescaling, the
 // polynomial exp); each path is deterministic on its own, and all pass the same parity tests.
-// With kernel.UseAMX (and a head of at most 96) the scores come from the tile unit instead
-// (kernel.AMXScores32x32: q and k each cut exactly into three bfloat16 pieces, six of the nine
-// piece products; error that of a float32 dot product) in key tiles of amxKeys: still one
-// value per (query, key) that depends on those two rows alone, so every invariant above holds;
-// P.V stays on FMA6x32. Measured here (2 threads, BenchmarkAttentionKernels, two runs): 289-299
-// GFLOP/s against 281-282 at 1,024 patches, 328-332 against 316-320 at 5,120: the score kernel
-// runs ~270 GFLOP/s inside the op (315 alone), and the P.V calls lost some of that to the
-// score tiles (one a query block, so that the tile work of a key tile runs in one stretch).
 // Mutation that would silently break it: skipping the rescale of o when the max grows in a
 // later tile (the sum l would then disagree with o): only rows whose max is not in their first
 // tile change, so the parity tests use segments longer than flashKeys with the max anywhere.
@@ -58,89 +50,15 @@ const (
 	flashQB   = attQueries / flashQ // query blocks per attQueries queries
 )
 
-const (
-	// amxKeys is the key tile of the AMX score path: 8 of kernel.AMXScores32x32's 32-key
-	// blocks in one call (the tile configuration is loaded once a call).
-	amxKeys = 256
-	// amxMaxHD is the widest head the AMX score path takes (3 chunks of 32 dimensions: the
-	// models' 64, 72, 80 and 96); a wider one takes the FMA path.
-	amxMaxHD = 96
-)
-
-// useAMXScores says whether an Attention call with head dim hd computes its scores on the
-// tile unit (kernel.UseAMX, fixed at start-up, and a head of at most amxMaxHD): chosen per
-// call by the head dim alone, never by the segments, so a query's bits never depend on the page.
-func useAMXScores(hd int) bool { return kernel.UseAMX && hd <= amxMaxHD }
-
 // attFlashScratch is the per-worker scratch of the flash path for segments of at most L keys:
-// one (segment, head)'s packed V^T and K (flashKVLen), then the worker's own part
-// (flashOwnLen: Q^T and O^T blocks, the score tile).
-func attFlashScratch(L, hd int, amx bool) int { return flashKVLen(L, hd, amx) + flashOwnLen(hd, amx) }
-
-// flashKVLen is the floats of one (segment, head)'s V^T and K for segments of at most L keys:
-// K as float32 rows, or (amx) as kernel.PieceRows' pieces per 32-key block.
-func flashKVLen(L, hd int, amx bool) int {
-	if amx {
-		return hd*vtStride(L) + chunks(L, 32)*amxPieceLen(hd)/2
-	}
-	return hd*vtStride(L) + L*hd
+// one (segment, head)'s packed V^T and K (flashKVLen), then the worker's own Q^T and O^T
+// blocks and score tile.
+func attFlashScratch(L, hd int) int {
+	return flashKVLen(L, hd) + 2*flashQB*hd*flashQ + flashKeys*flashQ
 }
 
-// amxPieceLen is the uint16 of one 32-row block's pieces at head dim hd (kernel.PieceRows).
-func amxPieceLen(hd int) int { return chunks(hd, 32) * 3072 }
-
-// flashOwnLen is the floats of a worker's own part: its query blocks' Q^T (or their pieces in
-// VNNI order), their O^T, the score tile (on the AMX path one a query block), and on the AMX
-// path a query block's pieces before they are turned and a padded row.
-func flashOwnLen(hd int, amx bool) int {
-	if amx {
-		return flashQB*amxPieceLen(hd)/2 + flashQB*hd*flashQ + flashQB*amxKeys*flashQ + amxPieceLen(hd)/2 + chunks(hd, 32)*32
-	}
-	return 2*flashQB*hd*flashQ + flashKeys*flashQ
-}
-
-// flashOwn is a worker's own part of its scratch, cut up.
-type flashOwn struct {
-	qt, ot, sc []float32 // Q^T blocks (FMA) , O^T blocks, the score tile
-	qv, qrows  []uint16  // AMX: the query blocks' pieces in VNNI order; one block's before
-	pad        []float32 // AMX: a row padded to whole chunks
-}
-
-// ownParts cuts the worker's own part (ws past kvLen).
-func (j *attJob) ownParts(ws []float32) flashOwn {
-	own, hd := ws[j.kvLen:], j.hd
-	var f flashOwn
-	if j.amx {
-		pl := amxPieceLen(hd)
-		f.qv = asUint16(own[:flashQB*pl/2])
-		f.ot = own[flashQB*pl/2:][:flashQB*hd*flashQ]
-		f.sc = own[flashQB*pl/2+flashQB*hd*flashQ:][:flashQB*amxKeys*flashQ] // a score tile a query block
-		rest := own[flashQB*pl/2+flashQB*hd*flashQ+flashQB*amxKeys*flashQ:]
-		f.qrows = asUint16(rest[:pl/2])
-		f.pad = rest[pl/2:][:chunks(hd, 32)*32]
-		return f
-	}
-	f.qt = own[:flashQB*hd*flashQ]
-	f.ot = own[flashQB*hd*flashQ:][:flashQB*hd*flashQ]
-	f.sc = own[2*flashQB*hd*flashQ:][:flashKeys*flashQ]
-	return f
-}
-
-// boolInt is 1 for true, 0 for false.
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// asUint16 views float32 scratch as uint16 (twice as many).
-func asUint16(f []float32) []uint16 {
-	if len(f) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*uint16)(unsafe.Pointer(&f[0])), 2*len(f))
-}
+// flashKVLen is the floats of one (segment, head)'s V^T and K for segments of at most L keys.
+func flashKVLen(L, hd int) int { return hd*vtStride(L) + L*hd }
 
 // vtStride is the row stride of V^T for a segment of L keys: whole 64-byte lines, and 16 floats
 // more so that it is never a multiple of 4 KiB (at L = 1,024 the six x rows of P.V would all
@@ -241,39 +159,20 @@ func flashWaves(segs []backend.Segment, heads, hd, threads int) []flashWave {
 	return waves
 }
 
-// flashKV is one (segment, head)'s packed V^T (rows vtStride(L) apart) and K: rows back to
-// back (kt), or on the AMX path its pieces per 32-key block (kp).
-type flashKV struct {
-	vt, kt []float32
-	kp     []uint16
-}
+// flashKV is one (segment, head)'s packed V^T (rows vtStride(L) apart) and K (rows back to back).
+type flashKV struct{ vt, kt []float32 }
 
 // kvIn returns the packed V^T and K of a pair with L keys at the start of scratch ws.
 func (j *attJob) kvIn(ws []float32, L int) flashKV {
 	Ls := vtStride(L)
-	kv := flashKV{vt: ws[:j.hd*Ls]}
-	if j.amx {
-		kv.kp = asUint16(ws[j.hd*Ls:][:chunks(L, 32)*amxPieceLen(j.hd)/2])
-	} else {
-		kv.kt = ws[j.hd*Ls:][:L*j.hd]
-	}
-	return kv
+	return flashKV{vt: ws[:j.hd*Ls], kt: ws[j.hd*Ls:][:L*j.hd]}
 }
 
-// packFlashKV packs V^T and K of (keys, head) at the start of scratch ws; pad is a padded
-// row's scratch of the worker that packs (the AMX path's).
-func (j *attJob) packFlashKV(ws []float32, keys backend.Segment, head int, pad []float32) {
+// packFlashKV packs V^T and K of (keys, head) at the start of scratch ws.
+func (j *attJob) packFlashKV(ws []float32, keys backend.Segment, head int) {
 	kv := j.kvIn(ws, keys.Len())
 	j.packVT(kv.vt, keys, head)
-	if !j.amx {
-		j.packK(kv.kt, keys, head)
-		return
-	}
-	pl, L := amxPieceLen(j.hd), keys.Len()
-	for b := range chunks(L, 32) {
-		src := j.k[(keys.Start+32*b)*j.stride+head*j.hd:]
-		kernel.PieceRows(kv.kp[b*pl:(b+1)*pl], src, j.stride, min(32, L-32*b), j.hd, chunks(j.hd, 32), pad)
-	}
+	j.packK(kv.kt, keys, head)
 }
 
 // runFlashOwn runs a task with the pair's K and V^T in the worker's own scratch ws, packing
@@ -281,7 +180,7 @@ func (j *attJob) packFlashKV(ws []float32, keys backend.Segment, head int, pad [
 func (j *attJob) runFlashOwn(ws []float32, fw *flashWorker, t attTask) {
 	keys := t.seg.Keys()
 	if !fw.valid || fw.keys != keys || fw.head != t.head {
-		j.packFlashKV(ws, keys, t.head, j.ownParts(ws).pad)
+		j.packFlashKV(ws, keys, t.head)
 		fw.keys, fw.head, fw.valid = keys, t.head, true
 	}
 	j.runFlashRange(j.kvIn(ws, keys.Len()), ws, fw, t)
@@ -301,21 +200,14 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 	L, hd := keys.Len(), j.hd
 	Ls := vtStride(L)
 	vt, kt := kv.vt, kv.kt
-	own := j.ownParts(ws)
-	qt, ot, sc := own.qt, own.ot, own.sc
+	own := ws[j.kvLen:]
+	qt := own[:flashQB*hd*flashQ]
+	ot := own[flashQB*hd*flashQ:][:flashQB*hd*flashQ]
+	sc := own[2*flashQB*hd*flashQ:][:flashKeys*flashQ]
 	nq := t.q1 - t.q0
 	blocks := chunks(nq, flashQ)
 	col := t.head * hd
-	tile, pl, cD := flashKeys, amxPieceLen(hd), chunks(hd, 32)
-	if j.amx {
-		tile = amxKeys
-	}
 	for b := range blocks {
-		if j.amx { // the block's pieces, then in VNNI order
-			kernel.PieceRows(own.qrows, j.q[(t.q0+b*flashQ)*j.stride+col:], j.stride, min(flashQ, nq-b*flashQ), hd, cD, own.pad)
-			kernel.VNNIPieces(own.qv[b*pl:(b+1)*pl], own.qrows, cD)
-			continue
-		}
 		j.packQT(qt[b*hd*flashQ:(b+1)*hd*flashQ], t.q0+b*flashQ, min(flashQ, nq-b*flashQ), col)
 	}
 	var mx [flashQB][flashQ]float32
@@ -327,11 +219,11 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 	}
 	// The kernel's row pointers, set once: the score rows of each 6-key group, the O^T rows of
 	// each block's 6-dimension groups; per key tile, the K rows and V^T columns of the tile.
-	groups, dgroups := chunks(tile, fmaMR), chunks(hd, fmaMR)
+	groups, dgroups := chunks(flashKeys, fmaMR), chunks(hd, fmaMR)
 	scRows := rows(&fw.scRows, groups)
 	for g := range scRows {
 		for a := range fmaMR {
-			scRows[g][a] = rowPtr(sc, min(g*fmaMR+a, tile-1)*flashQ, flashQ)
+			scRows[g][a] = rowPtr(sc, min(g*fmaMR+a, flashKeys-1)*flashQ, flashQ)
 		}
 	}
 	oRows := rows(&fw.oRows, blocks*dgroups)
@@ -343,10 +235,10 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 		}
 	}
 	kRows, vRows := rows(&fw.kRows, groups), rows(&fw.vRows, dgroups)
-	for k0 := 0; k0 < L; k0 += tile {
-		nk := min(tile, L-k0)
+	for k0 := 0; k0 < L; k0 += flashKeys {
+		nk := min(flashKeys, L-k0)
 		kg := chunks(nk, fmaMR)
-		for g := range kg * boolInt(!j.amx) {
+		for g := range kg {
 			for a := range fmaMR {
 				key := min(g*fmaMR+a, nk-1)
 				kRows[g][a] = rowPtr(kt, (k0+key)*hd, hd)
@@ -361,20 +253,9 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 		if k0 > 0 {
 			carry = 1
 		}
-		if j.amx { // S^T = K Q^T on the tile unit for every query block first (one stretch of tile work
-			// a key tile, not one between each block's FMA work), 32 keys a call block (a short
-			// one's padded keys score 0, unread)
-			for b := range blocks {
-				kernel.AMXScores32x32(&kv.kp[k0/32*pl], &own.qv[b*pl], cD, chunks(nk, 32), &own.sc[b*amxKeys*flashQ], 4*flashQ, &kernel.AMXTileConfig)
-			}
-		}
 		for b := range blocks {
-			ob := ot[b*hd*flashQ : (b+1)*hd*flashQ]
-			if j.amx {
-				sc = own.sc[b*amxKeys*flashQ:][:amxKeys*flashQ]
-			}
-			for g := range kg * boolInt(!j.amx) { // S^T = K Q^T: 6 keys per call (a short group repeats its last key)
-				qb := unsafe.Pointer(&qt[b*hd*flashQ])
+			qb, ob := unsafe.Pointer(&qt[b*hd*flashQ]), ot[b*hd*flashQ:(b+1)*hd*flashQ]
+			for g := range kg { // S^T = K Q^T: 6 keys per call (a short group repeats its last key)
 				ys := scRows[g]
 				if g == kg-1 && nk%fmaMR != 0 {
 					for a := nk % fmaMR; a < fmaMR; a++ {

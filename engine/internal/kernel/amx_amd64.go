@@ -36,9 +36,8 @@ import (
 // may write it.
 var HasAMX = HasAVX512 && cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && os.Getenv(EnvAMX) != "off" && requestTileData()
 
-// UseAMX selects the AMX path for MatMul with BF16 weights and for the flash attention's scores
-// (heads of at most 96). It starts as HasAMX; tests flip it (never to true without HasAMX) and
-// restore it; nothing else may write it.
+// UseAMX selects the AMX path for MatMul with BF16 weights. It starts as HasAMX; tests flip it
+// (never to true without HasAMX) and restore it; nothing else may write it.
 var UseAMX = HasAMX
 
 // AMXTileConfig is the tile configuration every AMX kernel loads: palette 1, tiles 0-7 of 16
@@ -74,60 +73,3 @@ func SplitBF16x3(dst *uint16, x *float32, chunks int)
 //
 //go:noescape
 func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int)
-
-// AMXScores32x32 (amx_amd64.s) writes blocks 32 x 32 float32 blocks of attention scores
-// S^T = K Q^T, one under the other in c (row stride ldc bytes), for blocks blocks of 32 keys
-// (rows; each block's pieces after the previous one's, chunks*3072 uint16 apart) and the same
-// 32 queries (columns), over chunks chunks of 32 dimensions (a head's dimensions padded with zeros). Both sides are in
-// AMXDot32x32's x layout: per chunk 3,072 uint16, piece p (SplitBF16x3's hi, mid, lo) at
-// p*1024, rows 0-15 then 16-31 of 512 each (a row's 32 values back to back); k holds the keys'
-// pieces as SplitBF16x3 writes them, q the queries' pieces turned into VNNI order (per piece
-// and half, 16 dimension pairs x 16 queries x 2: PackVNNI16 of the 16 query rows). Of the nine
-// piece products it takes the six down to 2^-16 of the leading one (K's piece . Q's: hi.lo,
-// hi.hi, hi.mid, mid.mid, mid.hi, lo.hi, in that order per chunk, from +0): each product exact in float32,
-// the three dropped below 2^-24 of |q_d k_d|, so a score's error is a float32 dot product's
-// (measured in the tests). A score depends on its key's and query's values alone. Call it only
-// when HasAMX; chunks and blocks >= 1. (One call per key tile: the tile configuration is
-// loaded once a call, which at 3 chunks a block would cost as much as a block's products.)
-//
-//go:noescape
-func AMXScores32x32(k, q *uint16, chunks, blocks int, c *float32, ldc int, cfg *[64]byte)
-
-// PieceRows writes rows [0, n) of a 32-row block (row i: hd float32 from src[i*stride:]) as
-// SplitBF16x3's pieces in AMXDot32x32's x layout over chunks chunks into dst (chunks*3072);
-// rows from n on and dimensions from hd on are zero. pad is chunks*32 float32 of scratch (a row
-// shorter than its chunks is split from a zero-padded copy: the split reads whole chunks).
-// Call it only when HasAMX.
-func PieceRows(dst []uint16, src []float32, stride, n, hd, chunks int, pad []float32) {
-	for i := range 32 {
-		d := dst[i/16*512+i%16*32:]
-		if i >= n {
-			for c := range chunks {
-				for p := range 3 {
-					clear(d[c*3072+p*1024:][:32])
-				}
-			}
-			continue
-		}
-		x := src[i*stride:][:hd]
-		if hd != chunks*32 {
-			x = pad[:chunks*32]
-			clear(x[copy(x, src[i*stride:][:hd]):])
-		}
-		SplitBF16x3(&d[0], &x[0], chunks)
-	}
-}
-
-// VNNIPieces turns a 32-row block of pieces (PieceRows' layout, chunks chunks) into the VNNI
-// order AMXScores32x32 takes for its queries: per chunk, piece and half, the 16 rows' pairs of
-// dimensions as PackVNNI16 lays out a weight's. Call it only when HasAMX.
-func VNNIPieces(dst, src []uint16, chunks int) {
-	for c := range chunks {
-		for p := range 3 {
-			for h := range 2 {
-				off := c*3072 + p*1024 + h*512
-				PackVNNI16(&dst[off], unsafe.Pointer(&src[off]), 64, 16)
-			}
-		}
-	}
-}

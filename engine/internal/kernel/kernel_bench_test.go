@@ -26,22 +26,3 @@ func BenchmarkFMA6x32InCache(b *testing.B) {
 	}
 	b.ReportMetric(2*6*32*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
-
-// BenchmarkAMXScoresInCache: the attention score kernel alone, 8 blocks of 32 keys by a block
-// of 32 queries at head dim 72 (3 chunks), everything in L1/L2, one thread; GFLOP/s count
-// 2*256*32*72.
-func BenchmarkAMXScoresInCache(b *testing.B) {
-	if !HasAMX {
-		b.Skip("no AMX")
-	}
-	const chunks = 3
-	const blocks = 8 // a key tile of 256
-	kp := make([]uint16, blocks*chunks*3072)
-	qp := make([]uint16, chunks*3072)
-	s := make([]float32, blocks*32*32)
-	b.ResetTimer()
-	for range b.N {
-		AMXScores32x32(&kp[0], &qp[0], chunks, blocks, &s[0], 128, &AMXTileConfig)
-	}
-	b.ReportMetric(2*blocks*32*32*72*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-}

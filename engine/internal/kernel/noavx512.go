@@ -97,16 +97,3 @@ func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int) {
 func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int) {
 	panic("kernel: AddRows without an assembly kernel")
 }
-
-// AMXScores32x32 panics: there is no AMX off amd64.
-func AMXScores32x32(k, q *uint16, chunks, blocks int, c *float32, ldc int, cfg *[64]byte) {
-	panic("kernel: AMXScores32x32 without AMX")
-}
-
-// PieceRows panics: there is no AMX off amd64.
-func PieceRows(dst []uint16, src []float32, stride, n, hd, chunks int, pad []float32) {
-	panic("kernel: PieceRows without AMX")
-}
-
-// VNNIPieces panics: there is no AMX off amd64.
-func VNNIPieces(dst, src []uint16, chunks int) { panic("kernel: VNNIPieces without AMX") }
