@@ -3,7 +3,10 @@ package probe
 // stats.go: activation statistics — per patch (norm, mean, max |x|, relative change),
 // histograms, summaries, the strongest channels — and the difference of two tensors.
 //
-// Invariant: every statistic is computed in float64 over the values in index order, and a
+// Invariant: every statistic is computed in float64 over the values in index order (the block
+// statistics on AVX-512 in 8 lanes then a fixed order instead: kernel.RowSumsF64, the float64
+// sums' last bits apart, within one float32 ulp of the index order's results but where a mean
+// cancels, TestPatchStatsMatchTheSerialLoop), and a
 // NaN or Inf among the inputs shows in the result (never silently skipped, but by Histogram,
 // which says it counts only finite values). Mutation that would silently break it: the
 // relative change dividing by ||out|| instead of ||in|| — still a number in [0, 2], the
@@ -14,6 +17,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/turbospark/inspector/engine/internal/kernel"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -86,7 +90,12 @@ func newRowStats(n, width int, change bool) PatchStats {
 // specially: +Inf anywhere gives +Inf, else a NaN anywhere gives NaN (ss is NaN then).
 func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 	var ss, sum, mx, diff, inSS float64
-	if in == nil {
+	if in != nil && kernel.UseAVX512 && len(x) > 0 { // the same sums, 8 float64 lanes (rowSums)
+		var s [5]float64
+		kernel.RowSumsF64(&x[0], &in[0], len(x), &s)
+		ss, sum, diff, inSS, mx = s[0], s[1], s[2], s[3], s[4]
+		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
+	} else if in == nil {
 		for _, v := range x {
 			xf := float64(v)
 			ss += xf * xf

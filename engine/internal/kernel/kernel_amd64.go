@@ -115,3 +115,12 @@ func NormAffine(out, x, w, b *float32, n16 int, mean, inv float64)
 //
 //go:noescape
 func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int)
+
+// RowSumsF64 (stats_amd64.s) sums one row of n values x against in (a block's output and
+// input row) in float64, 8 lanes then a fixed order: s = {sum x^2, sum x, sum (x-in)^2,
+// sum in^2, max |x| with NaN skipped}. Each value widened exactly, each product rounded before
+// its add; the sums' order is not the index order (the last bits differ from a scalar loop's).
+// Call it only when HasAVX512.
+//
+//go:noescape
+func RowSumsF64(x, in *float32, n int, s *[5]float64)

@@ -97,3 +97,8 @@ func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int) {
 func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int) {
 	panic("kernel: AddRows without an assembly kernel")
 }
+
+// RowSumsF64 panics: there is no assembly kernel on this architecture.
+func RowSumsF64(x, in *float32, n int, s *[5]float64) {
+	panic("kernel: RowSumsF64 without an assembly kernel")
+}
