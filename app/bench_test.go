@@ -10,20 +10,21 @@ import (
 	"testing"
 )
 
-// bench sweeps every combination asked, each in a child process, and reports what each one
-// measured: pread reads its blocks' bytes and mapped reads none, every time and rate is a
-// positive finite number, and the table names every configuration.
-func TestBenchSweep(t *testing.T) {
-	bin := buildInspector(t)
+// benchJSON is what bench --json writes.
+type benchJSON struct {
+	Results []benchResult `json:"results"`
+}
+
+// runBench runs the inspector's bench with args and --json, and returns the JSON it wrote and
+// its output.
+func runBench(t *testing.T, bin string, args ...string) (benchJSON, []byte) {
+	t.Helper()
 	js := filepath.Join(t.TempDir(), "bench.json")
-	out, err := exec.Command(bin, "bench", "--checkpoint", "testdata/e2e/tiny", "--patches", "16,64", "--tile", "8,512",
-		"--residency", "mapped,pread", "--threads", "2", "--blocks", "2", "--json", js).CombinedOutput()
+	out, err := exec.Command(bin, append(append([]string{"bench"}, args...), "--json", js)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bench: %v\n%s", err, out)
 	}
-	var got struct {
-		Results []benchResult `json:"results"`
-	}
+	var got benchJSON
 	b, err := os.ReadFile(js)
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,16 @@ func TestBenchSweep(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
+	return got, out
+}
+
+// bench sweeps every combination asked, each in a child process, and reports what each one
+// measured: pread reads its blocks' bytes and mapped reads none, every time and rate is a
+// positive finite number, and the table names every configuration.
+func TestBenchSweep(t *testing.T) {
+	bin := buildInspector(t)
+	got, out := runBench(t, bin, "--checkpoint", "testdata/e2e/tiny", "--patches", "16,64", "--tile", "8,512",
+		"--residency", "mapped,pread", "--threads", "2", "--blocks", "2")
 	if len(got.Results) != 8 {
 		t.Fatalf("%d results, want 2 patch counts x 2 tiles x 2 modes = 8", len(got.Results))
 	}
@@ -87,21 +98,7 @@ func TestBenchGEMMWeights(t *testing.T) {
 		dir  string
 		f32w bool
 	}{{ck, true}, {"testdata/e2e/tiny", false}} {
-		js := filepath.Join(t.TempDir(), "bench.json")
-		out, err := exec.Command(bin, "bench", "--checkpoint", c.dir, "--patches", "64", "--threads", "2", "--blocks", "1", "--gemm", "--json", js).CombinedOutput()
-		if err != nil {
-			t.Fatalf("bench: %v\n%s", err, out)
-		}
-		var got struct {
-			Results []benchResult `json:"results"`
-		}
-		b, err := os.ReadFile(js)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatal(err)
-		}
+		got, out := runBench(t, bin, "--checkpoint", c.dir, "--patches", "64", "--threads", "2", "--blocks", "1", "--gemm")
 		if len(got.Results) != 1 || len(got.Results[0].GEMMs) != 4 {
 			t.Fatalf("%s: %+v, want one result with 4 GEMMs", c.dir, got.Results)
 		}
