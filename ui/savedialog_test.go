@@ -46,7 +46,9 @@ func dialogWidgets(w fyne.Window) (entries []*widget.Entry, buttons map[string]*
 }
 
 // saveAs drives the open save dialog: the name typed, Save tapped, and Yes to "Overwrite?"
-// when it asks.
+// when it asks; it returns once the export has said how it went (the status changed). The
+// confirmation and the callback may come after Save returns (on a loaded machine they did:
+// the status was read before the export ran), so both are waited for, not looked for once.
 func saveAs(t *testing.T, h *harness, name string) {
 	t.Helper()
 	entries, buttons := dialogWidgets(h.win)
@@ -54,11 +56,14 @@ func saveAs(t *testing.T, h *harness, name string) {
 		t.Fatalf("no save dialog: %d entries, buttons %v", len(entries), buttons)
 	}
 	entries[len(entries)-1].SetText(name) // the file name (the last entry of the dialog)
+	before := h.in.toolbar.status.Text
 	test.Tap(buttons["Save"])
-	if _, b := dialogWidgets(h.win); b["Yes"] != nil {
-		test.Tap(b["Yes"])
-	}
-	h.pump("the export", func() bool { return true })
+	h.pump("the export", func() bool {
+		if _, b := dialogWidgets(h.win); b["Yes"] != nil {
+			test.Tap(b["Yes"])
+		}
+		return h.in.toolbar.status.Text != before
+	})
 }
 
 func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
