@@ -89,7 +89,6 @@ func (h *harness) pump(what string, cond func() bool) {
 		select {
 		case f := <-h.ui:
 			f()
-		case <-time.After(5 * time.Millisecond): // cond may turn true off the UI queue
 		case <-deadline:
 			h.t.Fatalf("timed out waiting for %s (status %q)", what, h.in.toolbar.status.Text)
 		}
