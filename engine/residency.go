@@ -221,22 +221,49 @@ func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	start := time.Now()
 	m.ahead.Wait() // one prefault at a time
 	wait := time.Since(start)
-	if i+1 < len(m.blocks) {
-		m.prefaultBlock(i + 1)
+	var next []backend.Weight // what runs after block i: a merger that follows it, then block i+1
+	for k, d := range m.ck.Config.Deepstack {
+		if d == i {
+			next = append(next, m.mergerWeights(deepstackPrefix(k))...)
+		}
 	}
+	if i == len(m.blocks)-1 {
+		next = append(next, m.mergerWeights("merger.")...)
+	} else {
+		next = append(next, m.blocks[i+1][:]...)
+	}
+	m.prefault(next)
 	return &m.blocks[i], WeightFetch{Wait: wait}, nil
 }
 
 // prefaultBlock maps block i's pages on a goroutine of its own (m.ahead; no other running).
-func (m *mappedRes) prefaultBlock(i int) {
-	ws := &m.blocks[i]
+func (m *mappedRes) prefaultBlock(i int) { m.prefault(m.blocks[i][:]) }
+
+// prefault maps the pages of ws on a goroutine of its own (m.ahead; no other running).
+func (m *mappedRes) prefault(ws []backend.Weight) {
 	m.ahead.Go(func() {
 		for _, w := range ws {
 			if w.Region != nil {
-				prefault(pageSpan(w))
+				prefaultSpan(pageSpan(w))
 			}
 		}
 	})
+}
+
+// prefaultSpan is prefault; a variable so that a test can see what is mapped ahead (the
+// kernel maps pages around the ones asked for, so pages alone cannot tell which were).
+var prefaultSpan = prefault
+
+// deepstackPrefix names deepstack merger k's tensors (model.Config.MergerPrefixes' form).
+func deepstackPrefix(k int) string { return fmt.Sprintf("deepstack_merger_list.%d.", k) }
+
+// mergerWeights lists the weights of the merger named by prefix.
+func (m *mappedRes) mergerWeights(prefix string) []backend.Weight {
+	var ws []backend.Weight
+	for _, spec := range m.ck.Config.MergerTensors(prefix) {
+		ws = append(ws, m.weight(spec.Name))
+	}
+	return ws
 }
 
 // pageSpan is w's bytes in its region from the page that holds its first byte (madvise wants

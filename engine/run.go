@@ -361,7 +361,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if d != i {
 			continue
 		}
-		w, fetch, err := r.e.Res.Merger(fmt.Sprintf("deepstack_merger_list.%d.", k))
+		w, fetch, err := r.e.Res.Merger(deepstackPrefix(k))
 		if err != nil {
 			return err
 		}
@@ -374,7 +374,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 			return err
 		}
 		r.Deepstack = append(r.Deepstack, r.mergedOut())
-		r.checkMerger(fmt.Sprintf("deepstack_merger_list.%d.", k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
+		r.checkMerger(deepstackPrefix(k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
 	}
 	return nil
 }

@@ -1,0 +1,93 @@
+package engine_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
+)
+
+// The mapped residency asks for the pages of what runs next: block 0's from the open, and on
+// Block(i) a deepstack merger that follows block i (then block i+1), the final merger after
+// the last block; every byte of each such weight lies in a span it asks for.
+func TestMappedPrefaultsWhatRunsNext(t *testing.T) {
+	var mu sync.Mutex
+	var asked [][2]uintptr // [start, end) of each span asked for
+	defer engine.RecordPrefaults(func(b []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		asked = append(asked, [2]uintptr{p, p + uintptr(len(b))})
+	})()
+	ck, err := engine.OpenCheckpoint(tinyCheckpoint(t))
+	must(t, err)
+	if len(ck.Config.Deepstack) == 0 {
+		t.Fatal("the tiny tower has no deepstack merger: nothing here would check one")
+	}
+	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	must(t, err)
+	defer res.Close()
+	// take returns the spans asked for so far (after the prefault in flight) and forgets them.
+	take := func() [][2]uintptr {
+		engine.WaitPrefault(res)
+		mu.Lock()
+		defer mu.Unlock()
+		s := asked
+		asked = nil
+		return s
+	}
+	// missing names the weights of ws not wholly inside one of spans.
+	missing := func(spans [][2]uintptr, ws []backend.Weight) (out []string) {
+		for _, w := range ws {
+			if w.Region == nil {
+				continue
+			}
+			lo := uintptr(unsafe.Pointer(unsafe.SliceData(w.Bytes())))
+			hi := lo + uintptr(len(w.Bytes()))
+			ok := false
+			for _, s := range spans {
+				ok = ok || (s[0] <= lo && hi <= s[1])
+			}
+			if !ok {
+				out = append(out, w.Name)
+			}
+		}
+		return out
+	}
+	block := func(i int) []backend.Weight {
+		w, _, err := res.Block(i)
+		must(t, err)
+		return w[:]
+	}
+	merger := func(prefix string) []backend.Weight {
+		w, _, err := res.Merger(prefix)
+		must(t, err)
+		return []backend.Weight{w.NormW, w.NormB, w.FC1W, w.FC1B, w.FC2W, w.FC2B}
+	}
+	fromOpen := take()
+	if m := missing(fromOpen, block(0)); m != nil {
+		t.Errorf("from the open: %v not asked for", m)
+	}
+	for i := range ck.Config.Depth {
+		take()
+		block(i)
+		spans := take() // what Block(i) asked for
+		var want []backend.Weight
+		for k, d := range ck.Config.Deepstack {
+			if d == i {
+				want = append(want, merger(fmt.Sprintf("deepstack_merger_list.%d.", k))...)
+			}
+		}
+		if i+1 < ck.Config.Depth {
+			want = append(want, block(i+1)...) // (its own request comes after spans was taken)
+		} else {
+			want = append(want, merger("merger.")...)
+		}
+		if m := missing(spans, want); m != nil {
+			t.Errorf("Block(%d): %v not asked for", i, m)
+		}
+	}
+}
