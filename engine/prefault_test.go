@@ -1,13 +1,13 @@
 package engine_test
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/model"
 )
 
 // The mapped residency asks for the pages of what runs next: block 0's from the open, and on
@@ -78,7 +78,7 @@ func TestMappedPrefaultsWhatRunsNext(t *testing.T) {
 		var want []backend.Weight
 		for k, d := range ck.Config.Deepstack {
 			if d == i {
-				want = append(want, merger(fmt.Sprintf("deepstack_merger_list.%d.", k))...)
+				want = append(want, merger(model.DeepstackPrefix(k))...)
 			}
 		}
 		if i+1 < ck.Config.Depth {

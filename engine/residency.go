@@ -22,6 +22,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -116,7 +117,7 @@ func newMapped(ck *Checkpoint) (*mappedRes, error) {
 		}
 	}
 	if len(m.blocks) > 0 {
-		m.prefaultBlock(0) // while the run embeds the patches
+		m.prefault(m.blocks[0][:]) // while the run embeds the patches
 	}
 	return m, nil
 }
@@ -195,11 +196,15 @@ func (m *mappedRes) Shrunk() string {
 func (m *mappedRes) Global(name string) backend.Weight { return m.weight(name) }
 
 func (m *mappedRes) Merger(prefix string) (MergerWeights, WeightFetch, error) {
-	var w [6]backend.Weight
+	return mergerWeightsOf(m.merger(prefix)), WeightFetch{}, nil
+}
+
+// merger is the views of the merger named by prefix, by role.
+func (m *mappedRes) merger(prefix string) (w [6]backend.Weight) {
 	for _, spec := range m.ck.Config.MergerTensors(prefix) {
 		w[spec.Role] = m.weight(spec.Name)
 	}
-	return mergerWeightsOf(w), WeightFetch{}, nil
+	return w
 }
 
 // mergerWeightsOf names a merger's six weights, in Config.MergerTensors order.
@@ -221,23 +226,26 @@ func (m *mappedRes) Block(i int) (*BlockWeights, WeightFetch, error) {
 	start := time.Now()
 	m.ahead.Wait() // one prefault at a time
 	wait := time.Since(start)
-	var next []backend.Weight // what runs after block i: a merger that follows it, then block i+1
-	for k, d := range m.ck.Config.Deepstack {
-		if d == i {
-			next = append(next, m.mergerWeights(deepstackPrefix(k))...)
-		}
-	}
-	if i == len(m.blocks)-1 {
-		next = append(next, m.mergerWeights("merger.")...)
-	} else {
-		next = append(next, m.blocks[i+1][:]...)
-	}
-	m.prefault(next)
+	m.prefault(m.after(i))
 	return &m.blocks[i], WeightFetch{Wait: wait}, nil
 }
 
-// prefaultBlock maps block i's pages on a goroutine of its own (m.ahead; no other running).
-func (m *mappedRes) prefaultBlock(i int) { m.prefault(m.blocks[i][:]) }
+// after lists the weights that run after block i: a deepstack merger that follows it (the
+// run's deepstackAfter), then block i+1, or the final merger after the last block.
+func (m *mappedRes) after(i int) []backend.Weight {
+	var next []backend.Weight
+	for k, d := range m.ck.Config.Deepstack {
+		if d == i {
+			w := m.merger(model.DeepstackPrefix(k))
+			next = append(next, w[:]...)
+		}
+	}
+	if i == len(m.blocks)-1 {
+		w := m.merger("merger.")
+		return append(next, w[:]...)
+	}
+	return append(next, m.blocks[i+1][:]...)
+}
 
 // prefault maps the pages of ws on a goroutine of its own (m.ahead; no other running).
 func (m *mappedRes) prefault(ws []backend.Weight) {
@@ -253,18 +261,6 @@ func (m *mappedRes) prefault(ws []backend.Weight) {
 // prefaultSpan is prefault; a variable so that a test can see what is mapped ahead (the
 // kernel maps pages around the ones asked for, so pages alone cannot tell which were).
 var prefaultSpan = prefault
-
-// deepstackPrefix names deepstack merger k's tensors (model.Config.MergerPrefixes' form).
-func deepstackPrefix(k int) string { return fmt.Sprintf("deepstack_merger_list.%d.", k) }
-
-// mergerWeights lists the weights of the merger named by prefix.
-func (m *mappedRes) mergerWeights(prefix string) []backend.Weight {
-	var ws []backend.Weight
-	for _, spec := range m.ck.Config.MergerTensors(prefix) {
-		ws = append(ws, m.weight(spec.Name))
-	}
-	return ws
-}
 
 // pageSpan is w's bytes in its region from the page that holds its first byte (madvise wants
 // a page-aligned start).

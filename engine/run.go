@@ -18,6 +18,7 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/probe"
 )
 
@@ -361,7 +362,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 		if d != i {
 			continue
 		}
-		w, fetch, err := r.e.Res.Merger(deepstackPrefix(k))
+		w, fetch, err := r.e.Res.Merger(model.DeepstackPrefix(k))
 		if err != nil {
 			return err
 		}
@@ -374,7 +375,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 			return err
 		}
 		r.Deepstack = append(r.Deepstack, r.mergedOut())
-		r.checkMerger(deepstackPrefix(k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
+		r.checkMerger(model.DeepstackPrefix(k), i, r.cur, r.Deepstack[len(r.Deepstack)-1], w)
 	}
 	return nil
 }

@@ -85,15 +85,28 @@ func geluErf(x float64) float64 {
 
 // Add computes dst[0:n] += src[0:n]. dst may be src itself; partial overlap panics.
 func (b *Backend) Add(dst, src backend.View, n int) {
-	b.binary("Add", dst, src, n, func(d, s []float32) {
-		if kernel.UseAVX512 && len(d) > 0 { // the same additions, 16 lanes at a time
-			kernel.AddRows(&d[0], 0, &s[0], 0, 1, len(d))
-			return
+	b.binary("Add", dst, src, n, func(d, s []float32) { addRows(d, 0, s, 0, 1, len(d)) })
+}
+
+// addRows adds dst[r*ld+j] += src[r*lds+j] for r < rows, j < n (lds 0: one row, a bias, to
+// every row): through kernel.AddRows where the AVX-512 kernels run, else this loop; the same
+// float32 additions either way, so the same bits.
+func addRows(dst []float32, ld int, src []float32, lds, rows, n int) {
+	if rows <= 0 || n <= 0 {
+		return
+	}
+	if kernel.UseAVX512 {
+		_ = dst[(rows-1)*ld+n-1] // bounds, as the loop would check them
+		_ = src[(rows-1)*lds+n-1]
+		kernel.AddRows(&dst[0], ld, &src[0], lds, rows, n)
+		return
+	}
+	for r := range rows {
+		d, s := dst[r*ld:][:n], src[r*lds:][:n]
+		for j, v := range s {
+			d[j] += v
 		}
-		for i := range d {
-			d[i] += s[i]
-		}
-	})
+	}
 }
 
 // Mul computes dst[0:n] *= src[0:n] (a gated MLP's gate times its up projection). dst may be

@@ -138,15 +138,8 @@ func (m *mmJob) epilogue(r0, r1, c0, c1 int) {
 			m.gelu(m.y[r*m.out+c0 : r*m.out+c1])
 		}
 	}
-	if m.res != nil && kernel.UseAVX512 && r1 > r0 && c1 > c0 { // the same additions, vectorised
-		kernel.AddRows(&m.res[r0*m.out+c0], m.out, &m.y[r0*m.out+c0], m.out, r1-r0, c1-c0)
-	} else if m.res != nil {
-		for r := r0; r < r1; r++ {
-			res, y := m.res[r*m.out+c0:r*m.out+c1], m.y[r*m.out+c0:r*m.out+c1]
-			for j, v := range y {
-				res[j] += v
-			}
-		}
+	if m.res != nil {
+		addRows(m.res[r0*m.out+c0:], m.out, m.y[r0*m.out+c0:], m.out, r1-r0, c1-c0)
 	}
 }
 
@@ -181,15 +174,5 @@ func (m *mmJob) rowTriple(panel []float32, r, r1, c0, c1, k0, kn int) {
 
 // addBias adds the bias once, after the full sum.
 func (m *mmJob) addBias(r0, r1, c0, c1 int) {
-	bias := m.bias[c0:c1]
-	if kernel.UseAVX512 && r1 > r0 && c1 > c0 { // the same additions, 16 lanes at a time
-		kernel.AddRows(&m.y[r0*m.out+c0], m.out, &bias[0], 0, r1-r0, c1-c0)
-		return
-	}
-	for r := r0; r < r1; r++ {
-		row := m.y[r*m.out+c0 : r*m.out+c1]
-		for j, v := range bias {
-			row[j] += v
-		}
-	}
+	addRows(m.y[r0*m.out+c0:], m.out, m.bias[c0:c1], 0, r1-r0, c1-c0)
 }

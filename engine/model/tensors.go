@@ -82,10 +82,13 @@ func (c Config) EmbedTensors() []TensorSpec {
 func (c Config) MergerPrefixes() []string {
 	out := []string{"merger."}
 	for k := range c.Deepstack {
-		out = append(out, fmt.Sprintf("deepstack_merger_list.%d.", k))
+		out = append(out, DeepstackPrefix(k))
 	}
 	return out
 }
+
+// DeepstackPrefix names deepstack merger k's tensors.
+func DeepstackPrefix(k int) string { return fmt.Sprintf("deepstack_merger_list.%d.", k) }
 
 // MergerTensors lists the weights of the merger named by prefix (MergerPrefixes).
 func (c Config) MergerTensors(prefix string) []TensorSpec {

@@ -85,7 +85,7 @@ func newRowStats(n, width int, change bool) PatchStats {
 
 // row fills row p's statistics from its values x (and in, the block's input, for Change:
 // nil for RowStats) and says whether x and in are finite. One loop carries all the sums, in
-// index order, in float64. max |x| is a compare, not math.Max (a call per value, the
+// index order, in float64 (a block's, on AVX-512, kernel.RowSumsF64's 8 lanes). max |x| is a compare, not math.Max (a call per value, the
 // slowest part of the old loop); math.Max's answers are kept for the values it treats
 // specially: +Inf anywhere gives +Inf, else a NaN anywhere gives NaN (ss is NaN then).
 func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
@@ -94,7 +94,6 @@ func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 		var s [5]float64
 		kernel.RowSumsF64(&x[0], &in[0], len(x), &s)
 		ss, sum, diff, inSS, mx = s[0], s[1], s[2], s[3], s[4]
-		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
 	} else if in == nil {
 		for _, v := range x {
 			xf := float64(v)
@@ -115,6 +114,8 @@ func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 			diff += (xf - xin) * (xf - xin)
 			inSS += xin * xin
 		}
+	}
+	if in != nil {
 		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
 	}
 	if math.IsNaN(ss) && !math.IsInf(mx, 1) {

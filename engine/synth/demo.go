@@ -280,11 +280,7 @@ const demoGeluAtMinusSat = -0.15880800939172324
 // 2x2 window over the 48 positive channels: out = mean over the window of gelu(LN(h))[0:48].
 func demoMergers(ts tensorSet, c engine.Config) {
 	M := c.MergedDim()
-	prefixes := []string{"merger."}
-	for k := range c.Deepstack {
-		prefixes = append(prefixes, fmt.Sprintf("deepstack_merger_list.%d.", k))
-	}
-	for _, p := range prefixes {
+	for _, p := range c.MergerPrefixes() {
 		for j := range ts[p+"norm.weight"] {
 			ts[p+"norm.weight"][j] = 1
 		}
