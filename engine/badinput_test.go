@@ -16,12 +16,15 @@ import (
 )
 
 // tinyCheckpoint writes a valid tiny f32 checkpoint and returns its directory.
-func tinyCheckpoint(t *testing.T) string {
+func tinyCheckpoint(t *testing.T) string { return tinyCheckpointDType(t, dtype.F32) }
+
+// tinyCheckpointDType writes a valid tiny checkpoint of weights in d and returns its directory.
+func tinyCheckpointDType(t *testing.T, d dtype.DType) string {
 	t.Helper()
 	cfg, err := synth.Preset("tiny")
 	must(t, err)
 	dir := t.TempDir()
-	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3}))
+	must(t, synth.Write(dir, cfg, synth.Options{DType: d, Seed: 3}))
 	return dir
 }
 

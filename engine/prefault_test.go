@@ -1,12 +1,15 @@
 package engine_test
 
 import (
+	"math"
+	"os"
 	"sync"
 	"testing"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/model"
 )
 
@@ -88,6 +91,36 @@ func TestMappedPrefaultsWhatRunsNext(t *testing.T) {
 		}
 		if m := missing(spans, want); m != nil {
 			t.Errorf("Block(%d): %v not asked for", i, m)
+		}
+	}
+}
+
+// WidenedF32 gives the weight's exact float32 values in a region of its own whose base is
+// page-aligned, as every region's is (a backend may wrap a region's memory in place).
+func TestWidenedF32(t *testing.T) {
+	ck, err := engine.OpenCheckpoint(tinyCheckpointDType(t, dtype.BF16))
+	must(t, err)
+	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	must(t, err)
+	defer res.Close()
+	w, _, err := res.Block(0)
+	must(t, err)
+	for _, g := range w.GEMMs(ck.Config) {
+		f := engine.WidenedF32(g.W)
+		if f.DType != dtype.F32 || f.Region == g.W.Region {
+			t.Fatalf("%s: dtype %v, region shared %v", g.Name, f.DType, f.Region == g.W.Region)
+		}
+		if p := uintptr(unsafe.Pointer(unsafe.SliceData(f.Region.Bytes))); p%uintptr(os.Getpagesize()) != 0 {
+			t.Errorf("%s: region base %#x not page-aligned", g.Name, p)
+		}
+		want := make([]float32, g.W.Elems())
+		dtype.DecodeF32(want, g.W.Bytes(), g.W.DType)
+		got := make([]float32, f.Elems())
+		dtype.DecodeF32(got, f.Bytes(), f.DType)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s: element %d is %v, the bf16 weight's %v", g.Name, i, got[i], want[i])
+			}
 		}
 	}
 }

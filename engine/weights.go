@@ -10,6 +10,8 @@ package engine
 // a fluent wrong tower (TestParityQwen25VL catches it).
 
 import (
+	"unsafe"
+
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/model"
@@ -58,14 +60,19 @@ func (w *BlockWeights) GEMMs(c Config) []GEMM {
 }
 
 // WidenedF32 is w widened exactly to float32 in host memory of its own (a region no
-// residency holds): the benchmarks time a product with a checkpoint's bf16 or f16 weight
-// against the same product with float32 weights. w itself when it is float32.
+// residency holds, page-aligned as a region is, freed by the garbage collector: for a backend
+// that reads it during the call only, the CPU's): the benchmarks time a product with a
+// checkpoint's bf16 or f16 weight against the same product with float32 weights. w itself
+// when it is float32.
 func WidenedF32(w backend.Weight) backend.Weight {
 	if w.DType == dtype.F32 {
 		return w
 	}
 	vals := make([]float32, w.Elems())
 	dtype.DecodeF32(vals, w.Bytes(), w.DType)
-	return backend.Weight{Name: w.Name, DType: dtype.F32, Shape: w.Shape,
-		Region: newRegion(dtype.EncodeF32(nil, vals, dtype.F32), false)}
+	ps := int(pageSize())
+	mem := make([]byte, 4*len(vals)+ps)
+	off := (ps - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%uintptr(ps))) % ps
+	b := dtype.EncodeF32(mem[off:off], vals, dtype.F32)
+	return backend.Weight{Name: w.Name, DType: dtype.F32, Shape: w.Shape, Region: newRegion(b, false)}
 }
