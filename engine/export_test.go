@@ -41,3 +41,6 @@ func WaitPrefault(r Residency) {
 		m.mu.Unlock()
 	}
 }
+
+// PrefaultPages is the mapped residency's prefault of one span (the kernel's, not a recorder).
+var PrefaultPages = prefault

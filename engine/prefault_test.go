@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
@@ -123,4 +124,39 @@ func TestWidenedF32(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Block waits for the prefault in flight (block 0's, from the open) before it hands out views,
+// and reports that wait as the block's weight wait.
+func TestMappedBlockWaitsForThePrefault(t *testing.T) {
+	release := make(chan struct{})
+	defer engine.RecordPrefaults(func([]byte) { <-release })()
+	ck, err := engine.OpenCheckpoint(tinyCheckpoint(t))
+	must(t, err)
+	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	must(t, err)
+	type handed struct {
+		fetch engine.WeightFetch
+		err   error
+	}
+	got := make(chan handed, 1)
+	go func() {
+		_, f, err := res.Block(0)
+		got <- handed{f, err}
+	}()
+	const held = 100 * time.Millisecond
+	var h handed
+	select {
+	case h = <-got:
+		t.Errorf("Block(0) returned while block 0's prefault was still running")
+		close(release)
+	case <-time.After(held):
+		close(release)
+		h = <-got
+		if h.fetch.Wait < held {
+			t.Errorf("Block(0) says it waited %v for its weights; it waited at least %v", h.fetch.Wait, held)
+		}
+	}
+	must(t, h.err)
+	must(t, res.Close())
 }
