@@ -1,6 +1,9 @@
 package kernel
 
 import (
+	"fmt"
+	"runtime"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -25,4 +28,44 @@ func BenchmarkFMA6x32InCache(b *testing.B) {
 		FMA6x32(&xp, unsafe.Pointer(&w[0]), n, &yp, 0)
 	}
 	b.ReportMetric(2*6*32*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkFMA6x32Threads: the micro-kernel on 1, 2, 4, ... threads at once, each on its own
+// L1-resident x rows and W strip (k = 72, attention's score shape; 252, its P.V shape),
+// GFLOP/s a thread: the FMA ceiling per core as more cores run, which bounds how an FMA-bound
+// op can scale on the machine (frequency and shared cores show here, not in one thread).
+func BenchmarkFMA6x32Threads(b *testing.B) {
+	if !HasAVX512 {
+		b.Skip("no AVX-512")
+	}
+	for _, n := range []int{72, 252} {
+		for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
+			b.Run(fmt.Sprintf("k%d/threads%d", n, threads), func(b *testing.B) {
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for range threads {
+					wg.Go(func() {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+						x := make([]float32, 6*n)
+						w := make([]float32, 32*n)
+						y := make([]float32, 6*32)
+						var xp, yp [6]unsafe.Pointer
+						for a := range 6 {
+							xp[a] = unsafe.Pointer(&x[a*n])
+							yp[a] = unsafe.Pointer(&y[a*32])
+						}
+						<-start
+						for range b.N {
+							FMA6x32(&xp, unsafe.Pointer(&w[0]), n, &yp, 1)
+						}
+					})
+				}
+				b.ResetTimer()
+				close(start)
+				wg.Wait()
+				b.ReportMetric(2*6*32*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
+			})
+		}
+	}
 }
