@@ -1,8 +1,11 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -184,4 +187,48 @@ func TestAMXDot32x32Carry(t *testing.T) {
 			t.Fatalf("output %d: %g cut, %g whole", i, cut[i], whole[i])
 		}
 	}
+}
+
+// BenchmarkAMXDot32x32Threads: the tile kernel on 1, 2, 4, ... threads at once, each on its
+// own packed pieces (36 k chunks, k 1,152: 216 KiB, L2) and W tiles, GFLOP/s a thread counted
+// as the float32 product's 2*32*32*k (the three pieces' work is the kernel's own): the tile
+// unit's ceiling per core as more cores run, beside BenchmarkFMA6x32Threads.
+func BenchmarkAMXDot32x32Threads(b *testing.B) {
+	if !HasAMX {
+		b.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	const chunks = 36
+	for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
+		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for range threads {
+				wg.Go(func() {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					a := randBF16(chunks * 3072) // random, not zeros: the unit's power, so its clock, depends on the data
+					w := randBF16(2 * chunks * 512)
+					c := make([]float32, 32*32)
+					<-start
+					for range b.N {
+						AMXDot32x32(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, 1, &AMXTileConfig)
+					}
+				})
+			}
+			b.ResetTimer()
+			close(start)
+			wg.Wait()
+			b.ReportMetric(2*32*32*32*chunks*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
+		})
+	}
+}
+
+// randBF16 returns n bfloat16 values of a unit normal.
+func randBF16(n int) []uint16 {
+	r := rand.New(rand.NewPCG(uint64(n), 1))
+	v := make([]uint16, n)
+	for i := range v {
+		v[i] = uint16(math.Float32bits(float32(r.NormFloat64())) >> 16)
+	}
+	return v
 }

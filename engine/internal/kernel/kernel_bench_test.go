@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sync"
 	"testing"
@@ -47,8 +48,8 @@ func BenchmarkFMA6x32Threads(b *testing.B) {
 					wg.Go(func() {
 						runtime.LockOSThread()
 						defer runtime.UnlockOSThread()
-						x := make([]float32, 6*n)
-						w := make([]float32, 32*n)
+						x := randF32(6 * n) // random, not zeros: the core's power, so its clock, depends on the data
+						w := randF32(32 * n)
 						y := make([]float32, 6*32)
 						var xp, yp [6]unsafe.Pointer
 						for a := range 6 {
@@ -68,4 +69,14 @@ func BenchmarkFMA6x32Threads(b *testing.B) {
 			})
 		}
 	}
+}
+
+// randF32 returns n float32 values of a unit normal.
+func randF32(n int) []float32 {
+	r := rand.New(rand.NewPCG(uint64(n), 2))
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(r.NormFloat64())
+	}
+	return v
 }
