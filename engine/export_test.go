@@ -44,3 +44,6 @@ func WaitPrefault(r Residency) {
 
 // PrefaultPages is the mapped residency's prefault of one span (the kernel's, not a recorder).
 var PrefaultPages = prefault
+
+// BlockOutput is the last block's output as the run holds it (not lent, unlike Hidden).
+func BlockOutput(r *Run) []float32 { return r.cur }

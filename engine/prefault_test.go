@@ -153,8 +153,8 @@ func TestMappedBlockWaitsForThePrefault(t *testing.T) {
 	case <-time.After(held):
 		close(release)
 		h = <-got
-		if h.fetch.Wait < held {
-			t.Errorf("Block(0) says it waited %v for its weights; it waited at least %v", h.fetch.Wait, held)
+		if h.fetch.Wait < held/2 { // held, less however late the goroutine began its call
+			t.Errorf("Block(0) says it waited %v for its weights; it waited about %v", h.fetch.Wait, held)
 		}
 	}
 	must(t, h.err)

@@ -124,9 +124,14 @@ type Run struct {
 	patches    map[int]outputPatch // blocks whose output is patched (PatchOutput)
 	drop       *tokenDrop          // the tokens dropped after a block (Settings.KeepTop), once dropped
 	dropQK     []float32           // the drop's block's q|k, taken for the ranking when the run keeps none
-	prev, cur  []float32
-	changes    []float64 // mean change per block
-	Observers  []func(BlockResult)
+	prev, cur  []float32           // the last block's input and output, on the host
+	// Whether only the run reads prev and cur (a block output it downloaded for its own
+	// statistics and checks, TapOut not kept, not lent, not frozen by a drop): such a buffer
+	// becomes spare once the block that took it as input is done (outputs.go).
+	prevOwn, curOwn bool
+	spare           []float32 // a block output nothing reads any more: the next one comes down into it
+	changes         []float64 // mean change per block
+	Observers       []func(BlockResult)
 
 	sites    [numTaps]tapSite // where the pass being encoded left each tap
 	act      []float32        // ffn_act of the block in flight, [S, I], filled tile by tile
@@ -279,7 +284,7 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 		return BlockResult{}, err
 	}
 	t := BlockTiming{Block: i, Wait: fetch.Wait, BytesRead: fetch.BytesRead, At: at}
-	in := r.prev
+	in, inOwn := r.prev, r.prevOwn
 	err = r.runBlock(ctx, i, w, &t)
 	r.e.Res.Done(i) // after the passes committed: the slot may be refilled now
 	if err != nil {
@@ -297,6 +302,9 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	r.next++
 	if err := r.checkBlock(ctx, i, in, res.Stats); err != nil {
 		return res, err
+	}
+	if inOwn { // block i's input: read for the last time by its statistics and check
+		r.spare = in
 	}
 	return res, nil
 }
@@ -393,7 +401,7 @@ func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 		res.Stats.MeanChange = sum / float64(len(d.rows))
 	}
 	r.changes = append(r.changes, res.Stats.MeanChange)
-	r.prev = r.cur
+	r.prev, r.prevOwn = r.cur, r.curOwn
 	t.Wall = time.Since(start)
 	res.Timing = *t
 	r.Timings = append(r.Timings, *t)
@@ -466,7 +474,11 @@ func (r *Run) MeanChange(block int) float64 {
 }
 
 // Hidden returns the current hidden state [S, D] (the last block's output, or the embeddings).
-func (r *Run) Hidden() []float32 { return r.prev }
+// The caller may keep it: the run never writes into it again.
+func (r *Run) Hidden() []float32 {
+	r.prevOwn = false // lent
+	return r.prev
+}
 
 // Close frees the page's backend buffers.
 func (r *Run) Close() { r.g.free() }

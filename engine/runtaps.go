@@ -10,6 +10,13 @@ package engine
 // Mutation that would silently break it: reading a tap site after the MLP pass started: the
 // attention pass's ln1 would be read from a buffer LayerNorm2 has already overwritten, and
 // every kept ln1 would be ln2.
+//
+// A block output the Store does not keep is read by the run alone (the statistics, the next
+// block's input check): once the block that took it as input is done it is spare, and the
+// next output comes down into it. One that is kept, lent (Hidden) or frozen by a token drop
+// is never written again (Run.curOwn and prevOwn say which).
+// Mutation that would silently break it: marking a kept output as the run's own: block i's
+// output in the Store would turn into block i+2's (TestRunReusesOnlyTheOutputsNoOneReads).
 
 import (
 	"github.com/turbospark/inspector/engine/backend"
@@ -62,7 +69,26 @@ func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	if qk = r.takeQK(want); qk != nil {
 		want &^= TapSetOf(TapQ, TapK)
 	}
-	return r.downloadTaps(want), qk
+	taps = r.downloadTaps(want &^ TapSetOf(TapOut))
+	if out := r.sites[TapOut]; out.named {
+		taps[TapOut] = r.takeOut(out)
+	}
+	return taps, qk
+}
+
+// takeOut downloads the block output: into the spare (an earlier output nothing reads any
+// more: a run that keeps no output writes the same pages block after block) when there is
+// one, else into fresh memory, whose pages fault in on first touch (a 4.7 MB output at 1,024 patches: 6-7 ms a block of the host work on a 2-core VM).
+func (r *Run) takeOut(site tapSite) []float32 {
+	S, D := r.g.seq, r.Config().Hidden
+	var out []float32
+	if cap(r.spare) >= S*D { // only an output the run alone read becomes spare (Step)
+		out, r.spare = r.spare[:S*D], nil
+	} else {
+		out = make([]float32, S*D)
+	}
+	r.downloadRows(out, D, site.x, site.stride, S, D)
+	return out
 }
 
 // ranksTokens says whether the block in flight is the one whose attention ranks the tokens a
@@ -139,7 +165,7 @@ func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
 			qk = d.expand(qk, 2*cfg.Hidden, S, nil)
 		}
 	}
-	r.cur = taps[TapOut]
+	r.cur, r.curOwn = taps[TapOut], !keep.Has(TapOut) // (expanded after a drop: a copy of its own)
 	for _, t := range keep.List() {
 		switch t {
 		case TapQ:

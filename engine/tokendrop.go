@@ -182,6 +182,7 @@ func (r *Run) dropTokens(ctx context.Context, i int) error {
 		}
 	}
 	d := &tokenDrop{after: i, units: k.choose(received, m2, S/m2), frozen: r.cur}
+	r.curOwn = false // the dropped rows' state is read from it for the rest of the run
 	for _, u := range d.units {
 		for j := range m2 {
 			d.rows = append(d.rows, u*m2+j)

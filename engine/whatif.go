@@ -177,7 +177,7 @@ func (r *Run) resume(base *Run, block int) error {
 	if err != nil {
 		return fmt.Errorf("resume at block %d: %w", block, err)
 	}
-	r.prev = prev
+	r.prev, r.prevOwn = prev, false // the base run's kept output
 	r.e.Backend.Upload(v(r.g.buf.h), prev)
 	r.changes = append(r.changes[:0], base.changes[:block]...)
 	for k, d := range c.Deepstack {
