@@ -127,7 +127,7 @@ type Run struct {
 	prev, cur  []float32           // the last block's input and output, on the host
 	// Whether only the run reads prev and cur (a block output it downloaded for its own
 	// statistics and checks, TapOut not kept, not lent, not frozen by a drop): such a buffer
-	// becomes spare once the block that took it as input is done (outputs.go).
+	// becomes spare once the block that took it as input is done (runtaps.go).
 	prevOwn, curOwn bool
 	spare           []float32 // a block output nothing reads any more: the next one comes down into it
 	changes         []float64 // mean change per block
