@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"testing"
 	"unsafe"
 )
@@ -200,24 +199,12 @@ func BenchmarkAMXDot32x32Threads(b *testing.B) {
 	const chunks = 36
 	for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
 		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			for range threads {
-				wg.Go(func() {
-					runtime.LockOSThread()
-					defer runtime.UnlockOSThread()
-					a := randBF16(chunks * 3072) // random, not zeros: the unit's power, so its clock, depends on the data
-					w := randBF16(2 * chunks * 512)
-					c := make([]float32, 32*32)
-					<-start
-					for range b.N {
-						AMXDot32x32(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, 1, &AMXTileConfig)
-					}
-				})
-			}
-			b.ResetTimer()
-			close(start)
-			wg.Wait()
+			onThreads(b, threads, func() func() {
+				a := randBF16(chunks * 3072) // random, not zeros: the unit's power, so its clock, depends on the data
+				w := randBF16(2 * chunks * 512)
+				c := make([]float32, 32*32)
+				return func() { AMXDot32x32(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, 1, &AMXTileConfig) }
+			})
 			b.ReportMetric(2*32*32*32*chunks*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
 		})
 	}

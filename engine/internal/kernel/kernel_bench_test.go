@@ -42,29 +42,17 @@ func BenchmarkFMA6x32Threads(b *testing.B) {
 	for _, n := range []int{72, 252} {
 		for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
 			b.Run(fmt.Sprintf("k%d/threads%d", n, threads), func(b *testing.B) {
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				for range threads {
-					wg.Go(func() {
-						runtime.LockOSThread()
-						defer runtime.UnlockOSThread()
-						x := randF32(6 * n) // random, not zeros: the core's power, so its clock, depends on the data
-						w := randF32(32 * n)
-						y := make([]float32, 6*32)
-						var xp, yp [6]unsafe.Pointer
-						for a := range 6 {
-							xp[a] = unsafe.Pointer(&x[a*n])
-							yp[a] = unsafe.Pointer(&y[a*32])
-						}
-						<-start
-						for range b.N {
-							FMA6x32(&xp, unsafe.Pointer(&w[0]), n, &yp, 1)
-						}
-					})
-				}
-				b.ResetTimer()
-				close(start)
-				wg.Wait()
+				onThreads(b, threads, func() func() {
+					x := randF32(6 * n) // random, not zeros: the core's power, so its clock, depends on the data
+					w := randF32(32 * n)
+					y := make([]float32, 6*32)
+					var xp, yp [6]unsafe.Pointer
+					for a := range 6 {
+						xp[a] = unsafe.Pointer(&x[a*n])
+						yp[a] = unsafe.Pointer(&y[a*32])
+					}
+					return func() { FMA6x32(&xp, unsafe.Pointer(&w[0]), n, &yp, 1) }
+				})
 				b.ReportMetric(2*6*32*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
 			})
 		}
@@ -79,4 +67,25 @@ func randF32(n int) []float32 {
 		v[i] = float32(r.NormFloat64())
 	}
 	return v
+}
+
+// onThreads runs b.N calls of a body on each of threads goroutines at once, each locked to an
+// OS thread, with its data made by prepare on that thread before the clock starts.
+func onThreads(b *testing.B, threads int, prepare func() (body func())) {
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range threads {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			body := prepare()
+			<-start
+			for range b.N {
+				body()
+			}
+		})
+	}
+	b.ResetTimer()
+	close(start)
+	wg.Wait()
 }
