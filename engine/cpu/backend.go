@@ -38,6 +38,7 @@ type Backend struct {
 	shared    []float32    // caller-side scratch: decoded bias / LayerNorm weights
 	packs     [3]packEntry // weights widened for the FMA path in this pass (packcache.go)
 	packCalls uint64
+	packSeen  []packKey       // weights met once this pass and widened per task, not packed (packcache.go)
 	amxSplit  []uint16        // x's bfloat16 pieces for the AMX path (matmul_amx.go)
 	amxWeight []float32       // a weight too large for the pack cache, in VNNI tiles for one call
 	packTime  time.Duration   // time spent packing weights since the last TakePackTime

@@ -15,6 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
@@ -360,7 +361,7 @@ func TestPackCacheForgetsAtCommit(t *testing.T) {
 	if !kernel.HasFMA {
 		t.Skip("no packed path on this CPU/architecture")
 	}
-	const rows, in, out = 20, 300, 70
+	const rows, in, out = 2 * fmaRows, 300, 70 // two row blocks: packed from the first call (firstOfOneBlock)
 	r := rand.New(rand.NewPCG(15, 16))
 	w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.F32, 0, out, in)
 	be := New(2)
@@ -465,9 +466,10 @@ func TestPackCacheReleasedAtClose(t *testing.T) {
 	}
 	be := New(2)
 	r := rand.New(rand.NewPCG(21, 22))
+	const rows = 2 * fmaRows // two row blocks: packed from the first call (firstOfOneBlock)
 	w, _ := testSuite.Weight("w", conformance.RandVals(r, 70*300, 0.1), dtype.F32, 0, 70, 300)
-	y := conformance.Alloc(be, 20*70)
-	be.MatMul(y, conformance.Upload(be, conformance.RandVals(r, 20*300, 1)), w, backend.Weight{}, 20, 300, 70)
+	y := conformance.Alloc(be, rows*70)
+	be.MatMul(y, conformance.Upload(be, conformance.RandVals(r, rows*300, 1)), w, backend.Weight{}, rows, 300, 70)
 	if be.packs[0].buf == nil && be.packs[1].buf == nil {
 		t.Fatal("no weight was cached")
 	}
@@ -487,7 +489,7 @@ func TestPackCacheReleasedAtClose(t *testing.T) {
 // one, on every kernel that packs (FMA panels, AMX tiles), and none when the pass's cache
 // already holds it; taking the time starts it again from zero.
 func TestPackTime(t *testing.T) {
-	const rows, in, out = 8, 640, 96
+	const rows, in, out = 2 * fmaRows, 640, 96 // two row blocks: packed from the first call (firstOfOneBlock)
 	r := rand.New(rand.NewPCG(17, 18))
 	w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.BF16, 0, out, in)
 	xv := conformance.RandVals(r, rows*in, 1)
@@ -515,6 +517,54 @@ func TestPackTime(t *testing.T) {
 		be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
 		if d := be.TakePackTime(); d <= 0 {
 			t.Errorf("%s: after Commit the weight was not packed again (%v)", name, d)
+		}
+	})
+}
+
+// TestOneBlockCallWidensPerTaskFirst: the first call of a pass that takes a weight in one row
+// block widens it per task and packs nothing (each panel is read by one task); the pass's
+// second call packs it, the third reads the pack, all with the same bits; Commit starts over.
+// A call of two row blocks packs at once.
+func TestOneBlockCallWidensPerTaskFirst(t *testing.T) {
+	if !kernel.HasFMA {
+		t.Skip("no packed path on this CPU/architecture")
+	}
+	const in, out = 300, 70
+	r := rand.New(rand.NewPCG(23, 24))
+	w, _ := testSuite.Weight("w", conformance.RandVals(r, out*in, 0.1), dtype.F32, 0, out, in) // F32: never the AMX path
+	xv := conformance.RandVals(r, 2*fmaRows*in, 1)
+	kernel.EachKernel(func(name string) {
+		if name == "generic" {
+			return // reads the weight in place: nothing packed
+		}
+		be := New(2)
+		defer be.Close()
+		call := func(rows int) ([]float32, time.Duration) {
+			x, y := conformance.Upload(be, xv[:rows*in]), conformance.Alloc(be, rows*out)
+			be.TakePackTime()
+			be.MatMul(y, x, w, backend.Weight{}, rows, in, out)
+			return conformance.Download(be, y, rows*out), be.TakePackTime()
+		}
+		want := []string{"first: per task", "second: packs", "third: the pack"}
+		var first []float32
+		for k, which := range want {
+			y, d := call(20)
+			if packed := d > 0; packed != (k == 1) {
+				t.Errorf("%s: the pass's %s call packed %v (%v)", name, which, packed, d)
+			}
+			if k == 0 {
+				first = y
+			} else if i, ok := sameBits(first, y); !ok {
+				t.Errorf("%s: the %s call differs from the first at element %d", name, which, i)
+			}
+		}
+		be.Commit()
+		if _, d := call(20); d != 0 {
+			t.Errorf("%s: after Commit the first call packed (%v)", name, d)
+		}
+		be.Commit()
+		if _, d := call(2 * fmaRows); d <= 0 {
+			t.Errorf("%s: a first call of two row blocks packed nothing", name)
 		}
 	})
 }
