@@ -47,3 +47,6 @@ var PrefaultPages = prefault
 
 // BlockOutput is the last block's output as the run holds it (not lent, unlike Hidden).
 func BlockOutput(r *Run) []float32 { return r.cur }
+
+// PopulateRows is populate: the pages of fresh memory mapped ahead of the copy that fills it.
+var PopulateRows = populate

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -63,5 +64,31 @@ func TestPrefaultMapsTheSpan(t *testing.T) {
 	engine.PrefaultPages(span)
 	if p, n := pagesPresent(t, span); p != n {
 		t.Errorf("after the prefault %d of the span's %d pages are mapped; want all", p, n)
+	}
+}
+
+// populate maps every page wholly inside the floats it is given (fresh anonymous memory,
+// where none is mapped before: a no-op populate fails it), and leaves values as they were.
+func TestPopulateMapsFreshMemory(t *testing.T) {
+	if os.Getenv("TS_EMULATED") != "" { // qemu-user: madvise is not passed on, and pagemap is qemu's own
+		t.Skip("under qemu-user the process's pages are qemu's")
+	}
+	ps := os.Getpagesize()
+	m, err := unix.Mmap(-1, 0, 64*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	must(t, err)
+	defer unix.Munmap(m)
+	if p, n := pagesPresent(t, m); p != 0 {
+		t.Fatalf("%d of fresh memory's %d pages are mapped before anything wrote them: the check below could not fail", p, n)
+	}
+	f := unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), 16*ps)[3 : 16*ps-5] // neither end on a page boundary
+	engine.PopulateRows(f)
+	if p, n := pagesPresent(t, m[ps:63*ps]); p != n {
+		t.Errorf("after populate %d of the %d pages wholly inside are mapped; want all", p, n)
+	}
+	vals := []float32{1.5, -2, 3.25, 7}
+	g := append(make([]float32, 0, 4096), vals...)
+	engine.PopulateRows(g[:cap(g)])
+	if !slices.Equal(g[:4], vals) {
+		t.Errorf("populate changed values: %v, want %v", g[:4], vals)
 	}
 }
