@@ -78,7 +78,8 @@ func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 
 // takeOut downloads the block output: into the spare (an earlier output nothing reads any
 // more: a run that keeps no output writes the same pages block after block) when there is
-// one, else into fresh memory, whose pages fault in on first touch (a 4.7 MB output at 1,024 patches: 6-7 ms a block of the host work on a 2-core VM).
+// one, else into fresh memory (freshRows), whose first touch costs (a 4.7 MB output at 1,024
+// patches: 6-7 ms a block of host work on a 2-core VM before the spare).
 func (r *Run) takeOut(site tapSite) []float32 {
 	S, D := r.g.seq, r.Config().Hidden
 	var out []float32

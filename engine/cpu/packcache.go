@@ -5,8 +5,9 @@
 // nothing but the re-widening. A packed weight is kept (fc1 and fc2 alternate) and
 // reused by every call of the same pass; every row-block task of a call reads it instead of
 // widening its panel itself. A call whose tasks would each widen a panel once anyway (one row
-// block) packs nothing the first time the pass meets its weight (firstOfOneBlock). Three are kept: a gated MLP (Qwen2.5-VL) alternates gate, up and
-// down, which two entries would evict in turn, each call a miss.
+// block) packs nothing the first time the pass meets its weight (firstOfOneBlock). Three are
+// kept: a gated MLP (Qwen2.5-VL) alternates gate, up and down, which two entries would evict
+// in turn, each call a miss.
 //
 // Invariant: a cached panel is used only within the pass it was widened in: Commit forgets
 // them all. A pass never sees its weights change (pread refills a slot only after the pass that
