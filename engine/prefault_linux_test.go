@@ -38,6 +38,14 @@ func pagesPresent(t *testing.T, b []byte) (present, pages int) {
 	return present, pages
 }
 
+// skipUnderQemu skips a test of the process's pages under qemu-user (make test-arm64), which
+// does not pass madvise on and keeps a pagemap of its own.
+func skipUnderQemu(t *testing.T) {
+	if os.Getenv("TS_EMULATED") != "" {
+		t.Skip("under qemu-user the process's pages are qemu's")
+	}
+}
+
 // prefault maps every page of the span asked for into the process, on a fresh mapping of a
 // file where no page is mapped before (nothing touched it, so the check after could fail: a
 // prefault that did nothing leaves all of them unmapped). Which spans the residency asks for,
@@ -45,9 +53,7 @@ func pagesPresent(t *testing.T, b []byte) (present, pages int) {
 // pages around a fault (a whole large folio on some filesystems, as on CI's, where block 2 of
 // the tiny tower was mapped by block 1's prefault).
 func TestPrefaultMapsTheSpan(t *testing.T) {
-	if os.Getenv("TS_EMULATED") != "" { // qemu-user: madvise is not passed on, and pagemap is qemu's own
-		t.Skip("under qemu-user the process's pages are qemu's")
-	}
+	skipUnderQemu(t)
 	ps := os.Getpagesize()
 	path := filepath.Join(t.TempDir(), "weights")
 	must(t, os.WriteFile(path, bytes.Repeat([]byte{1}, 64*ps), 0o644))
@@ -70,9 +76,7 @@ func TestPrefaultMapsTheSpan(t *testing.T) {
 // populate maps every page wholly inside the floats it is given (fresh anonymous memory,
 // where none is mapped before: a no-op populate fails it), and leaves values as they were.
 func TestPopulateMapsFreshMemory(t *testing.T) {
-	if os.Getenv("TS_EMULATED") != "" { // qemu-user: madvise is not passed on, and pagemap is qemu's own
-		t.Skip("under qemu-user the process's pages are qemu's")
-	}
+	skipUnderQemu(t)
 	ps := os.Getpagesize()
 	m, err := unix.Mmap(-1, 0, 64*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	must(t, err)

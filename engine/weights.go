@@ -70,9 +70,9 @@ func WidenedF32(w backend.Weight) backend.Weight {
 	}
 	vals := make([]float32, w.Elems())
 	dtype.DecodeF32(vals, w.Bytes(), w.DType)
-	ps := int(pageSize())
-	mem := make([]byte, 4*len(vals)+ps)
-	off := (ps - int(uintptr(unsafe.Pointer(unsafe.SliceData(mem)))%uintptr(ps))) % ps
+	mem := make([]byte, 4*len(vals)+int(pageSize()))
+	base := int64(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))
+	off := alignUp(base, pageSize()) - base
 	b := dtype.EncodeF32(mem[off:off], vals, dtype.F32)
 	return backend.Weight{Name: w.Name, DType: dtype.F32, Shape: w.Shape, Region: newRegion(b, false)}
 }

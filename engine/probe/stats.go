@@ -84,17 +84,31 @@ func newRowStats(n, width int, change bool) PatchStats {
 }
 
 // row fills row p's statistics from its values x (and in, the block's input, for Change:
-// nil for RowStats) and says whether x and in are finite. One loop carries all the sums, in
-// index order, in float64 (a block's, on AVX-512, kernel.RowSumsF64's 8 lanes). max |x| is a compare, not math.Max (a call per value, the
-// slowest part of the old loop); math.Max's answers are kept for the values it treats
-// specially: +Inf anywhere gives +Inf, else a NaN anywhere gives NaN (ss is NaN then).
+// nil for RowStats) and says whether x and in are finite. math.Max's answers are kept for the
+// values it treats specially: +Inf anywhere gives +Inf, else a NaN anywhere gives NaN (ss is
+// NaN then).
 func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
-	var ss, sum, mx, diff, inSS float64
-	if in != nil && kernel.UseAVX512 && len(x) > 0 { // the same sums, 8 float64 lanes (rowSums)
+	ss, sum, mx, diff, inSS := rowSums(x, in)
+	if in != nil {
+		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
+	}
+	if math.IsNaN(ss) && !math.IsInf(mx, 1) {
+		mx = math.NaN()
+	}
+	st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(len(x))), float32(mx)
+	return !math.IsNaN(ss) && !math.IsInf(ss, 0), !math.IsNaN(inSS) && !math.IsInf(inSS, 0)
+}
+
+// rowSums is one pass over a row in float64: sum x^2, sum x, max |x| (a compare, not math.Max:
+// a call per value was the slowest part of the old loop) and, with in, sum (x-in)^2 and sum
+// in^2. In index order, but for a block's row on AVX-512: kernel.RowSumsF64's 8 lanes.
+func rowSums(x, in []float32) (ss, sum, mx, diff, inSS float64) {
+	switch {
+	case in != nil && kernel.UseAVX512 && len(x) > 0:
 		var s [5]float64
 		kernel.RowSumsF64(&x[0], &in[0], len(x), &s)
-		ss, sum, diff, inSS, mx = s[0], s[1], s[2], s[3], s[4]
-	} else if in == nil {
+		return s[0], s[1], s[4], s[2], s[3]
+	case in == nil:
 		for _, v := range x {
 			xf := float64(v)
 			ss += xf * xf
@@ -103,7 +117,7 @@ func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 				mx = a
 			}
 		}
-	} else {
+	default:
 		for j, v := range x {
 			xf, xin := float64(v), float64(in[j])
 			ss += xf * xf
@@ -115,14 +129,7 @@ func (st *PatchStats) row(p int, x, in []float32) (finite, inFinite bool) {
 			inSS += xin * xin
 		}
 	}
-	if in != nil {
-		st.Change[p] = float32(math.Sqrt(diff) / math.Max(math.Sqrt(inSS), 1e-30))
-	}
-	if math.IsNaN(ss) && !math.IsInf(mx, 1) {
-		mx = math.NaN()
-	}
-	st.Norm[p], st.Mean[p], st.MaxAbs[p] = float32(math.Sqrt(ss)), float32(sum/float64(len(x))), float32(mx)
-	return !math.IsNaN(ss) && !math.IsInf(ss, 0), !math.IsNaN(inSS) && !math.IsInf(inSS, 0)
+	return ss, sum, mx, diff, inSS
 }
 
 func allTrue(flags []bool) bool { return !slices.Contains(flags, false) }

@@ -210,12 +210,11 @@ func BenchmarkAMXDot32x32Threads(b *testing.B) {
 	}
 }
 
-// randBF16 returns n bfloat16 values of a unit normal.
+// randBF16 returns n bfloat16 values of a unit normal (randF32's, truncated).
 func randBF16(n int) []uint16 {
-	r := rand.New(rand.NewPCG(uint64(n), 1))
 	v := make([]uint16, n)
-	for i := range v {
-		v[i] = uint16(math.Float32bits(float32(r.NormFloat64())) >> 16)
+	for i, f := range randF32(n) {
+		v[i] = uint16(math.Float32bits(f) >> 16)
 	}
 	return v
 }
