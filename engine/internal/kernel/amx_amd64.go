@@ -60,6 +60,16 @@ var AMXTileConfig = func() (c [64]byte) {
 //go:noescape
 func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, cfg *[64]byte)
 
+// AMXProducts (amx_amd64.s) is a probe of the tile unit, not a kernel of the engine: it loads
+// the first chunk's rows 0-15 and 16-31 of hi (a) and the two W tiles (b0, b1) once, then runs
+// rounds times AMXDot32x32's 12 products of one chunk on them (the same four accumulating
+// tiles, in the same order) with no loads, and stores the four tiles to c (row stride ldc
+// bytes), from +0. Its rate against AMXDot32x32's says whether the kernel waits on its loads
+// or on the products (BenchmarkAMXDot32x32Threads). Call it only when HasAMX; rounds >= 1.
+//
+//go:noescape
+func AMXProducts(a, b0, b1 *uint16, rounds int, c *float32, ldc int, cfg *[64]byte)
+
 // SplitBF16x3 (amx_amd64.s) cuts x[0:32*chunks] into its three bfloat16 pieces (the file
 // comment) and writes them for AMXDot32x32: chunk c's piece p at dst + c*3072 + p*1024 (in
 // uint16), 32 values each. Call it only when HasAMX.

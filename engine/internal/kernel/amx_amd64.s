@@ -100,6 +100,53 @@ chunk:
 	TILERELEASE
 	RET
 
+// func AMXProducts(a, b0, b1 *uint16, rounds int, c *float32, ldc int, cfg *[64]byte)
+// The probe: AMXDot32x32's registers and products, its loads once before the loop.
+TEXT ·AMXProducts(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ b0+8(FP), DI
+	MOVQ b1+16(FP), R8
+	MOVQ rounds+24(FP), CX
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	MOVQ cfg+48(FP), R10
+	MOVQ $64, AX
+	MOVQ R9, R11
+	SHLQ $4, R11
+	ADDQ DX, R11
+	LDTILECFG_R10
+	TILEZERO_T0
+	TILEZERO_T1
+	TILEZERO_T2
+	TILEZERO_T3
+	LOAD_T6_DI
+	LOAD_T7_R8
+	LOAD_T4_SI(0x00)
+	LOAD_T5_SI(0x04)
+
+round:
+	TDP_T0_T4_T6
+	TDP_T1_T4_T7
+	TDP_T2_T5_T6
+	TDP_T3_T5_T7
+	TDP_T0_T4_T6
+	TDP_T1_T4_T7
+	TDP_T2_T5_T6
+	TDP_T3_T5_T7
+	TDP_T0_T4_T6
+	TDP_T1_T4_T7
+	TDP_T2_T5_T6
+	TDP_T3_T5_T7
+	DECQ CX
+	JNZ  round
+
+	STORE_T0
+	STORE_T1
+	STORE_T2
+	STORE_T3
+	TILERELEASE
+	RET
+
 // piece converts the 32 float32 of lo, hi (each exactly a bfloat16) to their top halves and
 // stores them at off(DI).
 #define piece(lo, hi, off) \

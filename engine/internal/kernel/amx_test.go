@@ -188,25 +188,62 @@ func TestAMXDot32x32Carry(t *testing.T) {
 	}
 }
 
+// TestAMXProducts: the probe's four tiles hold rounds x 3 products of their own row half and
+// column half (each of its 12 products names its tile, as AMXDot32x32's do).
+func TestAMXProducts(t *testing.T) {
+	if !HasAMX {
+		t.Skip("no AMX in this process (CPU, OS or architecture)")
+	}
+	const rounds = 5
+	bf := func(f float32) uint16 { return uint16(math.Float32bits(f) >> 16) }
+	rowVal := [2]float32{1, 2}   // x rows 0-15, 16-31
+	colVal := [2]float32{0.5, 4} // W columns 0-15 (b0), 16-31 (b1)
+	a := make([]uint16, 1024)
+	for i := range a {
+		a[i] = bf(rowVal[i/512])
+	}
+	b := make([]uint16, 1024)
+	for i := range b {
+		b[i] = bf(colVal[i/512])
+	}
+	c := make([]float32, 32*32)
+	AMXProducts(&a[0], &b[0], &b[512], rounds, &c[0], 4*32, &AMXTileConfig)
+	for i, got := range c {
+		r, col := i/32, i%32
+		if want := rounds * 3 * 32 * rowVal[r/16] * colVal[col/16]; got != want {
+			t.Fatalf("c[%d][%d] = %g, want %g", r, col, got, want)
+		}
+	}
+}
+
 // BenchmarkAMXDot32x32Threads: the tile kernel on 1, 2, 4, ... threads at once, each on its
 // own packed pieces (36 k chunks, k 1,152: 216 KiB, L2) and W tiles, GFLOP/s a thread counted
 // as the float32 product's 2*32*32*k (the three pieces' work is the kernel's own): the tile
-// unit's ceiling per core as more cores run, beside BenchmarkFMA6x32Threads.
+// unit's ceiling per core as more cores run, beside BenchmarkFMA6x32Threads. "products" runs
+// the same products with no loads (AMXProducts): the kernel at that rate waits on the unit,
+// below it on its loads. On the 16-core device (2026-12-02, two rounds): products 276-321 a
+// thread on 1 to 16 threads, the kernel 153-221 (0.55-0.70 of it); another instance of the
+// kind that day (patterned data, not random): products 525-580 on 1 thread, the kernel 275-586.
 func BenchmarkAMXDot32x32Threads(b *testing.B) {
 	if !HasAMX {
 		b.Skip("no AMX in this process (CPU, OS or architecture)")
 	}
 	const chunks = 36
-	for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
-		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
-			onThreads(b, threads, func() func() {
-				a := randBF16(chunks * 3072) // random, not zeros: the unit's power, so its clock, depends on the data
-				w := randBF16(2 * chunks * 512)
-				c := make([]float32, 32*32)
-				return func() { AMXDot32x32(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, 1, &AMXTileConfig) }
+	for _, body := range []string{"kernel", "products"} {
+		for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
+			b.Run(fmt.Sprintf("%s/threads%d", body, threads), func(b *testing.B) {
+				onThreads(b, threads, func() func() {
+					a := randBF16(chunks * 3072) // random, not zeros: the unit's power, so its clock, depends on the data
+					w := randBF16(2 * chunks * 512)
+					c := make([]float32, 32*32)
+					if body == "products" {
+						return func() { AMXProducts(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, &AMXTileConfig) }
+					}
+					return func() { AMXDot32x32(&a[0], &w[0], &w[chunks*512], chunks, &c[0], 4*32, 1, &AMXTileConfig) }
+				})
+				b.ReportMetric(2*32*32*32*chunks*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
 			})
-			b.ReportMetric(2*32*32*32*chunks*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s/thread")
-		})
+		}
 	}
 }
 

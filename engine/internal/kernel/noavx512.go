@@ -85,6 +85,11 @@ func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, 
 	panic("kernel: AMXDot32x32 without AMX")
 }
 
+// AMXProducts panics: there is no AMX off amd64.
+func AMXProducts(a, b0, b1 *uint16, rounds int, c *float32, ldc int, cfg *[64]byte) {
+	panic("kernel: AMXProducts without AMX")
+}
+
 // SplitBF16x3 panics: there is no AMX off amd64.
 func SplitBF16x3(dst *uint16, x *float32, chunks int) { panic("kernel: SplitBF16x3 without AMX") }
 
