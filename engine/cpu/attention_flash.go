@@ -271,14 +271,10 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 		}
 	}
 	D := j.heads * hd
-	for b := range blocks {
-		ob := ot[b*hd*flashQ:]
-		for c := range min(flashQ, nq-b*flashQ) {
-			out := j.o[(t.q0+b*flashQ+c)*D+col:][:hd]
-			for d := range out {
-				out[d] = float32(float64(ob[d*flashQ+c]) / sum[b][c])
-			}
-		}
+	for b := range blocks { // o = O^T / l, each query's row: float32(float64(o) / l)
+		n := min(flashQ, nq-b*flashQ)
+		out := j.o[(t.q0+b*flashQ)*D+col:][:(n-1)*D+hd]
+		kernel.DivGatherT(&out[0], D, &ot[b*hd*flashQ], &sum[b][0], n, hd)
 	}
 }
 
@@ -317,33 +313,28 @@ func (j *attJob) packK(kt []float32, keys backend.Segment, head int) {
 }
 
 // packVT lays out V of the key rows keys and head transposed, vt[d*vtStride(L) + i] =
-// V[keys.Start+i, d]: the x rows of O^T = V^T P^T, each dimension's keys contiguous. In blocks
-// of 16 keys, so the stores run along a row of vt while the 16 source rows stay in L1.
+// V[keys.Start+i, d]: the x rows of O^T = V^T P^T, each dimension's keys contiguous. One
+// gather of 16 keys per dimension (kernel.GatherT), the copy's bits.
 func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
-	seg := keys
-	L, hd, Ls := seg.End-seg.Start, j.hd, vtStride(seg.End-seg.Start)
-	for i0 := 0; i0 < L; i0 += 16 {
-		n := min(16, L-i0)
-		for d := range hd {
-			dst := vt[d*Ls+i0:][:n]
-			src := j.v[(seg.Start+i0)*j.stride+head*hd+d:]
-			for i := range dst {
-				dst[i] = src[i*j.stride]
-			}
-		}
+	L, hd, Ls := keys.Len(), j.hd, vtStride(keys.Len())
+	if L == 0 {
+		return
 	}
+	src := j.v[keys.Start*j.stride+head*hd:][:(L-1)*j.stride+hd]
+	dst := vt[:(hd-1)*Ls+L]
+	kernel.GatherT(&dst[0], Ls, &src[0], j.stride, L, hd)
 }
 
 // packQT lays out the n queries from q0 as one block's Q^T, qt[d*32 + c] = Q[q0+c, d], the
-// lanes past n zero (their scores are computed and never read). Dimension by dimension, so
-// each row of qt is written whole while the n source rows stay in L1.
+// lanes past n zero (their scores are computed and never read). One gather of 16 queries per
+// dimension (kernel.GatherT), the copy's bits.
 func (j *attJob) packQT(qt []float32, q0, n, col int) {
-	src := j.q[q0*j.stride+col:]
-	for d := range j.hd {
-		row := qt[d*flashQ : (d+1)*flashQ]
-		for c := range n {
-			row[c] = src[c*j.stride+d]
+	hd := j.hd
+	src := j.q[q0*j.stride+col:][:(n-1)*j.stride+hd]
+	kernel.GatherT(&qt[0], flashQ, &src[0], j.stride, n, hd)
+	if n < flashQ {
+		for d := range hd {
+			clear(qt[d*flashQ+n : (d+1)*flashQ])
 		}
-		clear(row[n:])
 	}
 }

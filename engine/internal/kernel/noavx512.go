@@ -28,6 +28,16 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
 	panic("kernel: PackBF16x32 without an assembly kernel")
 }
 
+// GatherT panics: there is no assembly kernel on this architecture.
+func GatherT(dst *float32, ldd int, src *float32, lds int, rows, cols int) {
+	panic("kernel: GatherT without an assembly kernel")
+}
+
+// DivGatherT panics: there is no assembly kernel on this architecture.
+func DivGatherT(out *float32, ldo int, ob *float32, sum *float64, n, hd int) {
+	panic("kernel: DivGatherT without an assembly kernel")
+}
+
 // PackF32x32 panics: there is no assembly kernel on this architecture.
 func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int) {
 	panic("kernel: PackF32x32 without an assembly kernel")
