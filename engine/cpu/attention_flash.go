@@ -274,7 +274,7 @@ func (j *attJob) runFlash(kv flashKV, ws []float32, fw *flashWorker, t attTask) 
 	for b := range blocks { // o = O^T / l, each query's row: float32(float64(o) / l)
 		n := min(flashQ, nq-b*flashQ)
 		out := j.o[(t.q0+b*flashQ)*D+col:][:(n-1)*D+hd]
-		kernel.DivGatherT(&out[0], D, &ot[b*hd*flashQ], &sum[b][0], n, hd)
+		kernel.DivTranspose(&out[0], D, &ot[b*hd*flashQ], &sum[b][0], n, hd)
 	}
 }
 
@@ -313,8 +313,8 @@ func (j *attJob) packK(kt []float32, keys backend.Segment, head int) {
 }
 
 // packVT lays out V of the key rows keys and head transposed, vt[d*vtStride(L) + i] =
-// V[keys.Start+i, d]: the x rows of O^T = V^T P^T, each dimension's keys contiguous. One
-// gather of 16 keys per dimension (kernel.GatherT), the copy's bits.
+// V[keys.Start+i, d]: the x rows of O^T = V^T P^T, each dimension's keys contiguous, in 16 x 16
+// blocks (kernel.Transpose), the copy's bits.
 func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
 	L, hd, Ls := keys.Len(), j.hd, vtStride(keys.Len())
 	if L == 0 {
@@ -322,16 +322,16 @@ func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
 	}
 	src := j.v[keys.Start*j.stride+head*hd:][:(L-1)*j.stride+hd]
 	dst := vt[:(hd-1)*Ls+L]
-	kernel.GatherT(&dst[0], Ls, &src[0], j.stride, L, hd)
+	kernel.Transpose(&dst[0], Ls, &src[0], j.stride, L, hd)
 }
 
 // packQT lays out the n queries from q0 as one block's Q^T, qt[d*32 + c] = Q[q0+c, d], the
-// lanes past n zero (their scores are computed and never read). One gather of 16 queries per
-// dimension (kernel.GatherT), the copy's bits.
+// lanes past n zero (their scores are computed and never read), in 16 x 16 blocks
+// (kernel.Transpose), the copy's bits.
 func (j *attJob) packQT(qt []float32, q0, n, col int) {
 	hd := j.hd
 	src := j.q[q0*j.stride+col:][:(n-1)*j.stride+hd]
-	kernel.GatherT(&qt[0], flashQ, &src[0], j.stride, n, hd)
+	kernel.Transpose(&qt[0], flashQ, &src[0], j.stride, n, hd)
 	if n < flashQ {
 		for d := range hd {
 			clear(qt[d*flashQ+n : (d+1)*flashQ])

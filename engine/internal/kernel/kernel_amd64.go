@@ -61,19 +61,19 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 //go:noescape
 func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
 
-// GatherT (transpose_amd64.s) writes dst[j*ldd + i] = src[i*lds + j] for i < rows and
-// j < cols (strides in floats, 15*lds < 2^31), touching nothing else: the flash attention's
+// Transpose (transpose_amd64.s) writes dst[j*ldd + i] = src[i*lds + j] for i < rows and
+// j < cols (strides in floats), touching nothing else: the flash attention's
 // Q^T and V^T packing. Call it only when HasAVX512.
 //
 //go:noescape
-func GatherT(dst *float32, ldd int, src *float32, lds int, rows, cols int)
+func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int)
 
-// DivGatherT (transpose_amd64.s) writes out[c*ldo + d] = float32(float64(ob[d*32 + c]) /
+// DivTranspose (transpose_amd64.s) writes out[c*ldo + d] = float32(float64(ob[d*32 + c]) /
 // sum[c]) for c < n and d < hd, touching nothing else: the flash attention's output from its
 // O^T block and the float64 sums, the scalar loop's bits. Call it only when HasAVX512.
 //
 //go:noescape
-func DivGatherT(out *float32, ldo int, ob *float32, sum *float64, n, hd int)
+func DivTranspose(out *float32, ldo int, ob *float32, sum *float64, n, hd int)
 
 // ColScaleMax (softmax_amd64.s) scales a [rows][32] tile in place and writes each column's
 // max to m (-Inf for rows 0). Call it only when HasAVX512.

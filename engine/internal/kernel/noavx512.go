@@ -28,14 +28,14 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
 	panic("kernel: PackBF16x32 without an assembly kernel")
 }
 
-// GatherT panics: there is no assembly kernel on this architecture.
-func GatherT(dst *float32, ldd int, src *float32, lds int, rows, cols int) {
-	panic("kernel: GatherT without an assembly kernel")
+// Transpose panics: there is no assembly kernel on this architecture.
+func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int) {
+	panic("kernel: Transpose without an assembly kernel")
 }
 
-// DivGatherT panics: there is no assembly kernel on this architecture.
-func DivGatherT(out *float32, ldo int, ob *float32, sum *float64, n, hd int) {
-	panic("kernel: DivGatherT without an assembly kernel")
+// DivTranspose panics: there is no assembly kernel on this architecture.
+func DivTranspose(out *float32, ldo int, ob *float32, sum *float64, n, hd int) {
+	panic("kernel: DivTranspose without an assembly kernel")
 }
 
 // PackF32x32 panics: there is no assembly kernel on this architecture.

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// TestGatherT: GatherT against the scalar transpose on shapes with short row blocks (rows not
+// TestTranspose: Transpose against the scalar transpose on shapes with short row blocks (rows not
 // a multiple of 16) and odd strides; every other element of dst, past its rows, columns and
 // stride padding, keeps its sentinel.
-func TestGatherT(t *testing.T) {
+func TestTranspose(t *testing.T) {
 	if !HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, sh := range [][4]int{{1, 1, 1, 1}, {32, 72, 3456, 32}, {17, 72, 101, 40}, {5, 9, 13, 7}, {1024, 72, 3456, 1040}, {31, 3, 5, 33}} {
+	for _, sh := range [][4]int{{1, 1, 1, 1}, {32, 72, 3456, 32}, {17, 72, 101, 40}, {5, 9, 13, 7}, {1024, 72, 3456, 1040}, {31, 3, 5, 33}, {16, 16, 16, 16}, {33, 40, 57, 35}, {48, 17, 20, 50}} {
 		rows, cols, lds, ldd := sh[0], sh[1], sh[2], sh[3]
 		src := make([]float32, (rows-1)*lds+cols)
 		for i := range src {
@@ -25,7 +25,7 @@ func TestGatherT(t *testing.T) {
 		for i := range dst {
 			dst[i] = sentinel
 		}
-		GatherT(&dst[0], ldd, &src[0], lds, rows, cols)
+		Transpose(&dst[0], ldd, &src[0], lds, rows, cols)
 		for j := range cols {
 			for i := range ldd {
 				got, want := dst[j*ldd+i], float32(sentinel)
@@ -45,16 +45,16 @@ func TestGatherT(t *testing.T) {
 	}
 }
 
-// TestDivGatherT: DivGatherT has the scalar loop's bits (float32(float64(x) / s)) for every
+// TestDivTranspose: DivTranspose has the scalar loop's bits (float32(float64(x) / s)) for every
 // query and dimension, including NaN, Inf, subnormal quotients and a zero sum, on partial
 // query and dimension counts, and writes nothing past either.
-func TestDivGatherT(t *testing.T) {
+func TestDivTranspose(t *testing.T) {
 	if !HasAVX512 {
 		t.Skip("no AVX-512")
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0x1p-140, -0x1p-149, 0, float32(math.Copysign(0, -1)), math.MaxFloat32}
-	for _, sh := range [][3]int{{32, 72, 1152}, {7, 72, 80}, {1, 1, 1}, {32, 9, 16}, {19, 40, 41}} {
+	for _, sh := range [][3]int{{32, 72, 1152}, {7, 72, 80}, {1, 1, 1}, {32, 9, 16}, {19, 40, 41}, {16, 16, 16}, {17, 33, 33}} {
 		n, hd, ldo := sh[0], sh[1], sh[2]
 		ob := make([]float32, hd*32)
 		for i := range ob {
@@ -73,7 +73,7 @@ func TestDivGatherT(t *testing.T) {
 		for i := range out {
 			out[i] = sentinel
 		}
-		DivGatherT(&out[0], ldo, &ob[0], &sum[0], n, hd)
+		DivTranspose(&out[0], ldo, &ob[0], &sum[0], n, hd)
 		for c := range n {
 			for d := range ldo {
 				got, want := out[c*ldo+d], float32(sentinel)
