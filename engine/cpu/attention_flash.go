@@ -322,7 +322,7 @@ func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
 	}
 	src := j.v[keys.Start*j.stride+head*hd:][:(L-1)*j.stride+hd]
 	dst := vt[:(hd-1)*Ls+L]
-	kernel.Transpose(&dst[0], Ls, &src[0], j.stride, L, hd)
+	kernel.Transpose(unsafe.Pointer(&dst[0]), Ls, unsafe.Pointer(&src[0]), j.stride, L, hd)
 }
 
 // packQT lays out the n queries from q0 as one block's Q^T, qt[d*32 + c] = Q[q0+c, d], the
@@ -331,7 +331,7 @@ func (j *attJob) packVT(vt []float32, keys backend.Segment, head int) {
 func (j *attJob) packQT(qt []float32, q0, n, col int) {
 	hd := j.hd
 	src := j.q[q0*j.stride+col:][:(n-1)*j.stride+hd]
-	kernel.Transpose(&qt[0], flashQ, &src[0], j.stride, n, hd)
+	kernel.Transpose(unsafe.Pointer(&qt[0]), flashQ, unsafe.Pointer(&src[0]), j.stride, n, hd)
 	if n < flashQ {
 		for d := range hd {
 			clear(qt[d*flashQ+n : (d+1)*flashQ])

@@ -178,16 +178,19 @@ func (b *Backend) vnniWeight(job *mmJob, kc, nbs int) []uint16 {
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16)
 }
 
-// packVNNI writes one 16-column tile's chunks (W rows [o0, o0+16)) into dst.
+// packVNNI writes one 16-column tile's chunks (W rows [o0, o0+16)) into dst. With 16 whole
+// rows and an even in, tile row p (k pair p) is element p of each of the 16 rows, a pair of
+// bfloat16 read as one 32-bit element: a transpose of the rows' pairs (kernel.Transpose, the
+// bits moved); the rest (a short tile, an odd in, the padding past in) element by element.
 func (m *mmJob) packVNNI(dst []uint16, o0, kc int) {
 	raw := m.w.Region.Bytes
 	rowBytes := 2 * m.in
 	first := m.w.Offset + o0*rowBytes
-	pairs := 0 // k pairs written by the gathers
-	if littleEndian && o0+16 <= m.out && first >= 0 && first+16*rowBytes <= len(raw) && int64(16*rowBytes) < 1<<31 {
+	pairs := 0 // k pairs written by the transpose
+	if littleEndian && m.in%2 == 0 && o0+16 <= m.out && first >= 0 && first+16*rowBytes <= len(raw) {
 		pairs = m.in / 2
 		if pairs > 0 {
-			kernel.PackVNNI16(&dst[0], unsafe.Pointer(&raw[first]), rowBytes, pairs)
+			kernel.Transpose(unsafe.Pointer(&dst[0]), 16, unsafe.Pointer(&raw[first]), pairs, 16, pairs)
 		}
 	}
 	for p := pairs; p < kc*amxK/2; p++ { // the rest: odd k, padding, rows past out

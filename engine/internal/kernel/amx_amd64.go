@@ -23,7 +23,6 @@ package kernel
 
 import (
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -76,10 +75,3 @@ func AMXProducts(a, b0, b1 *uint16, rounds int, c *float32, ldc int, cfg *[64]by
 //
 //go:noescape
 func SplitBF16x3(dst *uint16, x *float32, chunks int)
-
-// PackVNNI16 (amx_amd64.s) writes dst[p*32 + 2*j + e] = W[j, 2p+e] for 16 weight rows j at
-// src + j*rowBytes (bfloat16, 16*rowBytes < 2^31) and k pairs p < kpairs: one AMX tile row per
-// k pair. Call it only when HasAMX.
-//
-//go:noescape
-func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int)

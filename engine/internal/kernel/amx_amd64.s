@@ -1,5 +1,6 @@
 // amx_amd64.s: the AMX tile kernel, the float32 split into three bfloat16 pieces, and the
-// VNNI packer of bfloat16 weights (amx_amd64.go has the contracts and the numerics).
+// tile unit's probe (amx_amd64.go has the contracts and the numerics; the weights' VNNI tiles
+// are a transpose of k pairs, transpose_amd64.s).
 //
 // Go's assembler knows no AMX instruction, so each is written as its bytes, with the
 // registers fixed (GNU as 2.40's encodings; the mnemonic beside each). Registers: SI the
@@ -188,46 +189,5 @@ sdone:
 	VZEROUPPER
 	RET
 
-DATA amxRowIdx<>+0(SB)/4, $0
-DATA amxRowIdx<>+4(SB)/4, $1
-DATA amxRowIdx<>+8(SB)/4, $2
-DATA amxRowIdx<>+12(SB)/4, $3
-DATA amxRowIdx<>+16(SB)/4, $4
-DATA amxRowIdx<>+20(SB)/4, $5
-DATA amxRowIdx<>+24(SB)/4, $6
-DATA amxRowIdx<>+28(SB)/4, $7
-DATA amxRowIdx<>+32(SB)/4, $8
-DATA amxRowIdx<>+36(SB)/4, $9
-DATA amxRowIdx<>+40(SB)/4, $10
-DATA amxRowIdx<>+44(SB)/4, $11
-DATA amxRowIdx<>+48(SB)/4, $12
-DATA amxRowIdx<>+52(SB)/4, $13
-DATA amxRowIdx<>+56(SB)/4, $14
-DATA amxRowIdx<>+60(SB)/4, $15
-GLOBL amxRowIdx<>(SB), RODATA|NOPTR, $64
 
-// func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int)
-// One dword per row and k pair (little-endian: element 2p in the low half), gathered from the
-// 16 rows: exactly one VNNI tile row.
-TEXT ·PackVNNI16(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), DI
-	MOVQ         src+8(FP), SI
-	MOVQ         rowBytes+16(FP), AX
-	MOVQ         kpairs+24(FP), CX
-	VPBROADCASTD AX, Z1
-	VPMULLD      amxRowIdx<>(SB), Z1, Z1
-	TESTQ        CX, CX
-	JZ           pdone
 
-ploop:
-	KXNORW     K1, K1, K1
-	VPGATHERDD (SI)(Z1*1), K1, Z2
-	VMOVDQU32  Z2, (DI)
-	ADDQ       $4, SI
-	ADDQ       $64, DI
-	DECQ       CX
-	JNZ        ploop
-
-pdone:
-	VZEROUPPER
-	RET

@@ -74,29 +74,6 @@ func TestSplitBF16x3(t *testing.T) {
 	}
 }
 
-// TestPackVNNI16: tile row p holds W[j, 2p] and W[j, 2p+1] for j = 0..15, in that order.
-func TestPackVNNI16(t *testing.T) {
-	if !HasAMX {
-		t.Skip("no AMX in this process (CPU, OS or architecture)")
-	}
-	const in, kpairs = 75, 37 // odd: the last element of each row is not a pair's
-	w := make([]uint16, 16*in+1)
-	for i := range w {
-		w[i] = uint16(i*7 + 3)
-	}
-	dst := make([]uint16, 32*kpairs)
-	PackVNNI16(&dst[0], unsafe.Pointer(&w[1]), 2*in, kpairs) // a 2-byte-aligned source
-	for p := range kpairs {
-		for j := range 16 {
-			for e := range 2 {
-				if got, want := dst[p*32+2*j+e], w[1+j*in+2*p+e]; got != want {
-					t.Fatalf("pair %d row %d half %d: %d, want %d", p, j, e, got, want)
-				}
-			}
-		}
-	}
-}
-
 // TestAMXDot32x32: every one of the 32 x 32 outputs (all four 16 x 16 tiles, written through a
 // row stride wider than the block) within 2^-22 of sum |x*w| of the float64 dot product, and
 // closer than that on average: a kernel that dropped the lo piece errs by ~2^-17 of |x|.
@@ -120,7 +97,7 @@ func TestAMXDot32x32(t *testing.T) {
 	}
 	b := make([]uint16, 2*chunks*512)
 	for blk := range 2 {
-		PackVNNI16(&b[blk*chunks*512], unsafe.Pointer(&w[blk*16*in]), 2*in, in/2)
+		Transpose(unsafe.Pointer(&b[blk*chunks*512]), 16, unsafe.Pointer(&w[blk*16*in]), in/2, 16, in/2) // the VNNI tiles
 	}
 	c := make([]float32, 32*ldc)
 	for i := range c {

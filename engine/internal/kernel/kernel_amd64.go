@@ -62,11 +62,13 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
 
 // Transpose (transpose_amd64.s) writes dst[j*ldd + i] = src[i*lds + j] for i < rows and
-// j < cols (strides in floats), touching nothing else: the flash attention's
-// Q^T and V^T packing. Call it only when HasAVX512.
+// j < cols, the elements 32 bits each (float32, or a pair of bfloat16) and the strides in
+// elements, touching nothing else: the flash attention's Q^T and V^T packing, and AMX's VNNI
+// tiles (a k pair of 16 weight rows is one element of each row). The bits are moved, never
+// read as numbers. Call it only when HasAVX512.
 //
 //go:noescape
-func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int)
+func Transpose(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, rows, cols int)
 
 // DivTranspose (transpose_amd64.s) writes out[c*ldo + d] = float32(float64(ob[d*32 + c]) /
 // sum[c]) for c < n and d < hd, touching nothing else: the flash attention's output from its

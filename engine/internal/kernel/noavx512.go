@@ -29,7 +29,7 @@ func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int) {
 }
 
 // Transpose panics: there is no assembly kernel on this architecture.
-func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int) {
+func Transpose(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, rows, cols int) {
 	panic("kernel: Transpose without an assembly kernel")
 }
 
@@ -102,11 +102,6 @@ func AMXProducts(a, b0, b1 *uint16, rounds int, c *float32, ldc int, cfg *[64]by
 
 // SplitBF16x3 panics: there is no AMX off amd64.
 func SplitBF16x3(dst *uint16, x *float32, chunks int) { panic("kernel: SplitBF16x3 without AMX") }
-
-// PackVNNI16 panics: there is no AMX off amd64.
-func PackVNNI16(dst *uint16, src unsafe.Pointer, rowBytes int, kpairs int) {
-	panic("kernel: PackVNNI16 without AMX")
-}
 
 // AddRows panics: there is no assembly kernel on this architecture.
 func AddRows(dst *float32, ld int, src *float32, lds int, rows int, n int) {

@@ -38,7 +38,7 @@ func TestTransposeReadsNothingPast(t *testing.T) {
 					t.Fatalf("Transpose %v read past its source: %v", sh, r)
 				}
 			}()
-			Transpose(&dst[0], rows, &src[0], lds, rows, cols)
+			Transpose(unsafe.Pointer(&dst[0]), rows, unsafe.Pointer(&src[0]), lds, rows, cols)
 		}()
 	}
 	for _, sh := range [][2]int{{7, 9}, {32, 72}, {17, 33}} {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestTranspose: Transpose against the scalar transpose on shapes with short row blocks (rows not
@@ -25,7 +26,7 @@ func TestTranspose(t *testing.T) {
 		for i := range dst {
 			dst[i] = sentinel
 		}
-		Transpose(&dst[0], ldd, &src[0], lds, rows, cols)
+		Transpose(unsafe.Pointer(&dst[0]), ldd, unsafe.Pointer(&src[0]), lds, rows, cols)
 		for j := range cols {
 			for i := range ldd {
 				got, want := dst[j*ldd+i], float32(sentinel)
