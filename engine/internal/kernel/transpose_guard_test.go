@@ -11,7 +11,8 @@ import (
 
 // TestTransposeReadsNothingPast: the source's last element ends where a PROT_NONE page begins,
 // so a read past the last row or past the last column faults (a panic here, which fails the
-// test): short blocks of rows and of columns, Transpose and DivTranspose.
+// test): short blocks of rows and of columns, Transpose and DivTranspose, and the FMA panel
+// packers' last k.
 func TestTransposeReadsNothingPast(t *testing.T) {
 	if !HasAVX512 {
 		t.Skip("no AVX-512")
@@ -40,6 +41,28 @@ func TestTransposeReadsNothingPast(t *testing.T) {
 			}()
 			Transpose(unsafe.Pointer(&dst[0]), rows, unsafe.Pointer(&src[0]), lds, rows, cols)
 		}()
+	}
+	for _, sh := range [][2]int{{38, 1101}, {16, 40}, {5, 11}} { // the panel packers: k pairs (or k), row length in elements
+		count, rowLen := sh[0], sh[1]
+		for _, pack := range []struct {
+			name string
+			size int // bytes an element
+			f    func(dst *float32, src unsafe.Pointer, rowBytes int, count int)
+			per  int // k a counted unit
+		}{{"PackBF16x32", 2, PackBF16x32, 2}, {"PackF16x32", 2, PackF16x32, 2}, {"PackF32x32", 4, PackF32x32, 1}} {
+			rowBytes := rowLen * pack.size
+			need := 31*rowBytes + count*pack.per*pack.size // row 31's last byte read ends at the guard
+			src := unsafe.Pointer(&mem[63*page-need])
+			dst := make([]float32, 32*count*pack.per)
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s %v read past its rows: %v", pack.name, sh, r)
+					}
+				}()
+				pack.f(&dst[0], src, rowBytes, count)
+			}()
+		}
 	}
 	for _, sh := range [][2]int{{7, 9}, {32, 72}, {17, 33}} {
 		n, hd := sh[0], sh[1]
