@@ -16,17 +16,8 @@
 // beside the block too).
 
 #include "textflag.h"
+#include "transpose_amd64.h"
 
-// lanes sets k to the low min(16, reg) bits (reg > 0), clobbering AX and CX.
-#define lanes(reg, k) \
-	MOVQ    reg, CX \
-	MOVL    $16, AX \
-	CMPQ    CX, AX \
-	CMOVQGT AX, CX \
-	MOVL    $1, AX \
-	SHLL    CX, AX \
-	DECL    AX \
-	KMOVW   AX, k
 
 // func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int)
 // Blocks of 16 source rows (i) x 16 columns (j): the rows loaded (columns past cols masked
@@ -62,193 +53,29 @@ tcols:
 	IMULQ R8, AX
 	LEAQ (DI)(AX*1), DX
 
-	VMOVUPS.Z (BX), K1, Z0
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $1
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z1
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $2
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z2
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $3
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z3
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $4
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z4
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $5
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z5
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $6
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z6
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $7
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z7
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $8
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z8
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $9
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z9
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $10
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z10
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $11
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z11
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $12
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z12
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $13
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z13
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $14
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z14
-	LEAQ      (BX)(R9*1), AX
-	CMPQ      R12, $15
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z15
-	// Z0-Z15 rows -> Z0-Z15 columns (Z16-Z31 scratch): unpack ps, unpack pd, two 128-bit shuffles
-	VUNPCKLPS Z1, Z0, Z16
-	VUNPCKHPS Z1, Z0, Z17
-	VUNPCKLPS Z3, Z2, Z18
-	VUNPCKHPS Z3, Z2, Z19
-	VUNPCKLPS Z5, Z4, Z20
-	VUNPCKHPS Z5, Z4, Z21
-	VUNPCKLPS Z7, Z6, Z22
-	VUNPCKHPS Z7, Z6, Z23
-	VUNPCKLPS Z9, Z8, Z24
-	VUNPCKHPS Z9, Z8, Z25
-	VUNPCKLPS Z11, Z10, Z26
-	VUNPCKHPS Z11, Z10, Z27
-	VUNPCKLPS Z13, Z12, Z28
-	VUNPCKHPS Z13, Z12, Z29
-	VUNPCKLPS Z15, Z14, Z30
-	VUNPCKHPS Z15, Z14, Z31
-	VUNPCKLPD Z18, Z16, Z0
-	VUNPCKHPD Z18, Z16, Z1
-	VUNPCKLPD Z19, Z17, Z2
-	VUNPCKHPD Z19, Z17, Z3
-	VUNPCKLPD Z22, Z20, Z4
-	VUNPCKHPD Z22, Z20, Z5
-	VUNPCKLPD Z23, Z21, Z6
-	VUNPCKHPD Z23, Z21, Z7
-	VUNPCKLPD Z26, Z24, Z8
-	VUNPCKHPD Z26, Z24, Z9
-	VUNPCKLPD Z27, Z25, Z10
-	VUNPCKHPD Z27, Z25, Z11
-	VUNPCKLPD Z30, Z28, Z12
-	VUNPCKHPD Z30, Z28, Z13
-	VUNPCKLPD Z31, Z29, Z14
-	VUNPCKHPD Z31, Z29, Z15
-	VSHUFF32X4 $0x44, Z4, Z0, Z16
-	VSHUFF32X4 $0xee, Z4, Z0, Z20
-	VSHUFF32X4 $0x44, Z12, Z8, Z24
-	VSHUFF32X4 $0xee, Z12, Z8, Z28
-	VSHUFF32X4 $0x44, Z5, Z1, Z17
-	VSHUFF32X4 $0xee, Z5, Z1, Z21
-	VSHUFF32X4 $0x44, Z13, Z9, Z25
-	VSHUFF32X4 $0xee, Z13, Z9, Z29
-	VSHUFF32X4 $0x44, Z6, Z2, Z18
-	VSHUFF32X4 $0xee, Z6, Z2, Z22
-	VSHUFF32X4 $0x44, Z14, Z10, Z26
-	VSHUFF32X4 $0xee, Z14, Z10, Z30
-	VSHUFF32X4 $0x44, Z7, Z3, Z19
-	VSHUFF32X4 $0xee, Z7, Z3, Z23
-	VSHUFF32X4 $0x44, Z15, Z11, Z27
-	VSHUFF32X4 $0xee, Z15, Z11, Z31
-	VSHUFF32X4 $0x88, Z24, Z16, Z0
-	VSHUFF32X4 $0xdd, Z24, Z16, Z4
-	VSHUFF32X4 $0x88, Z28, Z20, Z8
-	VSHUFF32X4 $0xdd, Z28, Z20, Z12
-	VSHUFF32X4 $0x88, Z25, Z17, Z1
-	VSHUFF32X4 $0xdd, Z25, Z17, Z5
-	VSHUFF32X4 $0x88, Z29, Z21, Z9
-	VSHUFF32X4 $0xdd, Z29, Z21, Z13
-	VSHUFF32X4 $0x88, Z26, Z18, Z2
-	VSHUFF32X4 $0xdd, Z26, Z18, Z6
-	VSHUFF32X4 $0x88, Z30, Z22, Z10
-	VSHUFF32X4 $0xdd, Z30, Z22, Z14
-	VSHUFF32X4 $0x88, Z27, Z19, Z3
-	VSHUFF32X4 $0xdd, Z27, Z19, Z7
-	VSHUFF32X4 $0x88, Z31, Z23, Z11
-	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	LOADROW16((BX)(R9*1))
+	TRANSPOSE16
 	MOVQ R13, CX // columns in this block: stores while c < CX
-	VMOVUPS Z0, K2, (DX)
-	CMPQ    CX, $1
-	JLE     tnext
+#define TSTORE(z, n) \
+	VMOVUPS z, K2, (DX) \
+	CMPQ    CX, $n \
+	JLE     tnext \
 	ADDQ    R8, DX
-	VMOVUPS Z1, K2, (DX)
-	CMPQ    CX, $2
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z2, K2, (DX)
-	CMPQ    CX, $3
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z3, K2, (DX)
-	CMPQ    CX, $4
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z4, K2, (DX)
-	CMPQ    CX, $5
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z5, K2, (DX)
-	CMPQ    CX, $6
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z6, K2, (DX)
-	CMPQ    CX, $7
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z7, K2, (DX)
-	CMPQ    CX, $8
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z8, K2, (DX)
-	CMPQ    CX, $9
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z9, K2, (DX)
-	CMPQ    CX, $10
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z10, K2, (DX)
-	CMPQ    CX, $11
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z11, K2, (DX)
-	CMPQ    CX, $12
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z12, K2, (DX)
-	CMPQ    CX, $13
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z13, K2, (DX)
-	CMPQ    CX, $14
-	JLE     tnext
-	ADDQ    R8, DX
-	VMOVUPS Z14, K2, (DX)
-	CMPQ    CX, $15
-	JLE     tnext
-	ADDQ    R8, DX
+	TSTORE(Z0, 1)
+	TSTORE(Z1, 2)
+	TSTORE(Z2, 3)
+	TSTORE(Z3, 4)
+	TSTORE(Z4, 5)
+	TSTORE(Z5, 6)
+	TSTORE(Z6, 7)
+	TSTORE(Z7, 8)
+	TSTORE(Z8, 9)
+	TSTORE(Z9, 10)
+	TSTORE(Z10, 11)
+	TSTORE(Z11, 12)
+	TSTORE(Z12, 13)
+	TSTORE(Z13, 14)
+	TSTORE(Z14, 15)
 	VMOVUPS Z15, K2, (DX)
 
 tnext:
@@ -295,358 +122,49 @@ dcols:
 	SUBQ R13, AX // c0
 	LEAQ (SI)(AX*4), BX
 
-	VMOVUPS.Z (BX), K1, Z0
-	LEAQ      128(BX), AX
-	CMPQ      R12, $1
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z1
-	LEAQ      128(BX), AX
-	CMPQ      R12, $2
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z2
-	LEAQ      128(BX), AX
-	CMPQ      R12, $3
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z3
-	LEAQ      128(BX), AX
-	CMPQ      R12, $4
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z4
-	LEAQ      128(BX), AX
-	CMPQ      R12, $5
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z5
-	LEAQ      128(BX), AX
-	CMPQ      R12, $6
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z6
-	LEAQ      128(BX), AX
-	CMPQ      R12, $7
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z7
-	LEAQ      128(BX), AX
-	CMPQ      R12, $8
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z8
-	LEAQ      128(BX), AX
-	CMPQ      R12, $9
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z9
-	LEAQ      128(BX), AX
-	CMPQ      R12, $10
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z10
-	LEAQ      128(BX), AX
-	CMPQ      R12, $11
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z11
-	LEAQ      128(BX), AX
-	CMPQ      R12, $12
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z12
-	LEAQ      128(BX), AX
-	CMPQ      R12, $13
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z13
-	LEAQ      128(BX), AX
-	CMPQ      R12, $14
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z14
-	LEAQ      128(BX), AX
-	CMPQ      R12, $15
-	CMOVQGT   AX, BX // the next row while there is one (a short block repeats its last)
-	VMOVUPS.Z (BX), K1, Z15
-	// Z0-Z15 rows -> Z0-Z15 columns (Z16-Z31 scratch): unpack ps, unpack pd, two 128-bit shuffles
-	VUNPCKLPS Z1, Z0, Z16
-	VUNPCKHPS Z1, Z0, Z17
-	VUNPCKLPS Z3, Z2, Z18
-	VUNPCKHPS Z3, Z2, Z19
-	VUNPCKLPS Z5, Z4, Z20
-	VUNPCKHPS Z5, Z4, Z21
-	VUNPCKLPS Z7, Z6, Z22
-	VUNPCKHPS Z7, Z6, Z23
-	VUNPCKLPS Z9, Z8, Z24
-	VUNPCKHPS Z9, Z8, Z25
-	VUNPCKLPS Z11, Z10, Z26
-	VUNPCKHPS Z11, Z10, Z27
-	VUNPCKLPS Z13, Z12, Z28
-	VUNPCKHPS Z13, Z12, Z29
-	VUNPCKLPS Z15, Z14, Z30
-	VUNPCKHPS Z15, Z14, Z31
-	VUNPCKLPD Z18, Z16, Z0
-	VUNPCKHPD Z18, Z16, Z1
-	VUNPCKLPD Z19, Z17, Z2
-	VUNPCKHPD Z19, Z17, Z3
-	VUNPCKLPD Z22, Z20, Z4
-	VUNPCKHPD Z22, Z20, Z5
-	VUNPCKLPD Z23, Z21, Z6
-	VUNPCKHPD Z23, Z21, Z7
-	VUNPCKLPD Z26, Z24, Z8
-	VUNPCKHPD Z26, Z24, Z9
-	VUNPCKLPD Z27, Z25, Z10
-	VUNPCKHPD Z27, Z25, Z11
-	VUNPCKLPD Z30, Z28, Z12
-	VUNPCKHPD Z30, Z28, Z13
-	VUNPCKLPD Z31, Z29, Z14
-	VUNPCKHPD Z31, Z29, Z15
-	VSHUFF32X4 $0x44, Z4, Z0, Z16
-	VSHUFF32X4 $0xee, Z4, Z0, Z20
-	VSHUFF32X4 $0x44, Z12, Z8, Z24
-	VSHUFF32X4 $0xee, Z12, Z8, Z28
-	VSHUFF32X4 $0x44, Z5, Z1, Z17
-	VSHUFF32X4 $0xee, Z5, Z1, Z21
-	VSHUFF32X4 $0x44, Z13, Z9, Z25
-	VSHUFF32X4 $0xee, Z13, Z9, Z29
-	VSHUFF32X4 $0x44, Z6, Z2, Z18
-	VSHUFF32X4 $0xee, Z6, Z2, Z22
-	VSHUFF32X4 $0x44, Z14, Z10, Z26
-	VSHUFF32X4 $0xee, Z14, Z10, Z30
-	VSHUFF32X4 $0x44, Z7, Z3, Z19
-	VSHUFF32X4 $0xee, Z7, Z3, Z23
-	VSHUFF32X4 $0x44, Z15, Z11, Z27
-	VSHUFF32X4 $0xee, Z15, Z11, Z31
-	VSHUFF32X4 $0x88, Z24, Z16, Z0
-	VSHUFF32X4 $0xdd, Z24, Z16, Z4
-	VSHUFF32X4 $0x88, Z28, Z20, Z8
-	VSHUFF32X4 $0xdd, Z28, Z20, Z12
-	VSHUFF32X4 $0x88, Z25, Z17, Z1
-	VSHUFF32X4 $0xdd, Z25, Z17, Z5
-	VSHUFF32X4 $0x88, Z29, Z21, Z9
-	VSHUFF32X4 $0xdd, Z29, Z21, Z13
-	VSHUFF32X4 $0x88, Z26, Z18, Z2
-	VSHUFF32X4 $0xdd, Z26, Z18, Z6
-	VSHUFF32X4 $0x88, Z30, Z22, Z10
-	VSHUFF32X4 $0xdd, Z30, Z22, Z14
-	VSHUFF32X4 $0x88, Z27, Z19, Z3
-	VSHUFF32X4 $0xdd, Z27, Z19, Z7
-	VSHUFF32X4 $0x88, Z31, Z23, Z11
-	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	LOADROW16(128(BX))
+	TRANSPOSE16
 	MOVQ R11, AX
 	SUBQ R13, AX // c0
 	LEAQ (R9)(AX*8), BX // sum[c0]
 	IMULQ R8, AX
 	LEAQ (DI)(AX*1), DX
 	MOVQ R13, CX // queries in this block: stores while c < CX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y0, Z17
-	VEXTRACTF64X4 $1, Z0, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
+// DIVROW stores output row z / sum (BX): float32(float64(z) / l), the lanes in K2.
+#define DIVROW(z, y) \
+	VBROADCASTSD  (BX), Z16 \
+	VCVTPS2PD     y, Z17 \
+	VEXTRACTF64X4 $1, z, Y18 \
+	VCVTPS2PD     Y18, Z18 \
+	VDIVPD        Z16, Z17, Z17 \
+	VDIVPD        Z16, Z18, Z18 \
+	VCVTPD2PS     Z17, Y17 \
+	VCVTPD2PS     Z18, Y18 \
+	VINSERTF64X4  $1, Y18, Z17, Z17 \
 	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $1
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y1, Z17
-	VEXTRACTF64X4 $1, Z1, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $2
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y2, Z17
-	VEXTRACTF64X4 $1, Z2, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $3
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y3, Z17
-	VEXTRACTF64X4 $1, Z3, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $4
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y4, Z17
-	VEXTRACTF64X4 $1, Z4, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $5
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y5, Z17
-	VEXTRACTF64X4 $1, Z5, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $6
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y6, Z17
-	VEXTRACTF64X4 $1, Z6, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $7
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y7, Z17
-	VEXTRACTF64X4 $1, Z7, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $8
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y8, Z17
-	VEXTRACTF64X4 $1, Z8, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $9
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y9, Z17
-	VEXTRACTF64X4 $1, Z9, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $10
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y10, Z17
-	VEXTRACTF64X4 $1, Z10, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $11
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y11, Z17
-	VEXTRACTF64X4 $1, Z11, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $12
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y12, Z17
-	VEXTRACTF64X4 $1, Z12, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $13
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y13, Z17
-	VEXTRACTF64X4 $1, Z13, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $14
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y14, Z17
-	VEXTRACTF64X4 $1, Z14, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
-	CMPQ          CX, $15
-	JLE           dnext
-	ADDQ          R8, DX
-	ADDQ          $8, BX
-	VBROADCASTSD  (BX), Z16
-	VCVTPS2PD     Y15, Z17
-	VEXTRACTF64X4 $1, Z15, Y18
-	VCVTPS2PD     Y18, Z18
-	VDIVPD        Z16, Z17, Z17
-	VDIVPD        Z16, Z18, Z18
-	VCVTPD2PS     Z17, Y17
-	VCVTPD2PS     Z18, Y18
-	VINSERTF64X4  $1, Y18, Z17, Z17
-	VMOVUPS       Z17, K2, (DX)
+
+#define DSTORE(z, y, n) \
+	DIVROW(z, y) \
+	CMPQ CX, $n \
+	JLE  dnext \
+	ADDQ R8, DX \
+	ADDQ $8, BX
+	DSTORE(Z0, Y0, 1)
+	DSTORE(Z1, Y1, 2)
+	DSTORE(Z2, Y2, 3)
+	DSTORE(Z3, Y3, 4)
+	DSTORE(Z4, Y4, 5)
+	DSTORE(Z5, Y5, 6)
+	DSTORE(Z6, Y6, 7)
+	DSTORE(Z7, Y7, 8)
+	DSTORE(Z8, Y8, 9)
+	DSTORE(Z9, Y9, 10)
+	DSTORE(Z10, Y10, 11)
+	DSTORE(Z11, Y11, 12)
+	DSTORE(Z12, Y12, 13)
+	DSTORE(Z13, Y13, 14)
+	DSTORE(Z14, Y14, 15)
+	DIVROW(Z15, Y15)
 
 dnext:
 	SUBQ $16, R13
