@@ -1,5 +1,5 @@
 // transpose_amd64.s: the flash attention's transposes (engine/cpu's packQT and packVT, and
-// the output's O^T / l) in 16 x 16 blocks: 16 rows loaded, transposed in registers (unpack
+// the output's O^T / l) and AMX's VNNI weight tiles (packVNNI) in 16 x 16 blocks: 16 rows loaded, transposed in registers (unpack
 // ps, unpack pd, two rounds of 128-bit shuffles: 64 shuffles a block), stored as 16 columns.
 // Measured against AVX-512 gathers of 16 rows a column, the first version: on AMD Zen 5 the
 // gathers were no faster than the scalar copy.
@@ -18,8 +18,7 @@
 #include "textflag.h"
 #include "transpose_amd64.h"
 
-
-// func Transpose(dst *float32, ldd int, src *float32, lds int, rows, cols int)
+// func Transpose(dst unsafe.Pointer, ldd int, src unsafe.Pointer, lds int, rows, cols int)
 // Blocks of 16 source rows (i) x 16 columns (j): the rows loaded (columns past cols masked
 // off, rows past rows repeating the last), transposed in registers, and the block's columns
 // stored as dst rows, the lanes past rows masked off.
