@@ -1,6 +1,7 @@
 // transpose_amd64.s: the flash attention's transposes (engine/cpu's packQT and packVT, and
-// the output's O^T / l) and AMX's VNNI weight tiles (packVNNI) in 16 x 16 blocks: 16 rows loaded, transposed in registers (unpack
-// ps, unpack pd, two rounds of 128-bit shuffles: 64 shuffles a block), stored as 16 columns.
+// the output's O^T / l) and AMX's VNNI weight tiles (packVNNI) in 16 x 16 blocks: 16 rows
+// loaded, transposed in registers (unpack ps, unpack pd, two rounds of 128-bit shuffles: 64
+// shuffles a block), stored as 16 columns.
 // Measured against AVX-512 gathers of 16 rows a column, the first version: on AMD Zen 5 the
 // gathers were no faster than the scalar copy.
 //
