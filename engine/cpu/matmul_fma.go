@@ -221,7 +221,8 @@ func packStrip(strip, row []float32, nr int, m *mmJob, cs, c1, k0 int) {
 // packStripFast is packStrip for aligned little-endian F32, BF16 and F16 weights (what
 // checkpoints hold), k outer and the strip's rows inner: the stores run contiguously and the nv source
 // rows stay in L1 across consecutive k; full 32-row strips on AVX-512 go through
-// kernel.PackBF16x32 / PackF16x32 / PackF32x32 (16 x 16 register transposes). Same values as packStrip (widening is exact);
+// kernel.PackBF16x32 / PackF16x32 (16 x 16 register transposes, widening each column) and, for F32,
+// kernel.Transpose itself. Same values as packStrip (widening is exact);
 // false when it cannot take the weight. packStrip's stores stride through L2 (23% of a block
 // at 1,024 patches); the k-outer loop takes 0.65 ns per element (still ~10% of a GEMM call),
 // the transposes 0.08-0.13 ns on AMD Zen 5, where gathers took 0.26-0.31 (BenchmarkPackPanel).
@@ -251,7 +252,7 @@ func packStripFast(strip []float32, nr int, w backend.Weight, in, cs, nv, k0, kn
 			kernel.PackF16x32(&strip[0], base, int(rowBytes), kn/2)
 			k0v = kn / 2 * 2
 		default:
-			kernel.PackF32x32(&strip[0], base, int(rowBytes), kn)
+			kernel.Transpose(dst, 2*fmaNR, base, int(rowBytes)/4, nr, kn) // F32: the panel is the rows' transpose
 			k0v = kn
 		}
 	}

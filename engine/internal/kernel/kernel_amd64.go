@@ -56,11 +56,6 @@ func GELUTanh(x *float32, n int)
 //go:noescape
 func PackBF16x32(dst *float32, src unsafe.Pointer, rowBytes int, kpairs int)
 
-// PackF32x32 is PackBF16x32 for F32 weights, k < kn.
-//
-//go:noescape
-func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
-
 // Transpose (transpose_amd64.s) writes dst[j*ldd + i] = src[i*lds + j] for i < rows and
 // j < cols, the elements 32 bits each (float32, or a pair of bfloat16) and the strides in
 // elements, touching nothing else: the flash attention's Q^T and V^T packing, and AMX's VNNI

@@ -38,11 +38,6 @@ func DivTranspose(out *float32, ldo int, ob *float32, sum *float64, n, hd int) {
 	panic("kernel: DivTranspose without an assembly kernel")
 }
 
-// PackF32x32 panics: there is no assembly kernel on this architecture.
-func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int) {
-	panic("kernel: PackF32x32 without an assembly kernel")
-}
-
 // ColScaleMax panics: there is no assembly kernel on this architecture.
 func ColScaleMax(s *float32, rows int, scale float32, m *[32]float32) {
 	panic("kernel: ColScaleMax without an assembly kernel")

@@ -1,8 +1,8 @@
 // pack_amd64.s: widening a strip of 32 weight rows into FMA6x32's k-major panel with AVX-512
-// (engine/cpu's packPanel, the aligned BF16, F16 and F32 cases): per half strip, blocks of 16
-// rows x 16 columns (a column a k for F32, a pair of k for BF16 and F16, 32 bits either way)
-// loaded, transposed in registers (transpose_amd64.s's 64 shuffles), and each column widened
-// and stored as panel rows. The first version gathered a column of 32 rows at a time; on AMD
+// (engine/cpu's packPanel, the aligned BF16 and F16 cases; F32's panel is kernel.Transpose's):
+// per half strip, blocks of 16 rows x 16 columns (a column a pair of k, 32 bits) loaded,
+// transposed in registers (transpose_amd64.h's 64 shuffles), and each column widened and
+// stored as two panel rows. The first version gathered a column of 32 rows at a time; on AMD
 // Zen 5 a gather of 16 dwords took about as long as 16 scalar loads.
 //
 // Invariant: dst[k*32 + j] = float32(W[j, k]) exactly (BF16: the 16 bits moved up, nothing
@@ -106,65 +106,6 @@ PackBF16x32next:
 	JNZ  PackBF16x32half
 
 PackBF16x32done:
-	VZEROUPPER
-	RET
-
-// func PackF32x32(dst *float32, src unsafe.Pointer, rowBytes int, kn int)
-TEXT ·PackF32x32(SB), NOSPLIT, $0-32
-	MOVQ  dst+0(FP), DI
-	MOVQ  src+8(FP), SI
-	MOVQ  rowBytes+16(FP), R9
-	MOVQ  kn+24(FP), R10
-	TESTQ R10, R10
-	JLE   PackF32x32done
-	MOVQ  $2, R11 // row halves left: rows 0-15, then 16-31
-
-PackF32x32half:
-	MOVQ R10, R13 // columns left
-
-PackF32x32cols:
-	lanes(R13, K1)
-	MOVQ R10, AX
-	SUBQ R13, AX // this block's first column
-	LEAQ (SI)(AX*4), BX
-	IMULQ $128, AX
-	LEAQ (DI)(AX*1), DX
-	STRIPROWS16
-	TRANSPOSE16
-	MOVQ R13, CX // columns in this block: stores while c < CX
-#define F32COL(z, n) \
-	VMOVUPS z, (DX) \
-	CMPQ    CX, $n \
-	JLE     PackF32x32next \
-	ADDQ    $128, DX
-	F32COL(Z0, 1)
-	F32COL(Z1, 2)
-	F32COL(Z2, 3)
-	F32COL(Z3, 4)
-	F32COL(Z4, 5)
-	F32COL(Z5, 6)
-	F32COL(Z6, 7)
-	F32COL(Z7, 8)
-	F32COL(Z8, 9)
-	F32COL(Z9, 10)
-	F32COL(Z10, 11)
-	F32COL(Z11, 12)
-	F32COL(Z12, 13)
-	F32COL(Z13, 14)
-	F32COL(Z14, 15)
-	VMOVUPS Z15, (DX)
-
-PackF32x32next:
-	SUBQ $16, R13
-	JG   PackF32x32cols
-	MOVQ R9, AX
-	SHLQ $4, AX
-	ADDQ AX, SI // rows 16-31
-	ADDQ $64, DI
-	DECQ R11
-	JNZ  PackF32x32half
-
-PackF32x32done:
 	VZEROUPPER
 	RET
 
