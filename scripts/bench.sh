@@ -7,6 +7,10 @@
 #   BENCH_CHECKPOINT  a checkpoint to use (default: a random qwen3-vl-8b one, generated here, ~1 GiB)
 #   BENCH_PATCHES     patch counts (default 1024,5120)
 #   BENCH_THREADS     thread counts, each a run of both sides (default: every core), e.g. 2,8,16
+#   BENCH_PASSES      1 (default): a pass per thread count with the detail (residencies, ops,
+#                     GEMMs beside OpenBLAS and torch); 0: none
+#   BENCH_PAIRS       rounds of ours and the anchor in pairs, seconds apart, every cell once a
+#                     round (default 5; 0: none): the ratios to quote (median of the pairs, range)
 #   BENCH_BIN         the inspector to run (default bin/inspector). On a machine without Go or
 #                     cgo, carry the static build (make bin/static/inspector: no window, no cgo)
 #                     and this folder's scripts: BENCH_BIN=bin/static/inspector scripts/bench.sh
@@ -31,7 +35,9 @@ done
 [ -n "$py" ] || py=$(command -v python3 || true)
 IFS=, read -ra thread_counts <<<"${BENCH_THREADS:-$(getconf _NPROCESSORS_ONLN)}"
 pass=0
+[ "${BENCH_PASSES:-1}" = 0 ] && thread_counts=(none)
 for threads in "${thread_counts[@]}"; do
+  [ "$threads" = none ] && break
   pass=$((pass + 1))
   echo "== $threads threads"
   "$bin" bench --checkpoint "$ck" --patches "${BENCH_PATCHES:-1024,5120}" --threads "$threads" \
@@ -46,4 +52,11 @@ if [ -n "$py" ] && [ "$pass" -gt 1 ]; then
   passes=()
   for ((k = 1; k <= pass; k++)); do passes+=("$tmp/ours-$k.json"); done
   "$py" scripts/bench_torch.py --summary "${passes[@]}"
+fi
+# Ours and the anchor in pairs: the figures to quote (a pass above runs ours, then the anchor,
+# minutes apart; here each pair is seconds apart and every cell's pairs span the whole run).
+if [ -n "$py" ] && [ "${BENCH_PAIRS:-5}" != 0 ]; then
+  echo
+  "$py" scripts/bench_torch.py --pairs "$ck" --bin "$bin" --patches "${BENCH_PATCHES:-1024,5120}" \
+    --threads "${BENCH_THREADS:-$(getconf _NPROCESSORS_ONLN)}" --rounds "${BENCH_PAIRS:-5}"
 fi

@@ -5,11 +5,15 @@ where transformers is not importable, a hand-written PyTorch tower (labelled as 
 and OpenBLAS sgemm (through numpy) at the block's GEMM shapes, side by side with our engine.
 
     bench_torch.py CHECKPOINT --ours OURS.json [--threads N] [--blocks B]
+    bench_torch.py --pairs CHECKPOINT --bin INSPECTOR [--patches P,..] [--threads T,..] [--rounds R]
+    bench_torch.py --summary OURS.json...
 
 OURS.json is `inspector bench --json` of the same checkpoint, patch counts and threads. Prints,
 per patch count: our median block time, PyTorch's, and the ratio; then per GEMM shape ours
 (OURS.json from `inspector bench --gemm`) beside OpenBLAS's, and which OpenBLAS kernel ran. Exits 0 with a message when torch or numpy
-is missing (the anchors are optional; our numbers were printed already).
+is missing (the anchors are optional; our numbers were printed already). --pairs runs ours and the
+anchor in interleaved pairs and prints each cell's median ratio with its range (see paired());
+--summary prints bench.sh's passes side by side.
 
 The transformers anchor builds Qwen3VLVisionModel from the checkpoint's vision_config (depth cut
 to the blocks timed, no deepstack), loads each block's weights from the checkpoint, runs the
@@ -26,6 +30,7 @@ import math
 import os
 import statistics
 import struct
+import subprocess
 import sys
 import time
 
@@ -37,7 +42,7 @@ def fail_soft(msg):
 
 # BLAS threads are read when numpy loads OpenBLAS: take --threads before the import.
 for i, a in enumerate(sys.argv):
-    if a == "--threads" and i + 1 < len(sys.argv) and sys.argv[i + 1] != "0":
+    if a == "--threads" and i + 1 < len(sys.argv) and sys.argv[i + 1].isdigit() and sys.argv[i + 1] != "0":
         os.environ["OPENBLAS_NUM_THREADS"] = sys.argv[i + 1]
 try:
     import numpy as np
@@ -196,36 +201,46 @@ def rot(x, cos, sin):
     return x * cos + torch.cat([-x[..., h:], x[..., :h]], dim=-1) * sin
 
 
-def torch_block_times(ckpt, cfg, patches, blocks, threads):
-    torch.set_num_threads(threads)
-    D, H, I = cfg["hidden_size"], cfg["num_heads"], cfg["intermediate_size"]
+def torch_tower_anchor(ckpt, cfg, blocks, why):
+    """(run, label) of the hand-written PyTorch tower (the fallback, used because of why): the
+    blocks' weights read once; run(patches, threads) times blocks 0..blocks-1 on a random page
+    and returns the median block seconds."""
+    D, H = cfg["hidden_size"], cfg["num_heads"]
     hd, merge = D // H, cfg.get("spatial_merge_size", 2)
-    h, w = page_grid(patches, merge)
-    cos, sin = rope_tables(h, w, hd, merge)
-    cos, sin = cos[:, None, :], sin[:, None, :]
-    x = torch.randn(patches, D, generator=torch.Generator().manual_seed(1))
-    times = []
+    weights = []
     for b in range(blocks):
         p = f"model.visual.blocks.{b}."
         names = [p + s for s in ["norm1.weight", "norm1.bias", "attn.qkv.weight", "attn.qkv.bias", "attn.proj.weight",
                                  "attn.proj.bias", "norm2.weight", "norm2.bias", "mlp.linear_fc1.weight",
                                  "mlp.linear_fc1.bias", "mlp.linear_fc2.weight", "mlp.linear_fc2.bias"]]
-        t = {k[len(p):]: torch.from_numpy(np.ascontiguousarray(v)) for k, v in read_tensors(ckpt, names).items()}
-        with torch.no_grad():
-            start = time.perf_counter()
-            y = torch.nn.functional.layer_norm(x, (D,), t["norm1.weight"], t["norm1.bias"], 1e-6)
-            qkv = torch.nn.functional.linear(y, t["attn.qkv.weight"], t["attn.qkv.bias"]).view(patches, 3, H, hd)
-            q, k, v = rot(qkv[:, 0], cos, sin), rot(qkv[:, 1], cos, sin), qkv[:, 2]
-            q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)  # [H, S, hd]
-            a = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * hd ** -0.5, dim=-1)
-            o = torch.matmul(a, v).transpose(0, 1).reshape(patches, D)
-            x = x + torch.nn.functional.linear(o, t["attn.proj.weight"], t["attn.proj.bias"])
-            y = torch.nn.functional.layer_norm(x, (D,), t["norm2.weight"], t["norm2.bias"], 1e-6)
-            y = torch.nn.functional.gelu(torch.nn.functional.linear(y, t["mlp.linear_fc1.weight"], t["mlp.linear_fc1.bias"]),
-                                         approximate="tanh")
-            x = x + torch.nn.functional.linear(y, t["mlp.linear_fc2.weight"], t["mlp.linear_fc2.bias"])
-            times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        weights.append({k[len(p):]: torch.from_numpy(np.ascontiguousarray(v)) for k, v in read_tensors(ckpt, names).items()})
+
+    def run(patches, threads):
+        torch.set_num_threads(threads)
+        h, w = page_grid(patches, merge)
+        cos, sin = rope_tables(h, w, hd, merge)
+        cos, sin = cos[:, None, :], sin[:, None, :]
+        x = torch.randn(patches, D, generator=torch.Generator().manual_seed(1))
+        times = []
+        for t in weights:
+            with torch.no_grad():
+                start = time.perf_counter()
+                y = torch.nn.functional.layer_norm(x, (D,), t["norm1.weight"], t["norm1.bias"], 1e-6)
+                qkv = torch.nn.functional.linear(y, t["attn.qkv.weight"], t["attn.qkv.bias"]).view(patches, 3, H, hd)
+                q, k, v = rot(qkv[:, 0], cos, sin), rot(qkv[:, 1], cos, sin), qkv[:, 2]
+                q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)  # [H, S, hd]
+                a = torch.softmax(torch.matmul(q, k.transpose(1, 2)) * hd ** -0.5, dim=-1)
+                o = torch.matmul(a, v).transpose(0, 1).reshape(patches, D)
+                x = x + torch.nn.functional.linear(o, t["attn.proj.weight"], t["attn.proj.bias"])
+                y = torch.nn.functional.layer_norm(x, (D,), t["norm2.weight"], t["norm2.bias"], 1e-6)
+                y = torch.nn.functional.gelu(torch.nn.functional.linear(y, t["mlp.linear_fc1.weight"], t["mlp.linear_fc1.bias"]),
+                                             approximate="tanh")
+                x = x + torch.nn.functional.linear(y, t["mlp.linear_fc2.weight"], t["mlp.linear_fc2.bias"])
+                times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    return run, (f"the hand-written PyTorch tower (FALLBACK, a weaker anchor: {why}), PyTorch {torch.__version__} CPU "
+                 f"({torch_blas()}), float32")
 
 
 def page_grid(patches, merge):
@@ -238,17 +253,18 @@ def page_grid(patches, merge):
     return gh * merge, groups // gh * merge
 
 
-def transformers_block_times(ckpt, cfg, patches, blocks, threads):
-    """(median block seconds, label) of transformers' Qwen3VLVisionModel blocks, or (None, why).
-    The model's own forward runs (its rope, its cu_seqlens, its attention dispatch); hooks
-    around each block take the block's time."""
+def transformers_anchor(ckpt, cfg, blocks):
+    """(run, label) of transformers' Qwen3VLVisionModel, depth cut to the blocks timed, or (None,
+    why). run(patches, threads) runs the model's own forward (its rope, its cu_seqlens, its
+    attention dispatch) on a random page; hooks around each block take the block's time; it
+    returns the median block seconds. The model is built and loaded once: it holds no state that
+    depends on the page."""
     try:
         import transformers
         from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLVisionConfig
         from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLVisionModel
     except Exception as e:  # not installed, or too old for Qwen3-VL
         return None, f"transformers not importable ({type(e).__name__}: {e})"
-    torch.set_num_threads(threads)
     conf = Qwen3VLVisionConfig(**dict(cfg, depth=blocks, deepstack_visual_indexes=[]))
     try:
         model = Qwen3VLVisionModel._from_config(conf, attn_implementation="sdpa", dtype=torch.float32)
@@ -265,14 +281,29 @@ def transformers_block_times(ckpt, cfg, patches, blocks, threads):
     for b, blk in enumerate(model.blocks):
         blk.register_forward_pre_hook(lambda m, a, b=b: began.__setitem__(b, time.perf_counter()))
         blk.register_forward_hook(lambda m, a, o, b=b: times.append(time.perf_counter() - began[b]))
-    h, w = page_grid(patches, cfg.get("spatial_merge_size", 2))
     px = cfg.get("in_channels", 3) * cfg.get("temporal_patch_size", 2) * cfg["patch_size"] ** 2
-    pixels = torch.randn(patches, px, generator=torch.Generator().manual_seed(1))
-    with torch.no_grad():
-        model(pixels, grid_thw=torch.tensor([[1, h, w]]))
+
+    def run(patches, threads):
+        torch.set_num_threads(threads)
+        h, w = page_grid(patches, cfg.get("spatial_merge_size", 2))
+        pixels = torch.randn(patches, px, generator=torch.Generator().manual_seed(1))
+        times.clear()
+        with torch.no_grad():
+            model(pixels, grid_thw=torch.tensor([[1, h, w]]))
+        return statistics.median(times)
+
     attn = getattr(model.config, "_attn_implementation", "?")
-    return statistics.median(times), (f"transformers {transformers.__version__} Qwen3VLVisionModel blocks, "
-                                      f"PyTorch {torch.__version__} CPU ({torch_blas()}), float32, attention {attn}")
+    return run, (f"transformers {transformers.__version__} Qwen3VLVisionModel blocks, "
+                 f"PyTorch {torch.__version__} CPU ({torch_blas()}), float32, attention {attn}")
+
+
+def strongest_anchor(ckpt, cfg, blocks):
+    """(run, label): transformers' vision model where it imports, else the fallback tower (its
+    label says why)."""
+    run, label = transformers_anchor(ckpt, cfg, blocks)
+    if run is None:
+        return torch_tower_anchor(ckpt, cfg, blocks, label)
+    return run, label
 
 
 def torch_blas():
@@ -317,7 +348,84 @@ def summary(paths):
             print(f"  {p} patches: ours {', '.join(ours)}; anchor {', '.join(anch) or '-'}")
 
 
+def ours_block_s(binary, ckpt, patches, threads, blocks):
+    """Our median block seconds: `inspector bench --one` in a process of its own (mapped
+    residency, the default tile), as `inspector bench` runs each configuration."""
+    cmd = [binary, "bench", "--one", "--checkpoint", ckpt, "--patches", str(patches), "--threads", str(threads),
+           "--blocks", str(blocks)]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    return json.loads(p.stdout)["block_s"]
+
+
+def spread(v, digits=2):
+    """median (min-max) of v, the form every paired figure is printed in."""
+    return f"{statistics.median(v):.{digits}f} ({min(v):.{digits}f}-{max(v):.{digits}f})"
+
+
+def paired(argv):
+    """bench_torch.py --pairs CHECKPOINT --bin INSPECTOR --patches 1024,5120 --threads 2,8,16
+    [--rounds R] [--blocks B]
+
+    Ours and the anchor in pairs, seconds apart: every round runs every (threads, patches) cell
+    once, each cell ours then the anchor (the order reversed every other round), so a machine
+    that slows down part way through a run slows both sides of a pair, and every cell's pairs are
+    spread over the whole run. A cell's figure is the median of its pairs' ratios, with their
+    range; the speed-up from the fewest threads to the most is each round's own (its two block
+    times minutes apart at most), median and range. The anchor is built once and warmed once per
+    patch count (first touch of its weights, its allocator) before the first round; ours runs in
+    a fresh process every time, as `inspector bench` runs it (its first-touch costs inside)."""
+    ap = argparse.ArgumentParser(prog="bench_torch.py --pairs")
+    ap.add_argument("checkpoint")
+    ap.add_argument("--bin", required=True, help="the inspector to run")
+    ap.add_argument("--patches", default="1024,5120")
+    ap.add_argument("--threads", default=str(os.cpu_count()))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--blocks", type=int, default=4)
+    args = ap.parse_args(argv)
+    if torch is None:
+        print("paired anchor skipped: torch is not installed (apt-get install python3-torch)")
+        return
+    patches = [int(p) for p in args.patches.split(",")]
+    threads = list(dict.fromkeys(int(t) for t in args.threads.split(",")))  # each count once, in order
+    with open(os.path.join(args.checkpoint, "config.json")) as f:
+        cfg = json.load(f)["vision_config"]
+    anchor, label = strongest_anchor(args.checkpoint, cfg, args.blocks)
+    print(f"Ours and the anchor in pairs ({args.rounds} rounds, every cell once a round, the order reversed "
+          f"every other round), per-block wall, median of blocks 0-{args.blocks - 1}; anchor: {label}")
+    for p in patches:
+        anchor(p, max(threads))
+    pairs = {(t, p): [] for t in threads for p in patches}
+    for r in range(args.rounds):
+        for t in threads:
+            for p in patches:
+                sides = {}
+                for side in (("ours", "anchor") if r % 2 == 0 else ("anchor", "ours")):
+                    if sides:
+                        time.sleep(0.2)  # the other side's worker threads spin down
+                    sides[side] = (ours_block_s(args.bin, args.checkpoint, p, t, args.blocks) if side == "ours"
+                                   else anchor(p, t))
+                pairs[(t, p)].append((sides["ours"], sides["anchor"]))
+                print(f"  round {r + 1}, {t} threads, {p} patches: ours {sides['ours']:.3f} s, anchor "
+                      f"{sides['anchor']:.3f} s, {sides['ours'] / sides['anchor']:.2f}", flush=True)
+    print(f"{'threads':>8} {'patches':>8} {'ours s':>19} {'anchor s':>19} {'ours/anchor':>17}")
+    for (t, p), v in pairs.items():
+        print(f"{t:>8} {p:>8} {spread([o for o, _ in v], 3):>19} {spread([a for _, a in v], 3):>19} "
+              f"{spread([o / a for o, a in v]):>17}")
+    if len(threads) > 1:
+        lo, hi = min(threads), max(threads)
+        print(f"speed-up {lo} -> {hi} threads, each round's own (block time at {lo} over block time at {hi}):")
+        for p in patches:
+            ours = [x[0] / y[0] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
+            anch = [x[1] / y[1] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
+            print(f"  {p} patches: ours {spread(ours)}; anchor {spread(anch)}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--pairs":
+        paired(sys.argv[2:])
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--summary":
         summary(sys.argv[2:])
         return
@@ -341,11 +449,9 @@ def main():
     if torch is None:
         print("PyTorch anchor skipped: torch is not installed (apt-get install python3-torch)")
     else:
+        run, label = strongest_anchor(args.checkpoint, cfg, args.blocks)
         for r in rows:
-            anchor, label = transformers_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads)
-            if anchor is None:
-                fallback = f"the hand-written PyTorch tower (FALLBACK, a weaker anchor: {label}), PyTorch {torch.__version__} CPU ({torch_blas()}), float32"
-                anchor, label = torch_block_times(args.checkpoint, cfg, r["patches"], args.blocks, threads), fallback
+            anchor = run(r["patches"], threads)
             if r is rows[0]:
                 print(f"Tower per block (median of blocks 0-{args.blocks - 1}), {threads} threads; anchor: {label}")
                 print(f"{'patches':>8} {'ours s':>9} {'ours host ms':>13} {'host %':>7} {'block/halves':>13} {'anchor s':>9} {'ours/anchor':>12}")
