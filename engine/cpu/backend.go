@@ -44,6 +44,7 @@ type Backend struct {
 	packTime  time.Duration   // time spent packing weights since the last TakePackTime
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
+	pool      *par.Pool       // the ops' worker goroutines, kept between ops (Close ends them)
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -58,18 +59,22 @@ func New(threads int) *Backend {
 		ctx:     context.Background(),
 		scratch: make([][]float32, threads),
 		last:    time.Now(),
+		pool:    par.NewPool(threads),
 	}
+	// A backend dropped without Close still ends its workers (they hold the pool, not b).
+	runtime.AddCleanup(b, (*par.Pool).Close, b.pool)
 	return b
 }
 
 // Threads is the number of goroutines that ops are spread over.
 func (b *Backend) Threads() int { return b.threads }
 
-// Close releases nothing (buffers are Go memory, goroutines live only during an op); it
-// never fails.
+// Close ends the worker goroutines and releases the pack cache's mappings (buffers are Go
+// memory); it never fails. Ops after it still run, on goroutines started for each.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.pool.Close()
 	b.freePacks()
 	b.amxSplit, b.amxWeight = nil, nil
 	return nil
@@ -85,7 +90,7 @@ func (b *Backend) Bind(ctx context.Context) {
 // parallel runs an op's tasks on the backend's threads until they are done or the bound
 // context is (the op's output is then incomplete: the caller discards the pass).
 func (b *Backend) parallel(tasks int, fn func(worker, task int)) {
-	par.For(b.ctx, tasks, b.threads, fn)
+	b.pool.For(b.ctx, tasks, b.threads, fn)
 }
 
 // Caps: every op has finished when it returns (the engine times ops by the wall clock).

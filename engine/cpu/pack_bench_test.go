@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/turbospark/inspector/engine/conformance"
@@ -33,4 +34,37 @@ func BenchmarkPackPanel(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(out/fmaCols*fmaCols*kn), "ns/elem")
 		})
 	})
+}
+
+// BenchmarkPackVNNIThreads: the AMX path's once-a-pass pack (kernel.Transpose of the weight's
+// k pairs into VNNI tiles, as vnniWeight's fill runs it) on 1 to NumCPU threads, the source
+// fc1-sized BF16 weights (9.9 MB each) packed in turn: 12 (119 MB: in a large L3) or 48 (476
+// MB: from memory, as a pass's first read of a block's weights is). The GB/s of weight packed
+// say whether the pack scales with threads or is bound by the memory they share.
+func BenchmarkPackVNNIThreads(b *testing.B) {
+	const in, out = 1152, 4304
+	r := rand.New(rand.NewPCG(1, 2))
+	vals := conformance.RandVals(r, in*out, 0.05)
+	var jobs []*mmJob
+	kc, nbs := chunks(in, amxK), chunks(out, amxBlock)
+	dst := make([]uint16, 2*nbs*kc*amxVNNI)
+	for _, weights := range []int{12, 48} {
+		for len(jobs) < weights {
+			w, _ := testSuite.Weight(fmt.Sprint("w", len(jobs)), vals, dtype.BF16, 0, out, in)
+			jobs = append(jobs, &mmJob{w: w, in: in, out: out})
+		}
+		for threads := 1; threads <= runtime.NumCPU(); threads *= 2 {
+			b.Run(fmt.Sprintf("src%dMB/threads%d", weights*2*in*out>>20, threads), func(b *testing.B) {
+				be := New(threads)
+				defer be.Close()
+				for i := range b.N {
+					m := jobs[i%weights]
+					be.parallel(2*nbs, func(_, t int) {
+						m.packVNNI(dst[t*kc*amxVNNI:(t+1)*kc*amxVNNI], 16*t, kc)
+					})
+				}
+				b.ReportMetric(float64(2*in*out)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GB/s")
+			})
+		}
+	}
 }

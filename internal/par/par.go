@@ -28,6 +28,28 @@ func Workers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n)) }
 // a memory fault (a mapped file truncated under them) into such a panic
 // (debug.SetPanicOnFault), as the caller's goroutine does when the caller asked for it.
 func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
+	return run(ctx, n, workers, fn, spawn)
+}
+
+// spawn starts body(1 .. workers-1) on goroutines of their own, each with the caller's
+// SetPanicOnFault, and returns a wait for them.
+func spawn(workers int, body func(w int), faults bool) (wait func()) {
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			debug.SetPanicOnFault(faults)
+			body(w)
+		}()
+	}
+	return wg.Wait
+}
+
+// run is For's loop, its workers 1 .. workers-1 started by start (fresh goroutines: spawn; a
+// Pool's: Pool.start) and the caller as worker 0.
+func run(ctx context.Context, n, workers int, fn func(worker, task int),
+	start func(workers int, body func(w int), faults bool) (wait func())) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -73,17 +95,9 @@ func For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 	}
 	faults := debug.SetPanicOnFault(false) // the caller's choice, for the workers too
 	debug.SetPanicOnFault(faults)
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			debug.SetPanicOnFault(faults)
-			body(w)
-		}()
-	}
+	wait := start(workers, body, faults)
 	body(0)
-	wg.Wait()
+	wait()
 	if p := failed.Load(); p != nil {
 		panic(*p)
 	}
