@@ -4,12 +4,12 @@ package par
 // loops, spinning a short while for the next one before they sleep.
 //
 // Why: For starts its goroutines afresh every call, and Go wakes sleeping threads one after
-// another (one spinning thread at a time finds the next goroutine and wakes the next thread),
-// so a loop on 16 threads of the 16-core device began its last worker 150-250 us after its
-// first: the AMX pack of the 8B tower's proj (72 tasks of 7-30 us) took 160-240 us of wall
-// for 0.5-0.6 ms of work, where the 16 threads needed 40. The CPU backend runs ~20 loops a
-// block, one op after another with little between them; workers that spin through those gaps
-// begin the next loop at once. OpenMP runtimes do the same (their spin-wait before sleeping).
+// another (one spinning thread at a time finds the next goroutine and wakes the next thread).
+// On 16 threads of the 16-core device the AMX pack of the 8B tower's proj (72 tasks of 7-30
+// us) took 160-240 us of wall for 0.5-0.6 ms of task time, 35-40 us a thread: the rest was
+// the loop waiting for its workers. The CPU backend runs ~20 loops a block, one op after
+// another with little between them; workers that spin through those gaps begin the next loop
+// at once. OpenMP runtimes do the same (their spin-wait before sleeping).
 //
 // Invariant: a Pool's loop is For's loop (the same body: tasks handed out one at a time, ctx,
 // the gate, a panic re-raised on the caller, the caller's SetPanicOnFault on every worker), on
