@@ -44,7 +44,7 @@ type Backend struct {
 	packTime  time.Duration   // time spent packing weights since the last TakePackTime
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
-	pool      *par.Pool       // the ops' worker goroutines, kept between ops (Close ends them)
+	pool      *par.Pool       // the ops' worker goroutines, kept between ops (Close ends them); nil below poolThreads
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -59,12 +59,23 @@ func New(threads int) *Backend {
 		ctx:     context.Background(),
 		scratch: make([][]float32, threads),
 		last:    time.Now(),
-		pool:    par.NewPool(threads),
 	}
-	// A backend dropped without Close still ends its workers (they hold the pool, not b).
-	runtime.AddCleanup(b, (*par.Pool).Close, b.pool)
+	if threads >= poolThreads {
+		b.pool = par.NewPool(threads)
+		// A backend dropped without Close still ends its workers (they hold the pool, not b).
+		runtime.AddCleanup(b, (*par.Pool).Close, b.pool)
+	}
 	return b
 }
+
+// poolThreads is the thread count from which the ops run on a pool of kept workers
+// (par.Pool) rather than on goroutines started per op: the wake-up of a loop's workers grows
+// with their number. On the 16-core device (8B tower, the pool against goroutines per op,
+// interleaved, 14 pairs a cell over two runs): 16 threads 0.87-1.11 of the block at 1,024
+// patches (medians 0.935, 0.919) and 0.88-1.12 at 5,120 (0.973, 0.965); 8 threads 1.00 and
+// 0.98 (one run); 2 threads 1.04-1.13 at 1,024 (pairs 0.65-2.02) and 1.04-1.11 at 5,120 (11 of
+// 14 pairs above 1), not understood, so 2 threads keep goroutines per op.
+const poolThreads = 8
 
 // Threads is the number of goroutines that ops are spread over.
 func (b *Backend) Threads() int { return b.threads }

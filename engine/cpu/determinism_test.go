@@ -1,7 +1,8 @@
 // determinism_test.go: thread count and weight alignment never change a single bit.
 //
-// Invariant: for every op, New(1), New(2) and New(7) produce bit-identical outputs, and a
-// weight at byte offset 1, 2 or 3 inside its region gives the bits of the aligned weight.
+// Invariant: for every op, New(1), New(2), New(7) and New(9) (at least poolThreads: its ops on
+// a par.Pool) produce bit-identical outputs, and a weight at byte offset 1, 2 or 3 inside its
+// region gives the bits of the aligned weight.
 // Both tests run once per MatMul kernel (generic, and AVX2+FMA where the CPU has it).
 // Mutation that would silently break it: a reduction whose chunking follows the worker count,
 // or a decode fast path taken on a misaligned address (checkptr / wrong bytes).
@@ -50,11 +51,14 @@ func sameBits(a, b []float32) (int, bool) {
 func TestThreadCountDeterminism(t *testing.T) {
 	forEachKernel(t, func(t *testing.T) {
 		var backends []*Backend
-		for _, n := range []int{1, 2, 7} {
+		for _, n := range []int{1, 2, 7, 9} {
 			be := New(n)
 			defer be.Close()
 			if be.Threads() != n {
 				t.Fatalf("New(%d).Threads() = %d", n, be.Threads())
+			}
+			if pooled := be.pool != nil; pooled != (n >= poolThreads) {
+				t.Fatalf("New(%d): on a pool %v, want %v (poolThreads %d)", n, pooled, n >= poolThreads, poolThreads)
 			}
 			backends = append(backends, be)
 		}

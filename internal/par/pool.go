@@ -71,8 +71,12 @@ func NewPool(size int) *Pool {
 	return p
 }
 
-// Close stops the workers (after the loop in flight, if any) and waits for them to exit.
+// Close stops the workers (after the loop in flight, if any) and waits for them to exit. A nil
+// pool has none.
 func (p *Pool) Close() {
+	if p == nil {
+		return
+	}
 	p.busy.Lock()
 	defer p.busy.Unlock()
 	if p.closed.Swap(true) {
@@ -85,7 +89,8 @@ func (p *Pool) Close() {
 	p.stopped.Wait()
 }
 
-// For is par.For on the pool's workers (see the package's For for the contract).
+// For is par.For on the pool's workers (see the package's For for the contract); on a nil
+// pool, par.For.
 func (p *Pool) For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
 	if p == nil || workers > p.size || p.closed.Load() || !p.busy.TryLock() {
 		return For(ctx, n, workers, fn)
