@@ -359,6 +359,19 @@ def ours_block_s(binary, ckpt, patches, threads, blocks):
     return json.loads(p.stdout)["block_s"]
 
 
+def ours_gemms(binary, ckpt, patches, threads):
+    """Our block-0 GEMMs at rows = patches: {(rows, in, out): (GFLOP/s, GFLOP/s with the weight
+    widened to float32 first or None)}, from `inspector bench --one --gemm` (fastest of 5 calls
+    each)."""
+    cmd = [binary, "bench", "--one", "--gemm", "--checkpoint", ckpt, "--patches", str(patches), "--threads",
+           str(threads), "--blocks", "1"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
+    return {(g["rows"], g["in"], g["out"]): (g["gflops"], g.get("gflops_f32_weights"))
+            for g in json.loads(p.stdout).get("gemms") or []}
+
+
 def spread(v, digits=2):
     """median (min-max) of v, the form every paired figure is printed in."""
     return f"{statistics.median(v):.{digits}f} ({min(v):.{digits}f}-{max(v):.{digits}f})"
@@ -366,7 +379,7 @@ def spread(v, digits=2):
 
 def paired(argv):
     """bench_torch.py --pairs CHECKPOINT --bin INSPECTOR --patches 1024,5120 --threads 2,8,16
-    [--rounds R] [--blocks B]
+    [--rounds R] [--blocks B] [--gemm]
 
     Ours and the anchor in pairs, seconds apart: every round runs every (threads, patches) cell
     once, each cell ours then the anchor (the order reversed every other round), so a machine
@@ -375,7 +388,10 @@ def paired(argv):
     range; the speed-up from the fewest threads to the most is each round's own (its two block
     times minutes apart at most), median and range. The anchor is built once and warmed once per
     patch count (first touch of its weights, its allocator) before the first round; ours runs in
-    a fresh process every time, as `inspector bench` runs it (its first-touch costs inside)."""
+    a fresh process every time, as `inspector bench` runs it (its first-touch costs inside).
+    With --gemm, each round also pairs our four GEMMs of block 0 (fastest of 5 calls each, and
+    again with the weight widened to float32 first) with torch's F.linear at the same shapes,
+    at the fewest threads and every patch count: the GEMM targets' ratios on the same footing."""
     ap = argparse.ArgumentParser(prog="bench_torch.py --pairs")
     ap.add_argument("checkpoint")
     ap.add_argument("--bin", required=True, help="the inspector to run")
@@ -383,6 +399,7 @@ def paired(argv):
     ap.add_argument("--threads", default=str(os.cpu_count()))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--blocks", type=int, default=4)
+    ap.add_argument("--gemm", action="store_true", help="also pair our GEMMs with torch's F.linear")
     args = ap.parse_args(argv)
     if torch is None:
         print("paired anchor skipped: torch is not installed (apt-get install python3-torch)")
@@ -397,7 +414,11 @@ def paired(argv):
     for p in patches:
         anchor(p, max(threads))
     pairs = {(t, p): [] for t in threads for p in patches}
+    D, I = cfg["hidden_size"], cfg["intermediate_size"]
+    gemm_pairs = {(p, k, n): [] for p in patches for (k, n) in [(D, 3 * D), (D, D), (D, I), (I, D)]}
     for r in range(args.rounds):
+        if args.gemm:
+            pair_gemms(args, min(threads), patches, gemm_pairs, r)
         for t in threads:
             for p in patches:
                 sides = {}
@@ -413,6 +434,15 @@ def paired(argv):
     for (t, p), v in pairs.items():
         print(f"{t:>8} {p:>8} {spread([o for o, _ in v], 3):>19} {spread([a for _, a in v], 3):>19} "
               f"{spread([o / a for o, a in v]):>17}")
+    if args.gemm:
+        print(f"GEMMs at {min(threads)} threads in pairs, against torch's F.linear ({torch_blas()}), float32")
+        print(f"{'rows x in x out':>22} {'ours GFLOP/s':>16} {'torch GFLOP/s':>16} {'ours/torch':>17} {'ours/f32-w':>17}")
+        for (m, k, n), v in gemm_pairs.items():
+            line = (f"{f'{m}x{k}x{n}':>22} {spread([o for o, _, _ in v], 0):>16} {spread([a for _, a, _ in v], 0):>16} "
+                    f"{spread([o / a for o, a, _ in v]):>17}")
+            if all(f for _, _, f in v):
+                line += f" {spread([o / f for o, _, f in v]):>17}"
+            print(line)
     if len(threads) > 1:
         lo, hi = min(threads), max(threads)
         print(f"speed-up {lo} -> {hi} threads, each round's own (block time at {lo} over block time at {hi}):")
@@ -420,6 +450,28 @@ def paired(argv):
             ours = [x[0] / y[0] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
             anch = [x[1] / y[1] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
             print(f"  {p} patches: ours {spread(ours)}; anchor {spread(anch)}")
+
+
+def pair_gemms(args, threads, patches, gemm_pairs, r):
+    """One round of --gemm: per patch count, our four GEMMs and torch's F.linear at their
+    shapes, the side first in odd rounds second in even ones, into gemm_pairs[(rows, in,
+    out)] as (ours, torch, ours with float32 weights or None)."""
+    for p in patches:
+        sides = {}
+        for side in (("ours", "torch") if r % 2 == 0 else ("torch", "ours")):
+            if sides:
+                time.sleep(0.2)
+            if side == "ours":
+                sides[side] = ours_gemms(args.bin, args.checkpoint, p, threads)
+            else:
+                sides[side] = {key: torch_linear_rate(*key, threads) for key in gemm_pairs if key[0] == p}
+        for key in sides["torch"]:
+            ours, f32w = sides["ours"].get(key, (None, None))
+            if ours is None:
+                raise SystemExit(f"inspector bench --gemm gave no {key[0]}x{key[1]}x{key[2]} GEMM")
+            gemm_pairs[key].append((ours, sides["torch"][key], f32w))
+        print(f"  round {r + 1}, GEMMs at {threads} threads, {p} rows: ours/torch "
+              + ", ".join(f"{sides['ours'][key][0] / sides['torch'][key]:.2f}" for key in sides["torch"]), flush=True)
 
 
 def main():
