@@ -1,6 +1,7 @@
 // Package par is the project's one parallel-for: tasks [0, n) handed out one at a time to a
 // few goroutines, stopped when a context is done, a panic in a task re-raised on the caller.
-// The CPU backend, the probes and image preprocessing all use it.
+// The CPU backend, the probes and image preprocessing all use it; the CPU backend, from
+// 8 threads, on a Pool's goroutines kept between loops (pool.go).
 //
 // Invariant: every task index in [0, n) runs exactly once (unless ctx stops the loop), and
 // which goroutine runs it never changes what it computes: callers key only scratch memory on
