@@ -3,6 +3,7 @@ package par
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -150,5 +151,33 @@ func TestPoolCloseEndsWorkers(t *testing.T) {
 	p.For(context.Background(), 5, 6, func(_, _ int) { ran.Add(1) })
 	if ran.Load() != 5 {
 		t.Fatalf("closed pool ran %d of 5 tasks", ran.Load())
+	}
+}
+
+// BenchmarkLoop: the wall of one loop of `threads` tasks of ~5 us each, 20 us of the caller's
+// own work between loops (an op's bookkeeping), on goroutines started per loop (For) and on a
+// Pool: what a loop costs beyond its work, the pool's case for existing. Per thread count up to
+// NumCPU.
+func BenchmarkLoop(b *testing.B) {
+	work := func(d time.Duration) {
+		for start := time.Now(); time.Since(start) < d; {
+		}
+	}
+	for threads := 2; threads <= runtime.NumCPU(); threads *= 2 {
+		p := NewPool(threads)
+		for _, way := range []string{"for", "pool"} {
+			b.Run(fmt.Sprintf("%s/threads%d", way, threads), func(b *testing.B) {
+				for range b.N {
+					task := func(_, _ int) { work(5 * time.Microsecond) }
+					if way == "pool" {
+						p.For(context.Background(), threads, threads, task)
+					} else {
+						For(context.Background(), threads, threads, task)
+					}
+					work(20 * time.Microsecond)
+				}
+			})
+		}
+		p.Close()
 	}
 }
