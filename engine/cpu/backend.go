@@ -75,10 +75,10 @@ func New(threads int) *Backend {
 // patches (medians 0.935, 0.919) and 0.88-1.12 at 5,120 (0.973, 0.965); 8 threads 1.00 and
 // 0.98 (one run); 2 threads 1.04-1.13 at 1,024 (pairs 0.65-2.02) and 1.04-1.11 at 5,120 (11 of
 // 14 pairs above 1), not understood, so 2 threads keep goroutines per op. This repository's
-// 2-core VM agrees (par's BenchmarkLoop, 2 threads, 5 us tasks, 20 us between loops, five
-// runs): 54-75 us a loop on goroutines per loop, 75-97 on the pool; spinning without
-// runtime.Gosched 87-234, with a PAUSE in every poll 182-291 (a guess: the hypervisor takes
-// the spinning vCPU away, as KVM's pause-loop exiting does).
+// 2-core VM agrees (par's BenchmarkLoop, 2 threads, 5 us tasks, 20 us between loops, six
+// runs, three for each variant): 54-75 us a loop on goroutines per loop, 75-97 on the pool;
+// spinning without runtime.Gosched 87-234, with a PAUSE in every poll 182-291 (a guess: the
+// hypervisor takes the spinning vCPU away, as KVM's pause-loop exiting does).
 const poolThreads = 8
 
 // Threads is the number of goroutines that ops are spread over.
