@@ -348,28 +348,41 @@ def summary(paths):
             print(f"  {p} patches: ours {', '.join(ours)}; anchor {', '.join(anch) or '-'}")
 
 
-def ours_block_s(binary, ckpt, patches, threads, blocks):
-    """Our median block seconds: `inspector bench --one` in a process of its own (mapped
-    residency, the default tile), as `inspector bench` runs each configuration."""
+def ours_one(binary, ckpt, patches, threads, *extra):
+    """`inspector bench --one` at patches and threads in a process of its own (mapped
+    residency, the default tile), as `inspector bench` runs each configuration: its JSON."""
     cmd = [binary, "bench", "--one", "--checkpoint", ckpt, "--patches", str(patches), "--threads", str(threads),
-           "--blocks", str(blocks)]
+           *extra]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
-    return json.loads(p.stdout)["block_s"]
+    return json.loads(p.stdout)
 
 
 def ours_gemms(binary, ckpt, patches, threads):
     """Our block-0 GEMMs at rows = patches: {(rows, in, out): (GFLOP/s, GFLOP/s with the weight
     widened to float32 first or None)}, from `inspector bench --one --gemm` (fastest of 5 calls
     each)."""
-    cmd = [binary, "bench", "--one", "--gemm", "--checkpoint", ckpt, "--patches", str(patches), "--threads",
-           str(threads), "--blocks", "1"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
-    return {(g["rows"], g["in"], g["out"]): (g["gflops"], g.get("gflops_f32_weights"))
-            for g in json.loads(p.stdout).get("gemms") or []}
+    res = ours_one(binary, ckpt, patches, threads, "--gemm", "--blocks", "1")
+    return {(g["rows"], g["in"], g["out"]): (g["gflops"], g.get("gflops_f32_weights")) for g in res.get("gemms") or []}
+
+
+def block_gemms(cfg, rows):
+    """The block's four GEMM shapes (rows, in, out): qkv, proj, fc1, fc2."""
+    D, I = cfg["hidden_size"], cfg["intermediate_size"]
+    return [(rows, D, 3 * D), (rows, D, D), (rows, D, I), (rows, I, D)]
+
+
+def in_turn(r, ours, other):
+    """(ours(), other()), ours run first in even rounds and second in odd ones, 0.2 s between
+    them (the first side's worker threads spin down)."""
+    if r % 2 == 0:
+        a = ours()
+        time.sleep(0.2)
+        return a, other()
+    b = other()
+    time.sleep(0.2)
+    return ours(), b
 
 
 def spread(v, digits=2):
@@ -414,22 +427,17 @@ def paired(argv):
     for p in patches:
         anchor(p, max(threads))
     pairs = {(t, p): [] for t in threads for p in patches}
-    D, I = cfg["hidden_size"], cfg["intermediate_size"]
-    gemm_pairs = {(p, k, n): [] for p in patches for (k, n) in [(D, 3 * D), (D, D), (D, I), (I, D)]}
+    gemm_pairs = {shape: [] for p in patches for shape in block_gemms(cfg, p)}
     for r in range(args.rounds):
         if args.gemm:
-            pair_gemms(args, min(threads), patches, gemm_pairs, r)
+            pair_gemms(args, cfg, min(threads), patches, gemm_pairs, r)
         for t in threads:
             for p in patches:
-                sides = {}
-                for side in (("ours", "anchor") if r % 2 == 0 else ("anchor", "ours")):
-                    if sides:
-                        time.sleep(0.2)  # the other side's worker threads spin down
-                    sides[side] = (ours_block_s(args.bin, args.checkpoint, p, t, args.blocks) if side == "ours"
-                                   else anchor(p, t))
-                pairs[(t, p)].append((sides["ours"], sides["anchor"]))
-                print(f"  round {r + 1}, {t} threads, {p} patches: ours {sides['ours']:.3f} s, anchor "
-                      f"{sides['anchor']:.3f} s, {sides['ours'] / sides['anchor']:.2f}", flush=True)
+                o, a = in_turn(r, lambda: ours_one(args.bin, args.checkpoint, p, t, "--blocks", str(args.blocks))["block_s"],
+                               lambda: anchor(p, t))
+                pairs[(t, p)].append((o, a))
+                print(f"  round {r + 1}, {t} threads, {p} patches: ours {o:.3f} s, anchor {a:.3f} s, {o / a:.2f}",
+                      flush=True)
     print(f"{'threads':>8} {'patches':>8} {'ours s':>19} {'anchor s':>19} {'ours/anchor':>17}")
     for (t, p), v in pairs.items():
         print(f"{t:>8} {p:>8} {spread([o for o, _ in v], 3):>19} {spread([a for _, a in v], 3):>19} "
@@ -452,26 +460,20 @@ def paired(argv):
             print(f"  {p} patches: ours {spread(ours)}; anchor {spread(anch)}")
 
 
-def pair_gemms(args, threads, patches, gemm_pairs, r):
+def pair_gemms(args, cfg, threads, patches, gemm_pairs, r):
     """One round of --gemm: per patch count, our four GEMMs and torch's F.linear at their
     shapes, the side first in odd rounds second in even ones, into gemm_pairs[(rows, in,
     out)] as (ours, torch, ours with float32 weights or None)."""
     for p in patches:
-        sides = {}
-        for side in (("ours", "torch") if r % 2 == 0 else ("torch", "ours")):
-            if sides:
-                time.sleep(0.2)
-            if side == "ours":
-                sides[side] = ours_gemms(args.bin, args.checkpoint, p, threads)
-            else:
-                sides[side] = {key: torch_linear_rate(*key, threads) for key in gemm_pairs if key[0] == p}
-        for key in sides["torch"]:
-            ours, f32w = sides["ours"].get(key, (None, None))
-            if ours is None:
+        shapes = block_gemms(cfg, p)
+        ours, tl = in_turn(r, lambda: ours_gemms(args.bin, args.checkpoint, p, threads),
+                           lambda: {key: torch_linear_rate(*key, threads) for key in shapes})
+        for key in shapes:
+            if key not in ours:
                 raise SystemExit(f"inspector bench --gemm gave no {key[0]}x{key[1]}x{key[2]} GEMM")
-            gemm_pairs[key].append((ours, sides["torch"][key], f32w))
+            gemm_pairs[key].append((ours[key][0], tl[key], ours[key][1]))
         print(f"  round {r + 1}, GEMMs at {threads} threads, {p} rows: ours/torch "
-              + ", ".join(f"{sides['ours'][key][0] / sides['torch'][key]:.2f}" for key in sides["torch"]), flush=True)
+              + ", ".join(f"{ours[key][0] / tl[key]:.2f}" for key in shapes), flush=True)
 
 
 def main():
@@ -493,7 +495,6 @@ def main():
     threads = args.threads or ours.get("threads") or os.cpu_count()
     with open(os.path.join(args.checkpoint, "config.json")) as f:
         cfg = json.load(f)["vision_config"]
-    D, I = cfg["hidden_size"], cfg["intermediate_size"]
     for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         if var in os.environ and not (var == "OPENBLAS_CORETYPE" and "BENCH_OPENBLAS_DETECTED" in os.environ):
             print(f"note: {var}={os.environ[var]} is set; the OpenBLAS anchor is then not OpenBLAS's own choice")
@@ -528,7 +529,7 @@ def main():
         S = r["patches"]
         ours_g = {(g["rows"], g["in"], g["out"]): g["gflops"] for g in r.get("gemms") or []}
         ours_f32w = {(g["rows"], g["in"], g["out"]): g.get("gflops_f32_weights") for g in r.get("gemms") or []}
-        for (m, k, n) in [(S, D, 3 * D), (S, D, D), (S, D, I), (S, I, D)]:
+        for (m, k, n) in block_gemms(cfg, S):
             blas = sgemm_rate(m, k, n)
             mine = ours_g.get((m, k, n))
             line = f"{f'{m}x{k}x{n}':>22} " + (f"{'-':>13} {blas:>17.0f} {'-':>14}" if mine is None else f"{mine:>13.0f} {blas:>17.0f} {mine / blas:>14.2f}")

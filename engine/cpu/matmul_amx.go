@@ -158,10 +158,7 @@ func (m *mmJob) blockAMX(a, w []uint16, r, r1, nb, k0, kn, kc int, ws []float32)
 func (b *Backend) vnniWeight(job *mmJob, kc, nbs int) []uint16 {
 	n16 := 2 * nbs * kc * amxVNNI
 	fill := func(buf []float32) {
-		dst := unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16)
-		b.parallel(2*nbs, func(_, t int) {
-			job.packVNNI(dst[t*kc*amxVNNI:(t+1)*kc*amxVNNI], 16*t, kc)
-		})
+		b.packVNNITiles(job, unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16), kc, nbs)
 	}
 	key := packKey{job.w.Region.ID, job.w.Offset, job.w.Name, job.w.DType, -amxBlock, job.in, job.out}
 	buf := b.cachedPack(key, n16/2, fill)
@@ -176,6 +173,14 @@ func (b *Backend) vnniWeight(job *mmJob, kc, nbs int) []uint16 {
 		return nil
 	}
 	return unsafe.Slice((*uint16)(unsafe.Pointer(&buf[0])), n16)
+}
+
+// packVNNITiles writes all 2*nbs 16-column tiles of job's weight into dst (kc chunks each),
+// in parallel over tiles.
+func (b *Backend) packVNNITiles(job *mmJob, dst []uint16, kc, nbs int) {
+	b.parallel(2*nbs, func(_, t int) {
+		job.packVNNI(dst[t*kc*amxVNNI:(t+1)*kc*amxVNNI], 16*t, kc)
+	})
 }
 
 // packVNNI writes one 16-column tile's chunks (W rows [o0, o0+16)) into dst. With 16 whole

@@ -36,11 +36,11 @@ func BenchmarkPackPanel(b *testing.B) {
 	})
 }
 
-// BenchmarkPackVNNIThreads: the AMX path's once-a-pass pack (kernel.Transpose of the weight's
-// k pairs into VNNI tiles, as vnniWeight's fill runs it) on 1 to NumCPU threads, the source
-// fc1-sized BF16 weights (9.9 MB each) packed in turn: 12 (119 MB: in a large L3) or 48 (476
-// MB: from memory, as a pass's first read of a block's weights is). The GB/s of weight packed
-// say whether the pack scales with threads or is bound by the memory they share.
+// BenchmarkPackVNNIThreads: the AMX path's once-a-pass pack (packVNNITiles, as vnniWeight's
+// fill runs it) on 1 to NumCPU threads, the source fc1-sized BF16 weights (9.9 MB each) packed
+// in turn: 12 (src113MB, MiB: in a large L3) or 48 (src453MB: from memory, as a pass's first
+// read of a block's weights is). The GB/s of weight packed say whether the pack scales with
+// threads or is bound by the memory they share.
 func BenchmarkPackVNNIThreads(b *testing.B) {
 	const in, out = 1152, 4304
 	r := rand.New(rand.NewPCG(1, 2))
@@ -58,10 +58,7 @@ func BenchmarkPackVNNIThreads(b *testing.B) {
 				be := New(threads)
 				defer be.Close()
 				for i := range b.N {
-					m := jobs[i%weights]
-					be.parallel(2*nbs, func(_, t int) {
-						m.packVNNI(dst[t*kc*amxVNNI:(t+1)*kc*amxVNNI], 16*t, kc)
-					})
+					be.packVNNITiles(jobs[i%weights], dst, kc, nbs)
 				}
 				b.ReportMetric(float64(2*in*out)*float64(b.N)/float64(b.Elapsed().Nanoseconds()), "GB/s")
 			})

@@ -41,8 +41,7 @@ type Pool struct {
 	loop    atomic.Pointer[poolLoop] // the latest loop: a new pointer is a new loop to join
 	pending atomic.Int64             // the current loop's workers (not the caller) still inside it
 	closed  atomic.Bool
-	workers []poolWorker
-	caller  poolWorker // the caller's sleep while it waits for the workers
+	workers []poolWorker // by worker id; 0 is the caller's sleep while it waits for the others
 	stopped sync.WaitGroup
 }
 
@@ -61,12 +60,14 @@ type poolLoop struct {
 
 // NewPool starts a pool for loops of at most size workers (size-1 goroutines; none for 1).
 func NewPool(size int) *Pool {
-	p := &Pool{size: max(1, size), caller: poolWorker{wake: make(chan struct{}, 1)}}
+	p := &Pool{size: max(1, size)}
 	p.workers = make([]poolWorker, p.size)
-	for w := 1; w < p.size; w++ {
+	for w := range p.workers {
 		p.workers[w].wake = make(chan struct{}, 1)
-		p.stopped.Add(1)
-		go p.work(w)
+		if w > 0 {
+			p.stopped.Add(1)
+			go p.work(w)
+		}
 	}
 	return p
 }
@@ -84,7 +85,7 @@ func (p *Pool) Close() {
 	}
 	p.loop.Store(&poolLoop{}) // a new pointer: every worker wakes, sees closed and exits
 	for w := 1; w < p.size; w++ {
-		p.wakeUp(&p.workers[w])
+		p.workers[w].wakeUp()
 	}
 	p.stopped.Wait()
 }
@@ -92,7 +93,7 @@ func (p *Pool) Close() {
 // For is par.For on the pool's workers (see the package's For for the contract); on a nil
 // pool, par.For.
 func (p *Pool) For(ctx context.Context, n, workers int, fn func(worker, task int)) error {
-	if p == nil || workers > p.size || p.closed.Load() || !p.busy.TryLock() {
+	if p == nil || workers > p.size || !p.busy.TryLock() {
 		return For(ctx, n, workers, fn)
 	}
 	defer p.busy.Unlock()
@@ -107,15 +108,15 @@ func (p *Pool) start(workers int, body func(w int), faults bool) (wait func()) {
 	p.pending.Store(int64(workers - 1))
 	p.loop.Store(&poolLoop{workers: workers, body: body, faults: faults})
 	for w := 1; w < workers; w++ {
-		p.wakeUp(&p.workers[w])
+		p.workers[w].wakeUp()
 	}
 	return func() {
-		p.await(&p.caller, func() bool { return p.pending.Load() == 0 })
+		p.workers[0].await(func() bool { return p.pending.Load() == 0 })
 	}
 }
 
 // wakeUp wakes s if it sleeps (or is about to).
-func (p *Pool) wakeUp(s *poolWorker) {
+func (s *poolWorker) wakeUp() {
 	if s.parked.Swap(false) {
 		s.wake <- struct{}{}
 	}
@@ -128,7 +129,7 @@ func (p *Pool) work(w int) {
 	defer p.stopped.Done()
 	var seen *poolLoop
 	for {
-		p.await(&p.workers[w], func() bool { return p.loop.Load() != seen })
+		p.workers[w].await(func() bool { return p.loop.Load() != seen })
 		l := p.loop.Load()
 		seen = l
 		if p.closed.Load() {
@@ -140,14 +141,14 @@ func (p *Pool) work(w int) {
 		debug.SetPanicOnFault(l.faults)
 		l.body(w)
 		if p.pending.Add(-1) == 0 {
-			p.wakeUp(&p.caller)
+			p.workers[0].wakeUp()
 		}
 	}
 }
 
 // await returns once ready() holds: checking it for spinFor (yielding the thread now and then
 // to any other goroutine), then asleep on s.wake until a wakeUp, checking again each time.
-func (p *Pool) await(s *poolWorker, ready func() bool) {
+func (s *poolWorker) await(ready func() bool) {
 	start := time.Now()
 	for i := 0; !ready(); i++ {
 		if i%64 != 63 {
