@@ -26,6 +26,7 @@ var commands = []command{
 	{"compare", "one image under two settings: per-block medians over interleaved passes, B/A with its interval, the verdict", cmdCompare, false},
 	{"sweep", "ablate every head (or block) in turn: how far each block's output and the merger move, as CSV or JSON", cmdSweep, false},
 	{"bench", "time the tower per block over patch counts, tile sizes and residency modes", cmdBench, false},
+	{"ceiling", "the machine's own compute ceiling: the CPU engine's FMA and AMX kernels on N threads at once, GFLOP/s a thread", cmdCeiling, false},
 	{"gpumodel", "what the Metal kernels should take per block and kernel on named Apple GPUs (on a Mac: measured beside)", cmdGPUModel, false},
 	{"selftest", "check this machine's backends against the CPU engine (run it first on a Mac)", cmdSelftest, false},
 	{"metal-probe", "the start-up probe's child: touch Metal, answer as JSON", cmdMetalProbe, true},

@@ -367,6 +367,18 @@ def ours_gemms(binary, ckpt, patches, threads):
     return {(g["rows"], g["in"], g["out"]): (g["gflops"], g.get("gflops_f32_weights")) for g in res.get("gemms") or []}
 
 
+def ceiling_speedups(binary, lo, hi):
+    """`inspector ceiling` at lo and hi threads, now: {unit: hi threads' rate over lo threads'
+    (all threads, GFLOP/s)}, what code running at the machine's own ceiling would gain from lo to
+    hi threads; {} when the inspector has no ceiling command or no kernel to time."""
+    p = subprocess.run([binary, "ceiling", "--threads", f"{lo},{hi}", "--seconds", "0.3", "--json"],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return {}
+    rate = {(u["unit"], u["threads"]): u["gflops_per_thread"] * u["threads"] for u in json.loads(p.stdout)}
+    return {unit: rate[(unit, hi)] / rate[(unit, lo)] for unit, t in rate if t == lo and (unit, hi) in rate}
+
+
 def block_gemms(cfg, rows):
     """The block's four GEMM shapes (rows, in, out): qkv, proj, fc1, fc2."""
     D, I = cfg["hidden_size"], cfg["intermediate_size"]
@@ -404,7 +416,10 @@ def paired(argv):
     a fresh process every time, as `inspector bench` runs it (its first-touch costs inside).
     With --gemm, each round also pairs our four GEMMs of block 0 (fastest of 5 calls each, and
     again with the weight widened to float32 first) with torch's F.linear at the same shapes,
-    at the fewest threads and every patch count: the GEMM targets' ratios on the same footing."""
+    at the fewest threads and every patch count: the GEMM targets' ratios on the same footing.
+    With more than one thread count, each round also times the machine's own ceiling (`inspector
+    ceiling` at the fewest and the most threads): the speed-up code at that ceiling would get,
+    beside ours and the anchor's."""
     ap = argparse.ArgumentParser(prog="bench_torch.py --pairs")
     ap.add_argument("checkpoint")
     ap.add_argument("--bin", required=True, help="the inspector to run")
@@ -428,9 +443,15 @@ def paired(argv):
         anchor(p, max(threads))
     pairs = {(t, p): [] for t in threads for p in patches}
     gemm_pairs = {shape: [] for p in patches for shape in block_gemms(cfg, p)}
+    ceilings = []  # per round: {unit: the machine's own speed-up from the fewest threads to the most}
     for r in range(args.rounds):
         if args.gemm:
             pair_gemms(args, cfg, min(threads), patches, gemm_pairs, r)
+        if len(threads) > 1:
+            ceilings.append(ceiling_speedups(args.bin, min(threads), max(threads)))
+            if ceilings[-1]:
+                print(f"  round {r + 1}, the machine's ceiling {min(threads)} -> {max(threads)} threads: "
+                      + ", ".join(f"{u} {x:.2f}" for u, x in ceilings[-1].items()), flush=True)
         for t in threads:
             for p in patches:
                 o, a = in_turn(r, lambda: ours_one(args.bin, args.checkpoint, p, t, "--blocks", str(args.blocks))["block_s"],
@@ -458,6 +479,10 @@ def paired(argv):
             ours = [x[0] / y[0] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
             anch = [x[1] / y[1] for x, y in zip(pairs[(lo, p)], pairs[(hi, p)])]
             print(f"  {p} patches: ours {spread(ours)}; anchor {spread(anch)}")
+        units = [u for u in ceilings[0] if all(u in c for c in ceilings)] if all(ceilings) else []
+        if units:
+            print(f"  the machine's own ceiling (inspector ceiling: each unit's kernel on every thread at once, data "
+                  f"in cache), each round's: " + "; ".join(f"{u} {spread([c[u] for c in ceilings])}" for u in units))
 
 
 def pair_gemms(args, cfg, threads, patches, gemm_pairs, r):

@@ -1,0 +1,116 @@
+package main
+
+// ceiling.go: `inspector ceiling`: the machine's own compute ceiling for the CPU engine's
+// kernels (engine/cpu's Ceiling: each unit on N threads at once, data in cache), GFLOP/s a
+// thread, and the speed-up over the fewest threads that code running at that ceiling would
+// get. It is the yardstick for a thread-scaling figure: make bench's pairs run it beside the
+// tower, so our 2 -> 16 speed-up is read against the machine's in the same run.
+//
+// Invariant: the speed-up column is (threads x rate) over (fewest threads x their rate) of the
+// same unit in this one call, so a machine whose cores slow down as more run shows it here.
+// Mutation that would silently break it: dividing by the 1-thread rate measured once per
+// process start instead, which mixes a quiet moment with a loaded one.
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
+)
+
+func cmdCeiling(args []string, stdout, stderr io.Writer) error {
+	var threadList string
+	var seconds float64
+	var asJSON bool
+	fs := flag.NewFlagSet("ceiling", flag.ContinueOnError)
+	fs.StringVar(&threadList, "threads", defaultCeilingThreads(), "thread counts, comma-separated")
+	fs.Float64Var(&seconds, "seconds", 0.5, "time per unit and thread count (0.05 to 60)")
+	fs.BoolVar(&asJSON, "json", false, "print the rates as JSON instead of a table")
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	threads, err := intList("--threads", threadList, engine.ThreadsBound.Lo, engine.ThreadsBound.Hi)
+	if err != nil {
+		return err
+	}
+	if !(seconds >= 0.05 && seconds <= 60) {
+		return fmt.Errorf("--seconds %g: want 0.05 to 60", seconds)
+	}
+	ctx := interruptible("ceiling")
+	defer ctx.Stop()
+	var rates []cpu.UnitRate
+	for _, n := range threads {
+		rates = append(rates, cpu.Ceiling(ctx, n, time.Duration(seconds*float64(time.Second)))...)
+		if ctx.Err() != nil {
+			return fmt.Errorf("cancelled after %d of %d thread counts", len(rates), len(threads))
+		}
+	}
+	if len(rates) == 0 {
+		return fmt.Errorf("no FMA or AMX kernel on this machine (%s): the CPU engine runs its generic code, which has no ceiling of its own", runtime.GOARCH)
+	}
+	if asJSON {
+		return json.NewEncoder(stdout).Encode(rates)
+	}
+	printCeiling(stdout, rates)
+	return nil
+}
+
+// defaultCeilingThreads is 1, 2, 4, ... and every core.
+func defaultCeilingThreads() string {
+	var s []string
+	for n := 1; n < runtime.NumCPU(); n *= 2 {
+		s = append(s, strconv.Itoa(n))
+	}
+	return strings.Join(append(s, strconv.Itoa(runtime.NumCPU())), ",")
+}
+
+// printCeiling writes a row per unit and thread count: the rate a thread, all threads', and
+// the speed-up over the unit's fewest threads in this call.
+func printCeiling(w io.Writer, rates []cpu.UnitRate) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "unit\tthreads\tGFLOP/s a thread\tGFLOP/s\tspeed-up\t")
+	units := []string{}
+	for _, r := range rates {
+		if !slices.Contains(units, r.Unit) {
+			units = append(units, r.Unit)
+		}
+	}
+	for _, u := range units {
+		var base *cpu.UnitRate
+		for i := range rates {
+			r := &rates[i]
+			if r.Unit != u {
+				continue
+			}
+			if base == nil || r.Threads < base.Threads {
+				base = r
+			}
+		}
+		for _, r := range rates {
+			if r.Unit == u {
+				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.2f\t\n", r.Unit, r.Threads, r.GFLOPsPerThread,
+					r.GFLOPsPerThread*float64(r.Threads), ceilingSpeedUp(*base, r))
+			}
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "Each unit's kernel on every thread at once, data in cache, float32 flops; speed-up: all threads' rate over the fewest threads' (what an op at this ceiling would gain).")
+}
+
+// ceilingSpeedUp is what code at the ceiling gains from base's threads to r's.
+func ceilingSpeedUp(base, r cpu.UnitRate) float64 {
+	return r.GFLOPsPerThread * float64(r.Threads) / (base.GFLOPsPerThread * float64(base.Threads))
+}
