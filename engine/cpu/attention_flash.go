@@ -87,8 +87,20 @@ func rows(buf *[][fmaMR]unsafe.Pointer, n int) [][fmaMR]unsafe.Pointer {
 // at the next task, well within a second, whatever the page.
 const flashTaskFLOPs = 1e10
 
+// flashTailFLOPs bounds a task's work where a (segment, head) is cut across threads anyway (more
+// threads than the heads keep busy): the loop ends when its slowest thread does, and with the 4
+// tasks a thread that the cut asks for, one late task kept the other threads waiting for up to a
+// quarter of the op. At 5,120 patches (16 heads) it cuts each head into 27 tasks instead of 4
+// (16 threads) or 2 (8). Measured on the 16-core device (8B tower, bench --one, six
+// interleaved rounds, the bound against none): the attention op 0.873 (0.822-0.925, 6 of 6
+// under 1) at 16 threads and 0.856 (0.826-1.031) at 8; at 1,024 patches the cut is unchanged
+// (its tasks are under the bound). Where the heads alone give every thread 4 tasks (2 threads)
+// a head stays one task, packed once. The cut never changes a bit.
+const flashTailFLOPs = 3e8
+
 // flashTasks cuts each (segment, head) into as few query ranges as leave 4 tasks per thread,
-// each within flashTaskFLOPs and a whole number of attQueries blocks: a worker packs a head's
+// each within flashTaskFLOPs (flashTailFLOPs where a head is cut anyway) and a whole number of
+// attQueries blocks: a worker packs a head's
 // K and V once per range it takes, so on 2 threads with 16 heads each head is packed once
 // (not once per worker, as with one task per query block). The cut never changes the bits.
 func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
@@ -103,13 +115,18 @@ func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
 }
 
 // cutPair cuts the queries of segment sg, head h into about perHead ranges of whole attQueries
-// blocks, each within flashTaskFLOPs (none when sg has no query).
+// blocks, each within flashTaskFLOPs, and within flashTailFLOPs when perHead > 1 (none when sg
+// has no query).
 func cutPair(sg backend.Segment, h, perHead, hd int) []attTask {
 	Lq, Lk := sg.Len(), sg.Keys().Len()
 	if Lq == 0 {
 		return nil
 	}
-	most := max(attQueries, int(flashTaskFLOPs/(4*float64(Lk)*float64(hd)))/attQueries*attQueries)
+	bound := flashTaskFLOPs
+	if perHead > 1 {
+		bound = flashTailFLOPs
+	}
+	most := max(attQueries, int(bound/(4*float64(Lk)*float64(hd)))/attQueries*attQueries)
 	per := min(most, chunks(chunks(Lq, perHead), attQueries)*attQueries)
 	var tasks []attTask
 	for q0 := sg.Start; q0 < sg.End; q0 += per {

@@ -244,7 +244,8 @@ func TestRowBlock(t *testing.T) {
 
 // TestFlashTasks: every (segment, head, query) in exactly one task, tasks whole attQueries
 // blocks (but a segment's last), none past flashTaskFLOPs unless it is one block (the bound on
-// how long a cancel waits), and one task per head where the heads alone keep the threads busy.
+// how long a cancel waits) nor, where a head is cut anyway, past flashTailFLOPs (the loop's
+// tail), and one task per head where the heads alone keep the threads busy.
 func TestFlashTasks(t *testing.T) {
 	for _, c := range []struct {
 		segs           []backend.Segment
@@ -252,7 +253,9 @@ func TestFlashTasks(t *testing.T) {
 		wantPerHead    int // tasks per (segment, head); 0: not checked
 	}{
 		{conformance.Cuts(0, 5120), 16, 2, 1},
-		{conformance.Cuts(0, 1024), 16, 16, 3}, // 4 per head asked, 256 queries rounded up to 384
+		{conformance.Cuts(0, 1024), 16, 16, 3},  // 4 per head asked, 256 queries rounded up to 384
+		{conformance.Cuts(0, 5120), 16, 16, 27}, // cut anyway: tasks within flashTailFLOPs, 192 queries
+		{conformance.Cuts(0, 5120), 16, 8, 27},
 		{conformance.Cuts(0, 65536), 16, 2, 0},
 		{conformance.Cuts(0, 1, 100, 700), 3, 7, 0},
 	} {
@@ -265,8 +268,12 @@ func TestFlashTasks(t *testing.T) {
 			if tk.q1 != tk.seg.End && n%attQueries != 0 {
 				t.Errorf("%v: task %v is not whole query blocks", c.segs, tk)
 			}
-			if flops := 4 * float64(n) * float64(tk.seg.End-tk.seg.Start) * hd; flops > flashTaskFLOPs && n > attQueries {
-				t.Errorf("%v: task %v does %.3g FLOPs, more than %.3g", c.segs, tk, flops, flashTaskFLOPs)
+			bound := flashTaskFLOPs
+			if max(1, chunks(4*c.threads, len(c.segs)*c.heads)) > 1 { // a head cut across threads anyway
+				bound = flashTailFLOPs
+			}
+			if flops := 4 * float64(n) * float64(tk.seg.Keys().Len()) * hd; flops > bound && n > attQueries {
+				t.Errorf("%v threads %d: task %v does %.3g FLOPs, more than %.3g", c.segs, c.threads, tk, flops, bound)
 			}
 			perHead[[2]int{tk.seg.Start, tk.head}]++
 			for q := tk.q0; q < tk.q1; q++ {
@@ -291,7 +298,7 @@ func TestFlashTasks(t *testing.T) {
 // TestFlashWaves: where an image's heads are fewer than 4 tasks a thread, the call runs in
 // waves of at most `threads` (segment, head) pairs, each pair in exactly one wave and slot,
 // every task of a wave naming the slot of its own pair, every (segment, head, query) in
-// exactly one task, and 4 tasks a thread asked per wave; where the pairs alone keep the
+// exactly one task, and 4 tasks a thread asked per wave (more where flashTailFLOPs cuts); where the pairs alone keep the
 // threads busy there are no waves (the per-worker packing already packs each pair once).
 func TestFlashWaves(t *testing.T) {
 	const hd = 72
@@ -302,7 +309,8 @@ func TestFlashWaves(t *testing.T) {
 		tasks          int // tasks in all (0: not checked)
 	}{
 		{conformance.Cuts(0, 1024), 16, 16, 1, 48},      // 4 a head asked, 256 queries rounded up to 384
-		{conformance.Cuts(0, 5120), 16, 8, 2, 64},       // 8 heads a wave, 4 tasks each
+		{conformance.Cuts(0, 5120), 16, 8, 2, 432},      // 8 heads a wave, each cut within flashTailFLOPs: 27 tasks of 192 queries
+		{conformance.Cuts(0, 5120), 16, 16, 1, 432},     // (4 a head asked: 1,280 queries, past the bound)
 		{conformance.Cuts(0, 512, 1024), 16, 16, 2, 96}, // two frames: 128 queries a task asked, 192 given
 		{conformance.Cuts(0, 1, 1, 700), 3, 5, 2, 0},    // an empty segment has no pair
 		{conformance.Cuts(0, 5120), 16, 2, 0, 0},
