@@ -52,10 +52,10 @@ func cmdCeiling(args []string, stdout, stderr io.Writer) error {
 	ctx := interruptible("ceiling")
 	defer ctx.Stop()
 	var rates []cpu.UnitRate
-	for _, n := range threads {
+	for i, n := range threads {
 		rates = append(rates, cpu.Ceiling(ctx, n, time.Duration(seconds*float64(time.Second)))...)
 		if ctx.Err() != nil {
-			return fmt.Errorf("cancelled after %d of %d thread counts", len(rates), len(threads))
+			return fmt.Errorf("cancelled during thread count %d (%d of %d): no rates printed", n, i+1, len(threads))
 		}
 	}
 	if len(rates) == 0 {
