@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -80,29 +79,24 @@ func defaultCeilingThreads() string {
 // printCeiling writes a row per unit and thread count: the rate a thread, all threads', and
 // the speed-up over the unit's fewest threads in this call.
 func printCeiling(w io.Writer, rates []cpu.UnitRate) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "unit\tthreads\tGFLOP/s a thread\tGFLOP/s\tspeed-up\t")
-	units := []string{}
+	base := map[string]cpu.UnitRate{} // each unit's rate at its fewest threads
+	var units []string                // in the order measured
 	for _, r := range rates {
-		if !slices.Contains(units, r.Unit) {
+		b, seen := base[r.Unit]
+		if !seen {
 			units = append(units, r.Unit)
 		}
-	}
-	for _, u := range units {
-		var base *cpu.UnitRate
-		for i := range rates {
-			r := &rates[i]
-			if r.Unit != u {
-				continue
-			}
-			if base == nil || r.Threads < base.Threads {
-				base = r
-			}
+		if !seen || r.Threads < b.Threads {
+			base[r.Unit] = r
 		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "unit\tthreads\tGFLOP/s a thread\tGFLOP/s\tspeed-up\t")
+	for _, u := range units {
 		for _, r := range rates {
 			if r.Unit == u {
 				fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.0f\t%.2f\t\n", r.Unit, r.Threads, r.GFLOPsPerThread,
-					r.GFLOPsPerThread*float64(r.Threads), ceilingSpeedUp(*base, r))
+					r.GFLOPsPerThread*float64(r.Threads), ceilingSpeedUp(base[u], r))
 			}
 		}
 	}

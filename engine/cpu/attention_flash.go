@@ -100,9 +100,9 @@ const flashTailFLOPs = 3e8
 
 // flashTasks cuts each (segment, head) into as few query ranges as leave 4 tasks per thread,
 // each within flashTaskFLOPs (flashTailFLOPs where a head is cut anyway) and a whole number of
-// attQueries blocks: a worker packs a head's
-// K and V once per range it takes, so on 2 threads with 16 heads each head is packed once
-// (not once per worker, as with one task per query block). The cut never changes the bits.
+// attQueries blocks: a worker packs a head's K and V once per range it takes, so on 2 threads
+// with 16 heads each head is packed once (not once per worker, as with one task per query
+// block). The cut never changes the bits.
 func flashTasks(segs []backend.Segment, heads, hd, threads int) []attTask {
 	perHead := max(1, chunks(4*threads, len(segs)*heads))
 	var tasks []attTask
