@@ -66,6 +66,10 @@ type benchResult struct {
 	PeakRSS         int64              `json:"peak_rss_bytes"`
 	GEMMs           []gemmResult       `json:"gemms,omitempty"` // with --gemm
 	OpsS            map[string]float64 `json:"ops_s,omitempty"` // median per op kind (synchronous backends: matmul, attention, layernorm, ...)
+	// Each timed block's own wall and host work, in block order: whether the first blocks of a
+	// process (first touch of its buffers) differ from the rest, which the medians hide.
+	BlockWallsS []float64 `json:"block_walls_s"`
+	HostWallsS  []float64 `json:"host_walls_s"`
 }
 
 // gemmResult is one of the block's matrix products timed alone at rows = patches.
@@ -359,7 +363,8 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 	attFLOPs, mlpFLOPs := median(attF), cfg.MLPFLOPs(c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
-		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS()}
+		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS(),
+		BlockWallsS: wall, HostWallsS: host}
 	if len(overHalves) > 0 { // (a JSON number: never the NaN of an empty median)
 		r.BlockOverHalves = median(overHalves)
 	}

@@ -64,6 +64,18 @@ func TestBenchSweep(t *testing.T) {
 				t.Errorf("%+v: op %s %.6f s in a block of %.6f s (ops %v)", r.benchConfig, op, v, r.BlockS, r.OpsS)
 			}
 		}
+		// Each block's own wall and host work, in order: as many as blocks timed, the median
+		// of the walls the block figure.
+		if len(r.BlockWallsS) != r.Blocks || len(r.HostWallsS) != r.Blocks {
+			t.Errorf("%+v: %d block walls, %d host walls, want %d each", r.benchConfig, len(r.BlockWallsS), len(r.HostWallsS), r.Blocks)
+		} else if m := median(r.BlockWallsS); m != r.BlockS {
+			t.Errorf("%+v: median of the block walls %v = %v, block %v", r.benchConfig, r.BlockWallsS, m, r.BlockS)
+		}
+		for i := range min(len(r.BlockWallsS), len(r.HostWallsS)) {
+			if !(r.HostWallsS[i] >= 0 && r.HostWallsS[i] < r.BlockWallsS[i]) {
+				t.Errorf("%+v: block %d host %v of wall %v", r.benchConfig, i, r.HostWallsS[i], r.BlockWallsS[i])
+			}
+		}
 		if r.HostS >= r.BlockS { // the statistics and downloads: never the whole block
 			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.benchConfig, r.HostS, r.BlockS)
 		}

@@ -74,24 +74,28 @@ func TestPrefaultMapsTheSpan(t *testing.T) {
 }
 
 // populate maps every page wholly inside the floats it is given (fresh anonymous memory,
-// where none is mapped before: a no-op populate fails it), and leaves values as they were.
+// where none is mapped before: a no-op populate fails it), on one thread or spread over
+// several (each range its own call: a split that lost a range, or a page at a range's edge,
+// fails it), and leaves values as they were.
 func TestPopulateMapsFreshMemory(t *testing.T) {
 	skipUnderQemu(t)
 	ps := os.Getpagesize()
-	m, err := unix.Mmap(-1, 0, 64*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	must(t, err)
-	defer unix.Munmap(m)
-	if p, n := pagesPresent(t, m); p != 0 {
-		t.Fatalf("%d of fresh memory's %d pages are mapped before anything wrote them: the check below could not fail", p, n)
-	}
-	f := unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), 16*ps)[3 : 16*ps-5] // neither end on a page boundary
-	engine.PopulateRows(f)
-	if p, n := pagesPresent(t, m[ps:63*ps]); p != n {
-		t.Errorf("after populate %d of the %d pages wholly inside are mapped; want all", p, n)
+	for _, tc := range []struct{ pages, threads int }{{64, 1}, {64, 4}, {4096 + 3, 3}, {4096 + 7, 16}} {
+		m, err := unix.Mmap(-1, 0, tc.pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+		must(t, err)
+		if p, n := pagesPresent(t, m); p != 0 {
+			t.Fatalf("%d of fresh memory's %d pages are mapped before anything wrote them: the check below could not fail", p, n)
+		}
+		f := unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), tc.pages*ps/4)[3 : tc.pages*ps/4-5] // neither end on a page boundary
+		engine.PopulateRows(f, tc.threads)
+		if p, n := pagesPresent(t, m[ps:(tc.pages-1)*ps]); p != n {
+			t.Errorf("%d pages, %d threads: after populate %d of the %d pages wholly inside are mapped; want all", tc.pages, tc.threads, p, n)
+		}
+		must(t, unix.Munmap(m))
 	}
 	vals := []float32{1.5, -2, 3.25, 7}
-	g := append(make([]float32, 0, 4096), vals...)
-	engine.PopulateRows(g[:cap(g)])
+	g := append(make([]float32, 0, 1<<20), vals...)
+	engine.PopulateRows(g[:cap(g)], 4)
 	if !slices.Equal(g[:4], vals) {
 		t.Errorf("populate changed values: %v, want %v", g[:4], vals)
 	}

@@ -47,7 +47,7 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 		return err
 	}
 	if r.act == nil {
-		r.act = freshRows(r.g.seq * W)
+		r.act = r.freshRows(r.g.seq * W)
 	}
 	be.Download(r.act[r0*W:(r0+rows)*W], x)
 	r.restartClock() // the download is not the MLP's
@@ -78,7 +78,7 @@ func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 
 // takeOut downloads the block output: into the spare (an earlier output nothing reads any
 // more: a run that keeps no output writes the same pages block after block) when there is
-// one, else into fresh memory (freshRows), whose first touch costs (a 4.7 MB output at 1,024
+// one, else into fresh memory (Run.freshRows), whose first touch costs (a 4.7 MB output at 1,024
 // patches: 6-7 ms a block of host work on a 2-core VM before the spare).
 func (r *Run) takeOut(site tapSite) []float32 {
 	S, D := r.g.seq, r.Config().Hidden
@@ -86,7 +86,7 @@ func (r *Run) takeOut(site tapSite) []float32 {
 	if cap(r.spare) >= S*D { // only an output the run alone read becomes spare (Step)
 		out, r.spare = r.spare[:S*D], nil
 	} else {
-		out = freshRows(S * D)
+		out = r.freshRows(S * D)
 	}
 	r.downloadRows(out, D, site.x, site.stride, S, D)
 	return out
@@ -106,7 +106,7 @@ func (r *Run) takeQK(want TapSet) []float32 {
 	if !want.Has(TapQ) || !want.Has(TapK) || !q.named || !k.named {
 		return nil
 	}
-	qk := freshRows(S * 2 * D)
+	qk := r.freshRows(S * 2 * D)
 	r.downloadRows(qk, 2*D, q.x, q.stride, S, D)
 	r.downloadRows(qk[D:], 2*D, k.x, k.stride, S, D)
 	return qk
@@ -122,7 +122,7 @@ func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
 			continue
 		}
 		W := t.Width(cfg)
-		vals := freshRows(S * W)
+		vals := r.freshRows(S * W)
 		r.downloadRows(vals, W, site.x, site.stride, S, W)
 		got[t] = vals
 	}
@@ -133,10 +133,11 @@ func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
 // mapped in one call (populate) where the copy would fault them in one at a time: random 8B,
 // 504 patches, q|k and outputs kept (run --dump), 2 threads, a 2-core AMD VM, five interleaved
 // pairs: host work a block 3.4-3.8 ms (median over the blocks) against 5.7-6.0, the worst block
-// 5.0-7.4 ms against 9.7-26.5. Nothing changes where the memory is already mapped.
-func freshRows(n int) []float32 {
+// 5.0-7.4 ms against 9.7-26.5. Nothing changes where the memory is already mapped. The pages
+// are mapped on the run's threads (populate).
+func (r *Run) freshRows(n int) []float32 {
 	f := make([]float32, n)
-	populate(f)
+	populate(f, r.e.Settings.Threads)
 	return f
 }
 
