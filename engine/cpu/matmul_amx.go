@@ -26,6 +26,8 @@ package cpu
 
 import (
 	"encoding/binary"
+	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/internal/kernel"
@@ -46,15 +48,24 @@ const (
 )
 
 // columnGroup is how many 32-column blocks one task takes: as many as still leave every thread
-// four tasks per row chunk, since a row block's pieces (in L2) then serve them all. Measured on
-// the 16-core device (8B tower, interleaved, three rounds): tasks of 4 row blocks (nb outer or
-// inner), or 2 tasks a thread, were no faster at 8 and 16 threads; row chunks of 1,024 rows
-// (kernel.AMXSplitRows) ran 0.216-0.232 s a block at 5,120 patches on 16 threads against
-// 0.221-0.233 with 512, and their GEMMs faster in 7 of 8 shapes in 2 of 3 rounds. The grouping
-// never changes a bit.
-func columnGroup(nbs, mbs, threads int) int { return max(1, nbs*mbs/(4*threads)) }
+// amxTasksPerThread tasks per row chunk. A loop ends when its slowest thread does, and the
+// tile unit's rate differs from core to core and moment to moment: with 4 tasks a thread the
+// products' loop stood 22% idle at 16 threads and 5,120 patches (the sum over threads of the
+// wall less the tasks' time), with 16 7%. Measured on the 16-core device (8B tower, bench
+// --one, five interleaved rounds, against 4 tasks a thread and a split loop of its own): the
+// block 0.893 (0.851-1.008) at 16 x 5,120, 0.972 (0.931-1.041) at 16 x 1,024, 0.957
+// (0.867-1.008) at 8 x 5,120; 8 tasks a thread 0.957, 0.966, 0.991. At 2 threads every GEMM of
+// the tower is one group (a task is a row block, all its columns). The grouping never changes
+// a bit.
+func columnGroup(nbs, mbs, threads int) int { return max(1, nbs*mbs/(amxTasksPerThread*threads)) }
 
-// matMulAMX computes job (BF16 weights) on the tile unit.
+const amxTasksPerThread = 16
+
+// matMulAMX computes job (BF16 weights) on the tile unit: per chunk of amxChunkRows rows, one
+// loop whose tasks are (column group, row block), group-major, each splitting its row block's
+// x rows into pieces first unless another task has (doOnce). There is no loop of its own for
+// the split: at 16 threads that loop (32 row blocks, two tasks a thread) stood half idle, 11
+// ms of a 0.19 s block at 5,120 patches, with its own barrier before the products'.
 func (b *Backend) matMulAMX(job *mmJob) {
 	kc := chunks(job.in, amxK)
 	nbs := chunks(job.out, amxBlock)
@@ -65,19 +76,21 @@ func (b *Backend) matMulAMX(job *mmJob) {
 	rows := min(job.rows, amxChunkRows)
 	mbs := chunks(rows, amxBlock)
 	split := b.amxSplitBuffer(mbs * kc * amxChunk)
+	claims := b.amxClaimList(mbs)
 	b.growScratch(amxBlock*amxBlock + amxK)
 	for r0 := 0; r0 < job.rows && b.ctx.Err() == nil; r0 += amxChunkRows {
 		n := min(amxChunkRows, job.rows-r0)
 		mbs := chunks(n, amxBlock)
 		group := columnGroup(nbs, mbs, b.threads)
 		groups := chunks(nbs, group)
-		b.parallel(mbs, func(wk, mb int) {
-			job.splitRows(split[mb*kc*amxChunk:(mb+1)*kc*amxChunk], r0+mb*amxBlock, r0+n, kc, b.scratch[wk])
-		})
+		for i := range claims[:mbs] {
+			claims[i].Store(onceTodo)
+		}
 		b.parallel(mbs*groups, func(wk, t int) {
-			mb, g := t/groups, t%groups
-			a := split[mb*kc*amxChunk:]
+			g, mb := t/mbs, t%mbs
+			a := split[mb*kc*amxChunk : (mb+1)*kc*amxChunk]
 			r, r1 := r0+mb*amxBlock, min(r0+n, r0+(mb+1)*amxBlock)
+			doOnce(&claims[mb], func() { job.splitRows(a, r, r0+n, kc, b.scratch[wk]) })
 			nb0, nb1 := g*group, min(nbs, (g+1)*group)
 			for k0 := 0; k0 < kc; k0 += amxDepth {
 				for nb := nb0; nb < nb1; nb++ {
@@ -85,6 +98,34 @@ func (b *Backend) matMulAMX(job *mmJob) {
 				}
 			}
 		})
+	}
+}
+
+// The states of a doOnce claim.
+const (
+	onceTodo  = iota // no caller has begun fn
+	onceDoing        // a caller is running fn now
+	onceDone         // fn has returned (or panicked)
+)
+
+// doOnce runs fn if no caller of this claim has begun it, and otherwise returns once the
+// caller that did has finished it: every caller returns after fn's writes, and fn runs once.
+// In matMulAMX the claim is a row block's split and the callers its tasks. The wait is only
+// ever on an fn that is running (the claim is taken inside a running task, after the loop's
+// gate and context checks, and a split neither stops nor blocks), so it is short (one row
+// block's split, ~0.1 ms) and ends; an fn that panics still marks the claim done (the loop
+// re-raises the panic and the call's output is discarded). Group-major task order puts every
+// row block's first task before any second, so the waits are rare.
+// Mutation that would silently break it: returning at once when the claim is taken (no wait):
+// a second task would read pieces still being written (TestDoOnceWaitsForTheRunningCall).
+func doOnce(claim *atomic.Int32, fn func()) {
+	if claim.CompareAndSwap(onceTodo, onceDoing) {
+		defer claim.Store(onceDone)
+		fn()
+		return
+	}
+	for claim.Load() != onceDone {
+		runtime.Gosched()
 	}
 }
 
@@ -210,6 +251,14 @@ func (m *mmJob) packVNNI(dst []uint16, o0, kc int) {
 			}
 		}
 	}
+}
+
+// amxClaimList returns the backend's split claims with n entries (matMulAMX sets them).
+func (b *Backend) amxClaimList(n int) []atomic.Int32 {
+	if len(b.amxClaims) < n {
+		b.amxClaims = make([]atomic.Int32, n)
+	}
+	return b.amxClaims[:n]
 }
 
 // amxSplitBuffer returns the backend's split buffer with n elements.
