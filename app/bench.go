@@ -35,6 +35,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/internal/fsx"
@@ -70,6 +71,9 @@ type benchResult struct {
 	// process (first touch of its buffers) differ from the rest, which the medians hide.
 	BlockWallsS []float64 `json:"block_walls_s"`
 	HostWallsS  []float64 `json:"host_walls_s"`
+	// With --loops: the CPU backend's parallel loops over the timed blocks, per call site, the
+	// most wall first (engine/cpu/loopprof.go).
+	Loops []cpu.LoopSite `json:"loops,omitempty"`
 }
 
 // gemmResult is one of the block's matrix products timed alone at rows = patches.
@@ -91,6 +95,7 @@ type benchFlags struct {
 	residencies                  []string
 	threads, blocks              int
 	gemm                         bool // also time the block's four GEMMs alone at rows = patches
+	loops                        bool // also profile the CPU backend's parallel loops (where threads wait)
 	one                          bool // child mode: one configuration, its result as JSON on stdout
 }
 
@@ -107,6 +112,7 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	fs.StringVar(&f.backend, "backend", engine.BackendCPU, "compute backend: cpu or metal")
 	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
 	fs.BoolVar(&f.gemm, "gemm", false, "also time block 0's four matrix products alone at rows = patches (GFLOP/s of the fastest of 5 calls)")
+	fs.BoolVar(&f.loops, "loops", false, "also show where the CPU backend's threads wait: each parallel loop's wall, its tasks' time and the threads' idle share, per call site")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the timed blocks to this file (one configuration only)")
 	fs.BoolVar(&f.one, "one", false, "run one configuration and print its result as JSON (what the sweep's children do)")
 	if err := fs.Parse(args); err != nil {
@@ -230,6 +236,9 @@ func (f *benchFlags) child(ctx context.Context, c benchConfig) (benchResult, err
 	if f.gemm {
 		cmd.Args = append(cmd.Args, "--gemm")
 	}
+	if f.loops {
+		cmd.Args = append(cmd.Args, "--loops")
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -337,6 +346,10 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 		defer stopProfile()
 	}
+	loops, err := f.loopProfiler(be)
+	if err != nil {
+		return benchResult{}, err
+	}
 	var wall, att, mlp, wait, read, host, attF, attOpF, overHalves []float64
 	ops := map[string][]float64{}
 	for i := range n {
@@ -360,11 +373,16 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 			ops[op] = append(ops[op], d.Seconds())
 		}
 	}
+	var sites []cpu.LoopSite
+	if loops != nil { // the timed blocks' loops only (not --gemm's)
+		sites = loops.LoopProfile()
+		loops.ProfileLoops(false)
+	}
 	attFLOPs, mlpFLOPs := median(attF), cfg.MLPFLOPs(c.Patches)
 	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
 		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
 		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS(),
-		BlockWallsS: wall, HostWallsS: host}
+		BlockWallsS: wall, HostWallsS: host, Loops: sites}
 	if len(overHalves) > 0 { // (a JSON number: never the NaN of an empty median)
 		r.BlockOverHalves = median(overHalves)
 	}
@@ -385,6 +403,26 @@ func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, er
 		}
 	}
 	return r, nil
+}
+
+// loopProfiler is the backend's loop profile, turned on, with --loops (nil without); an error
+// for a backend that has none (Metal: its work is command buffers, not loops).
+func (f *benchFlags) loopProfiler(be backend.Backend) (loopProfiler, error) {
+	if !f.loops {
+		return nil, nil
+	}
+	lp, ok := be.(loopProfiler)
+	if !ok {
+		return nil, fmt.Errorf("--loops: the %s backend has no parallel loops to profile (the CPU backend has)", be.Name())
+	}
+	lp.ProfileLoops(true)
+	return lp, nil
+}
+
+// loopProfiler is the CPU backend's loop profile (engine/cpu/loopprof.go).
+type loopProfiler interface {
+	ProfileLoops(on bool)
+	LoopProfile() []cpu.LoopSite
 }
 
 // blockFLOPs is the work a block's halves count, for one page of one segment, every block
@@ -516,6 +554,9 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 		fmt.Fprintln(w)
 	}
 	for _, r := range results {
+		printLoops(w, r)
+	}
+	for _, r := range results {
 		for _, g := range r.GEMMs {
 			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
 			if g.GFLOPsF32W > 0 {
@@ -527,6 +568,23 @@ func printBench(w io.Writer, f *benchFlags, results []benchResult) {
 	if len(results) > 0 { // blocks timed: --blocks, or fewer where the model has fewer
 		fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", results[0].Blocks-1)
 	}
+}
+
+// printLoops prints a configuration's loop profile (--loops): per call site, the wall a block
+// and the share of the threads' time the loops left idle, the most wall first.
+func printLoops(w io.Writer, r benchResult) {
+	if len(r.Loops) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d patches, tile %d, %s: parallel loops over %d blocks on %s (idle: the threads' time in the loop that no task used)\n",
+		r.Patches, r.Tile, r.Residency, r.Blocks, r.Backend)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "loops a block\ttasks a loop\twall ms a block\tidle %\t site")
+	for _, l := range r.Loops {
+		fmt.Fprintf(tw, "%.1f\t%.0f\t%.2f\t%.1f\t %s\n", float64(l.Loops)/float64(r.Blocks), float64(l.Tasks)/float64(max(1, l.Loops)),
+			l.Wall.Seconds()*1e3/float64(r.Blocks), 100*l.Idle, l.Site)
+	}
+	tw.Flush()
 }
 
 // startCPUProfile profiles this process into path (written atomically when stopped).

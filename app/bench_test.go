@@ -125,6 +125,39 @@ func TestBenchGEMMWeights(t *testing.T) {
 	}
 }
 
+// bench --loops profiles the timed blocks' parallel loops: per call site, in the engine's
+// own files, with the attention op's and the products' among them, idle shares between 0 and
+// 1, the most wall first, and a table that names them; without it the JSON has none.
+func TestBenchLoops(t *testing.T) {
+	bin := buildInspector(t)
+	got, out := runBench(t, bin, "--checkpoint", "testdata/e2e/tiny", "--patches", "64", "--threads", "2", "--blocks", "2", "--loops")
+	if len(got.Results) != 1 {
+		t.Fatalf("%d results, want 1", len(got.Results))
+	}
+	loops := got.Results[0].Loops
+	seen := map[string]bool{}
+	for i, l := range loops {
+		file, _, _ := strings.Cut(l.Site, ":")
+		seen[file] = true
+		if l.Loops < 1 || l.Tasks < l.Loops || !(l.Wall > 0) || !(l.Busy > 0) || !(l.Idle >= 0 && l.Idle < 1) {
+			t.Errorf("site %+v", l)
+		}
+		if i > 0 && l.Wall > loops[i-1].Wall {
+			t.Errorf("site %s (%v) after %s (%v): want the most wall first", l.Site, l.Wall, loops[i-1].Site, loops[i-1].Wall)
+		}
+	}
+	if !seen["attention.go"] || !seen["matmul.go"] {
+		t.Errorf("sites %v, want the attention op's and the products' among them", seen)
+	}
+	if !strings.Contains(string(out), "parallel loops over 2 blocks") || !strings.Contains(string(out), "attention.go:") {
+		t.Errorf("the loops table is missing:\n%s", out)
+	}
+	plain, _ := runBench(t, bin, "--checkpoint", "testdata/e2e/tiny", "--patches", "64", "--threads", "2", "--blocks", "1")
+	if len(plain.Results) != 1 || plain.Results[0].Loops != nil {
+		t.Errorf("without --loops: %+v", plain.Results)
+	}
+}
+
 func TestBenchFlags(t *testing.T) {
 	for _, c := range []struct {
 		args []string

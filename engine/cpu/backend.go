@@ -47,6 +47,7 @@ type Backend struct {
 	last      time.Time       // previous Commit (or New)
 	ctx       context.Context // ops stop handing out tasks once it is done (Bind)
 	pool      *par.Pool       // the ops' worker goroutines, kept between ops (Close ends them); nil below poolThreads
+	loops     *loopProfile    // each parallel loop's wall and busy time, when profiled (loopprof.go); nil otherwise
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -107,6 +108,10 @@ func (b *Backend) Bind(ctx context.Context) {
 // parallel runs an op's tasks on the backend's threads until they are done or the bound
 // context is (the op's output is then incomplete: the caller discards the pass).
 func (b *Backend) parallel(tasks int, fn func(worker, task int)) {
+	if b.loops != nil { // inspector bench --loops (loopprof.go)
+		b.profiled(b.loops, tasks, fn)
+		return
+	}
 	b.pool.For(b.ctx, tasks, b.threads, fn)
 }
 
