@@ -9,9 +9,9 @@ import (
 // The loop profile's accounting: a loop whose one long task keeps three of four threads
 // waiting stands three quarters idle; one whose eight tasks share the time evenly stands near
 // none (a task timed from the loop's start instead of its own would make it busier than four
-// threads can be); each site is named by the op's file and line, and a profile off is nil. The tasks
-// sleep (no CPU), so the shares hold on a loaded machine: a sleep that runs long lengthens
-// the task and the loop alike.
+// threads can be); each site is named by the op's file and line, and a profile off is nil.
+// The tasks sleep (no CPU), so the shares hold on a loaded machine: a sleep that runs long
+// lengthens the task and the loop alike.
 func TestLoopProfileIdle(t *testing.T) {
 	b := New(4)
 	defer b.Close()
