@@ -12,10 +12,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
@@ -169,53 +166,4 @@ func TestAMXCancelled(t *testing.T) {
 			t.Errorf("after a cancelled call, element %d differs from a fresh backend's", i)
 		}
 	})
-}
-
-// doOnce (the split of a row block that several tasks read): a caller that finds the claim
-// taken returns only after the running call has finished, fn runs once, and a call that
-// panics still releases the waiters. Runs everywhere (no tile unit needed).
-func TestDoOnceWaitsForTheRunningCall(t *testing.T) {
-	var claim atomic.Int32
-	var written atomic.Bool
-	release := make(chan struct{})
-	first := make(chan struct{})
-	go func() {
-		defer close(first)
-		doOnce(&claim, func() {
-			<-release // the split under way: the second caller comes now
-			written.Store(true)
-		})
-	}()
-	for claim.Load() != onceDoing {
-		runtime.Gosched()
-	}
-	second := make(chan bool)
-	go func() {
-		ran := false
-		doOnce(&claim, func() { ran = true })
-		second <- !ran && written.Load()
-	}()
-	select {
-	case <-second:
-		t.Fatal("the second caller returned while the first call was still running")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(release)
-	if ok := <-second; !ok {
-		t.Error("the second caller ran fn itself, or returned before the first call's writes")
-	}
-	<-first
-
-	var p atomic.Int32
-	func() {
-		defer func() { recover() }()
-		doOnce(&p, func() { panic("split failed") })
-	}()
-	done := make(chan struct{})
-	go func() { doOnce(&p, func() {}); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("a caller still waits on a call that panicked")
-	}
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -41,7 +40,6 @@ type Backend struct {
 	packCalls uint64
 	packSeen  []packKey       // weights met once this pass and widened per task, not packed (packcache.go)
 	amxSplit  []uint16        // x's bfloat16 pieces for the AMX path (matmul_amx.go)
-	amxClaims []atomic.Int32  // per row block of a chunk: whether its split is done (matmul_amx.go)
 	amxWeight []float32       // a weight too large for the pack cache, in VNNI tiles for one call
 	packTime  time.Duration   // time spent packing weights since the last TakePackTime
 	last      time.Time       // previous Commit (or New)
@@ -94,7 +92,7 @@ func (b *Backend) Close() error {
 	defer b.mu.Unlock()
 	b.pool.Close()
 	b.freePacks()
-	b.amxSplit, b.amxWeight, b.amxClaims = nil, nil, nil
+	b.amxSplit, b.amxWeight = nil, nil
 	return nil
 }
 

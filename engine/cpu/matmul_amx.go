@@ -26,8 +26,7 @@ package cpu
 
 import (
 	"encoding/binary"
-	"runtime"
-	"sync/atomic"
+	"sync"
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine/internal/kernel"
@@ -63,7 +62,11 @@ const amxTasksPerThread = 16
 
 // matMulAMX computes job (BF16 weights) on the tile unit: per chunk of amxChunkRows rows, one
 // loop whose tasks are (column group, row block), group-major, each splitting its row block's
-// x rows into pieces first unless another task has (doOnce). There is no loop of its own for
+// x rows into pieces first unless another task has: a sync.Once per row block, whose Do
+// returns only after the one split has (a task never reads pieces still being written; a
+// split that panics counts as done, and the loop re-raises the panic). The wait is only ever
+// on a running split, which neither stops nor blocks, and group-major order puts every row
+// block's first task before any second, so waits are rare. There is no loop of its own for
 // the split: at 16 threads that loop (32 row blocks, two tasks a thread) stood half idle, 11
 // ms of a 0.19 s block at 5,120 patches, with its own barrier before the products'.
 func (b *Backend) matMulAMX(job *mmJob) {
@@ -76,21 +79,18 @@ func (b *Backend) matMulAMX(job *mmJob) {
 	rows := min(job.rows, amxChunkRows)
 	mbs := chunks(rows, amxBlock)
 	split := b.amxSplitBuffer(mbs * kc * amxChunk)
-	claims := b.amxClaimList(mbs)
 	b.growScratch(amxBlock*amxBlock + amxK)
 	for r0 := 0; r0 < job.rows && b.ctx.Err() == nil; r0 += amxChunkRows {
 		n := min(amxChunkRows, job.rows-r0)
 		mbs := chunks(n, amxBlock)
 		group := columnGroup(nbs, mbs, b.threads)
 		groups := chunks(nbs, group)
-		for i := range claims[:mbs] {
-			claims[i].Store(onceTodo)
-		}
+		splits := make([]sync.Once, mbs)
 		b.parallel(mbs*groups, func(wk, t int) {
 			g, mb := t/mbs, t%mbs
 			a := split[mb*kc*amxChunk : (mb+1)*kc*amxChunk]
 			r, r1 := r0+mb*amxBlock, min(r0+n, r0+(mb+1)*amxBlock)
-			doOnce(&claims[mb], func() { job.splitRows(a, r, r0+n, kc, b.scratch[wk]) })
+			splits[mb].Do(func() { job.splitRows(a, r, r0+n, kc, b.scratch[wk]) })
 			nb0, nb1 := g*group, min(nbs, (g+1)*group)
 			for k0 := 0; k0 < kc; k0 += amxDepth {
 				for nb := nb0; nb < nb1; nb++ {
@@ -98,34 +98,6 @@ func (b *Backend) matMulAMX(job *mmJob) {
 				}
 			}
 		})
-	}
-}
-
-// The states of a doOnce claim.
-const (
-	onceTodo  = iota // no caller has begun fn
-	onceDoing        // a caller is running fn now
-	onceDone         // fn has returned (or panicked)
-)
-
-// doOnce runs fn if no caller of this claim has begun it, and otherwise returns once the
-// caller that did has finished it: every caller returns after fn's writes, and fn runs once.
-// In matMulAMX the claim is a row block's split and the callers its tasks. The wait is only
-// ever on an fn that is running (the claim is taken inside a running task, after the loop's
-// gate and context checks, and a split neither stops nor blocks), so it is short (one row
-// block's split, ~0.1 ms) and ends; an fn that panics still marks the claim done (the loop
-// re-raises the panic and the call's output is discarded). Group-major task order puts every
-// row block's first task before any second, so the waits are rare.
-// Mutation that would silently break it: returning at once when the claim is taken (no wait):
-// a second task would read pieces still being written (TestDoOnceWaitsForTheRunningCall).
-func doOnce(claim *atomic.Int32, fn func()) {
-	if claim.CompareAndSwap(onceTodo, onceDoing) {
-		defer claim.Store(onceDone)
-		fn()
-		return
-	}
-	for claim.Load() != onceDone {
-		runtime.Gosched()
 	}
 }
 
@@ -251,14 +223,6 @@ func (m *mmJob) packVNNI(dst []uint16, o0, kc int) {
 			}
 		}
 	}
-}
-
-// amxClaimList returns the backend's split claims with n entries (matMulAMX sets them).
-func (b *Backend) amxClaimList(n int) []atomic.Int32 {
-	if len(b.amxClaims) < n {
-		b.amxClaims = make([]atomic.Int32, n)
-	}
-	return b.amxClaims[:n]
 }
 
 // amxSplitBuffer returns the backend's split buffer with n elements.
