@@ -54,7 +54,8 @@ var AMXTileConfig = func() (c [64]byte) {
 // dot products (added to c's values when carry != 0, from +0 otherwise) of 32 rows of packed x (a: per k chunk, 6 tiles of 16 rows x 32 bfloat16, in
 // the order hi rows 0-15, hi rows 16-31, mid, mid, lo, lo) with 32 columns of packed W (b0 for
 // columns 0-15, b1 for 16-31: per k chunk one tile of 16 k pairs x 16 columns, VNNI order),
-// over chunks k chunks of 32. Call it only when HasAMX; chunks >= 1.
+// over chunks k chunks of 32. Call it only when HasAMX; chunks >= 1. It loads and prefetches
+// nothing past its chunks (a chunk prefetches the next; the last, peeled, none).
 //
 //go:noescape
 func AMXDot32x32(a, b0, b1 *uint16, chunks int, c *float32, ldc int, carry int, cfg *[64]byte)
