@@ -201,6 +201,9 @@ func TestAMXProducts(t *testing.T) {
 // below it on its loads. On the 16-core device (2026-12-02, two rounds): products 276-321 a
 // thread on 1 to 16 threads, the kernel 153-221 (0.55-0.70 of it); another instance of the
 // kind that day (patterned data, not random): products 525-580 on 1 thread, the kernel 275-586.
+// Those were the kernel before its loads went a piece ahead and its prefetch came (d0036ff); on
+// 2026-12-03 this benchmark could not tell the two apart (one instance's tile unit ran 200 or
+// 500 a thread from one run to the next): A/B kernels by interleaving them call by call.
 func BenchmarkAMXDot32x32Threads(b *testing.B) {
 	if !HasAMX {
 		b.Skip("no AMX in this process (CPU, OS or architecture)")
