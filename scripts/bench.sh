@@ -11,8 +11,8 @@
 #                     GEMMs beside OpenBLAS and torch); 0: none
 #   BENCH_PAIRS       rounds of ours and the anchor in pairs, seconds apart, every cell once a
 #                     round (default 5; 0: none): the ratios to quote (median of the pairs, range)
-#   BENCH_GEMM_PAIRS  1: each round also pairs our GEMMs with torch's F.linear at the fewest
-#                     threads (the bf16 GEMM targets on the same footing)
+#   BENCH_GEMM_PAIRS  1: each round also pairs our GEMMs with torch's F.linear and OpenBLAS's
+#                     sgemm (numpy) at the fewest threads (the GEMM targets on the same footing)
 #   BENCH_BIN         the inspector to run (default bin/inspector). On a machine without Go or
 #                     cgo, carry the static build (make bin/static/inspector: no window, no cgo)
 #                     and this folder's scripts: BENCH_BIN=bin/static/inspector scripts/bench.sh

@@ -106,6 +106,24 @@ def openblas_info():
     return None, "not OpenBLAS or unknown (" + ", ".join(os.path.basename(l) for l in libs) + ")"
 
 
+def set_openblas_threads(n):
+    """Sets the threads of the OpenBLAS numpy runs (openblas_set_num_threads); False where
+    numpy's BLAS is not OpenBLAS. The pairs need it: their thread counts are a list, read after
+    numpy loaded its BLAS."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and ".so" in l})
+    except OSError:
+        return False
+    for lib in libs:
+        try:
+            ctypes.CDLL(lib).openblas_set_num_threads(ctypes.c_int(n))
+            return True
+        except (OSError, AttributeError):
+            continue
+    return False
+
+
 def openblas_core():
     """The OpenBLAS kernel numpy's BLAS runs, for the label (and why, where it was forced)."""
     core, config = openblas_info()
@@ -427,7 +445,7 @@ def paired(argv):
     ap.add_argument("--threads", default=str(os.cpu_count()))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--blocks", type=int, default=4)
-    ap.add_argument("--gemm", action="store_true", help="also pair our GEMMs with torch's F.linear")
+    ap.add_argument("--gemm", action="store_true", help="also pair our GEMMs with torch's F.linear and OpenBLAS's sgemm")
     args = ap.parse_args(argv)
     if torch is None:
         print("paired anchor skipped: torch is not installed (apt-get install python3-torch)")
@@ -464,13 +482,17 @@ def paired(argv):
         print(f"{t:>8} {p:>8} {spread([o for o, _ in v], 3):>19} {spread([a for _, a in v], 3):>19} "
               f"{spread([o / a for o, a in v]):>17}")
     if args.gemm:
-        print(f"GEMMs at {min(threads)} threads in pairs, against torch's F.linear ({torch_blas()}), float32")
-        print(f"{'rows x in x out':>22} {'ours GFLOP/s':>16} {'torch GFLOP/s':>16} {'ours/torch':>17} {'ours/f32-w':>17}")
+        with_openblas = all(b for v in gemm_pairs.values() for _, _, _, b in v)
+        print(f"GEMMs at {min(threads)} threads in pairs, against torch's F.linear ({torch_blas()}), float32"
+              + (f", and OpenBLAS sgemm via numpy (kernel {openblas_core()})" if with_openblas else ""))
+        print(f"{'rows x in x out':>22} {'ours GFLOP/s':>16} {'torch GFLOP/s':>16} {'ours/torch':>17} {'ours/f32-w':>17}"
+              + (f" {'ours/OpenBLAS':>17}" if with_openblas else ""))
         for (m, k, n), v in gemm_pairs.items():
-            line = (f"{f'{m}x{k}x{n}':>22} {spread([o for o, _, _ in v], 0):>16} {spread([a for _, a, _ in v], 0):>16} "
-                    f"{spread([o / a for o, a, _ in v]):>17}")
-            if all(f for _, _, f in v):
-                line += f" {spread([o / f for o, _, f in v]):>17}"
+            line = (f"{f'{m}x{k}x{n}':>22} {spread([o for o, *_ in v], 0):>16} {spread([a for _, a, *_ in v], 0):>16} "
+                    f"{spread([o / a for o, a, *_ in v]):>17}")
+            line += f" {spread([o / f for o, _, f, _ in v]):>17}" if all(f for _, _, f, _ in v) else f" {'-':>17}"
+            if with_openblas:
+                line += f" {spread([o / b for o, _, _, b in v]):>17}"
             print(line)
     if len(threads) > 1:
         lo, hi = min(threads), max(threads)
@@ -486,23 +508,30 @@ def paired(argv):
 
 
 def pair_gemms(args, cfg, threads, patches, gemm_pairs, r):
-    """One round of --gemm: per patch count, our four GEMMs and torch's F.linear at their
-    shapes, the side first in odd rounds second in even ones, into gemm_pairs[(rows, in,
-    out)] as (ours, torch, ours with float32 weights or None)."""
+    """One round of --gemm: per patch count, our four GEMMs against torch's F.linear and, where
+    numpy's BLAS is OpenBLAS, its sgemm (on the same threads) at their shapes, our side first
+    in odd rounds second in even ones, into gemm_pairs[(rows, in, out)] as (ours, torch, ours
+    with float32 weights or None, OpenBLAS or None)."""
+    openblas = set_openblas_threads(threads)
     for p in patches:
         shapes = block_gemms(cfg, p)
-        ours, tl = in_turn(r, lambda: ours_gemms(args.bin, args.checkpoint, p, threads),
-                           lambda: {key: torch_linear_rate(*key, threads) for key in shapes})
+        ours, (tl, sg) = in_turn(r, lambda: ours_gemms(args.bin, args.checkpoint, p, threads),
+                                 lambda: ({key: torch_linear_rate(*key, threads) for key in shapes},
+                                          {key: sgemm_rate(*key) if openblas else None for key in shapes}))
         for key in shapes:
             if key not in ours:
                 raise SystemExit(f"inspector bench --gemm gave no {key[0]}x{key[1]}x{key[2]} GEMM")
-            gemm_pairs[key].append((ours[key][0], tl[key], ours[key][1]))
-        print(f"  round {r + 1}, GEMMs at {threads} threads, {p} rows: ours/torch "
-              + ", ".join(f"{ours[key][0] / tl[key]:.2f}" for key in shapes), flush=True)
+            gemm_pairs[key].append((ours[key][0], tl[key], ours[key][1], sg[key]))
+        line = (f"  round {r + 1}, GEMMs at {threads} threads, {p} rows: ours/torch "
+                + ", ".join(f"{ours[key][0] / tl[key]:.2f}" for key in shapes))
+        if openblas:
+            line += "; ours/OpenBLAS " + ", ".join(f"{ours[key][0] / sg[key]:.2f}" for key in shapes)
+        print(line, flush=True)
 
 
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--pairs":
+        strongest_openblas_anchor()
         paired(sys.argv[2:])
         return
     if len(sys.argv) > 1 and sys.argv[1] == "--summary":
