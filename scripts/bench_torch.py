@@ -88,13 +88,19 @@ def read_tensors(ckpt, names):
     return out
 
 
-def openblas_info():
-    """(corename, config) of the OpenBLAS numpy's BLAS runs, or (None, what is known)."""
+def blas_libs():
+    """The shared libraries with "blas" in their name this process has loaded (numpy's BLAS
+    among them)."""
     try:
         with open("/proc/self/maps") as f:
-            libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and ".so" in l})
+            return sorted({l.split()[-1] for l in f if "blas" in l.lower() and ".so" in l})
     except OSError:
-        libs = []
+        return []
+
+
+def openblas_info():
+    """(corename, config) of the OpenBLAS numpy's BLAS runs, or (None, what is known)."""
+    libs = blas_libs()
     for lib in libs:
         try:
             h = ctypes.CDLL(lib)
@@ -110,12 +116,7 @@ def set_openblas_threads(n):
     """Sets the threads of the OpenBLAS numpy runs (openblas_set_num_threads); False where
     numpy's BLAS is not OpenBLAS. The pairs need it: their thread counts are a list, read after
     numpy loaded its BLAS."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = sorted({l.split()[-1] for l in f if "blas" in l.lower() and ".so" in l})
-    except OSError:
-        return False
-    for lib in libs:
+    for lib in blas_libs():
         try:
             ctypes.CDLL(lib).openblas_set_num_threads(ctypes.c_int(n))
             return True
