@@ -463,9 +463,10 @@ def paired(argv):
     pairs = {(t, p): [] for t in threads for p in patches}
     gemm_pairs = {shape: [] for p in patches for shape in block_gemms(cfg, p)}
     ceilings = []  # per round: {unit: the machine's own speed-up from the fewest threads to the most}
+    openblas = args.gemm and set_openblas_threads(min(threads))  # numpy's sgemm beside ours, on our threads
     for r in range(args.rounds):
         if args.gemm:
-            pair_gemms(args, cfg, min(threads), patches, gemm_pairs, r)
+            pair_gemms(args, cfg, min(threads), patches, gemm_pairs, r, openblas)
         if len(threads) > 1:
             ceilings.append(ceiling_speedups(args.bin, min(threads), max(threads)))
             if ceilings[-1]:
@@ -508,12 +509,11 @@ def paired(argv):
                   f"in cache), each round's: " + "; ".join(f"{u} {spread([c[u] for c in ceilings])}" for u in units))
 
 
-def pair_gemms(args, cfg, threads, patches, gemm_pairs, r):
-    """One round of --gemm: per patch count, our four GEMMs against torch's F.linear and, where
-    numpy's BLAS is OpenBLAS, its sgemm (on the same threads) at their shapes, our side first
-    in odd rounds second in even ones, into gemm_pairs[(rows, in, out)] as (ours, torch, ours
-    with float32 weights or None, OpenBLAS or None)."""
-    openblas = set_openblas_threads(threads)
+def pair_gemms(args, cfg, threads, patches, gemm_pairs, r, openblas):
+    """One round of --gemm: per patch count, our four GEMMs against torch's F.linear and, with
+    openblas (numpy's BLAS is OpenBLAS, set to threads), its sgemm at their shapes, our side
+    first in odd rounds second in even ones, into gemm_pairs[(rows, in, out)] as (ours, torch,
+    ours with float32 weights or None, OpenBLAS or None)."""
     for p in patches:
         shapes = block_gemms(cfg, p)
         ours, (tl, sg) = in_turn(r, lambda: ours_gemms(args.bin, args.checkpoint, p, threads),
