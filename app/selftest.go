@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -51,6 +52,7 @@ type selftestReport struct {
 	Passed   int                 `json:"passed"`
 	Failed   int                 `json:"failed"`
 	Skipped  int                 `json:"skipped"`
+	NotRun   int                 `json:"not_run,omitempty"` // checks a section stopped before (the GPU failed early)
 }
 
 type machineReport struct {
@@ -70,19 +72,60 @@ type sectionReport struct {
 	Checks  []checkRecord     `json:"checks"`
 	Times   []timeRecord      `json:"times,omitempty"`
 	Notes   []string          `json:"notes,omitempty"`
+	NotRun  int               `json:"not_run,omitempty"` // checks not run: the section stopped (why is in Notes)
 }
 
-// checkRecord is one check: a conformance case, a tower, a step of the device's set-up.
+// checkRecord is one check: a conformance case, a tower, a step of the device's set-up. It
+// travels as JSON (a selftest child's events, --report), which has no NaN or Inf: finite()
+// turns a non-finite number into NonFinite's text and a failure before it is encoded.
 type checkRecord struct {
-	Name    string         `json:"name"`
-	OK      bool           `json:"ok"`
-	Detail  string         `json:"detail,omitempty"`
-	RelErr  float64        `json:"rel_err,omitempty"`
-	Tol     float64        `json:"tolerance,omitempty"`
-	Error   string         `json:"error,omitempty"`
-	Millis  float64        `json:"ms,omitempty"`
-	Binding *metal.Binding `json:"binding,omitempty"` // a Metal tower: how its weights were bound
-	Case    bool           `json:"conformance_case,omitempty"`
+	Name   string  `json:"name"`
+	OK     bool    `json:"ok"`
+	Detail string  `json:"detail,omitempty"`
+	RelErr float64 `json:"rel_err,omitempty"`
+	// NonFinite names a number that was NaN or ±Inf where JSON needs a finite one
+	// ("rel_err NaN"); such a check has failed.
+	NonFinite string         `json:"non_finite,omitempty"`
+	Tol       float64        `json:"tolerance,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	Millis    float64        `json:"ms,omitempty"`
+	Binding   *metal.Binding `json:"binding,omitempty"` // a Metal tower: how its weights were bound
+	Case      bool           `json:"conformance_case,omitempty"`
+}
+
+// finite is c ready for JSON: a NaN or ±Inf number becomes NonFinite's text (and the number
+// 0), and the check a failure, saying so where it said nothing.
+func (c checkRecord) finite() checkRecord {
+	var bad []string
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"rel_err", &c.RelErr}, {"tolerance", &c.Tol}, {"ms", &c.Millis}} {
+		if text, ok := nonFinite(*f.v); ok {
+			bad = append(bad, f.name+" "+text)
+			*f.v = 0
+		}
+	}
+	if len(bad) > 0 {
+		c.NonFinite, c.OK = strings.Join(bad, ", "), false
+		if c.Error == "" {
+			c.Error = "not a finite number: " + c.NonFinite
+		}
+	}
+	return c
+}
+
+// nonFinite is "NaN", "+Inf" or "-Inf" for such a number.
+func nonFinite(v float64) (string, bool) {
+	switch {
+	case math.IsNaN(v):
+		return "NaN", true
+	case math.IsInf(v, 1):
+		return "+Inf", true
+	case math.IsInf(v, -1):
+		return "-Inf", true
+	}
+	return "", false
 }
 
 // timeRecord is one kernel's time at the 8B shapes, and the model's for the same op.
@@ -92,6 +135,23 @@ type timeRecord struct {
 	GFLOPs  float64 `json:"gflops,omitempty"`
 	ModelMS float64 `json:"model_ms,omitempty"`
 	Error   string  `json:"error,omitempty"`
+}
+
+// finite is t ready for JSON: a non-finite time is an error; a non-finite rate or model
+// time (a time of 0) is left out.
+func (t timeRecord) finite() timeRecord {
+	if text, ok := nonFinite(t.Millis); ok {
+		t.Millis = 0
+		if t.Error == "" {
+			t.Error = "the time is " + text
+		}
+	}
+	for _, v := range []*float64{&t.GFLOPs, &t.ModelMS} {
+		if _, ok := nonFinite(*v); ok {
+			*v = 0
+		}
+	}
+	return t
 }
 
 // selftest runs the checks and renders them as they come.
@@ -112,6 +172,7 @@ func (st *selftest) record(c checkRecord) {
 	if st.sec == nil {
 		st.section("?")
 	}
+	c = c.finite()
 	st.sec.Checks = append(st.sec.Checks, c)
 	if c.OK {
 		st.report.Passed++
@@ -185,11 +246,15 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		st.cpu(towers)
 	}
 	if *which != engine.BackendCPU {
-		st.metal()
+		st.metal(towers)
 	}
 	st.coverage()
 	r := &st.report
-	fmt.Fprintf(stdout, "\n%d checks passed, %d failed, %d skipped\n", r.Passed, r.Failed, r.Skipped)
+	notRun := ""
+	if r.NotRun > 0 {
+		notRun = fmt.Sprintf(", %d not run", r.NotRun)
+	}
+	fmt.Fprintf(stdout, "\n%d checks passed, %d failed, %d skipped%s\n", r.Passed, r.Failed, r.Skipped, notRun)
 	if *reportOut != "" {
 		if err := writeJSONFile(*reportOut, r); err != nil {
 			return err
@@ -296,10 +361,13 @@ func (st *selftest) ops(newBackend func() (backend.Backend, error)) {
 func caseRecord(r conformance.Result) checkRecord {
 	c := checkRecord{Name: r.Name, OK: r.OK(), RelErr: r.RelErr, Tol: r.Tol, Case: true,
 		Detail: fmt.Sprintf("%.2e (tolerance %.0e)", r.RelErr, r.Tol)}
-	if r.Err != nil {
+	switch {
+	case r.Err != nil:
 		c.Error = r.Err.Error()
+	case r.Defect != "":
+		c.Error = r.Defect
 	}
-	return c
+	return c.finite()
 }
 
 // opsSummary prints, per op, the cases passed and the worst of them (a failed case was
@@ -433,7 +501,7 @@ func towerCheck(t selftestTower, mode engine.ResidencyMode, newBackend func() (b
 			c.Binding = &b
 		}
 		worst = towerError(sess.Run, ref.Run)
-		return nil
+		return towerNonFinite(sess.Run)
 	}()
 	if err != nil {
 		c.Error = err.Error()
@@ -453,6 +521,25 @@ func towerCheck(t selftestTower, mode engine.ResidencyMode, newBackend func() (b
 		}
 	}
 	return c
+}
+
+// towerNonFinite names the first output of a tower that holds NaN or Inf (in the order the
+// tower computes them), or nil.
+func towerNonFinite(got *engine.Run) error {
+	for i, out := range got.Probes.Outputs() {
+		if d := conformance.NonFinite(out); d != "" {
+			return fmt.Errorf("blocks.%d.out: %s", i, strings.TrimPrefix(d, "the output "))
+		}
+	}
+	for k, ds := range got.Deepstack {
+		if d := conformance.NonFinite(ds); d != "" {
+			return fmt.Errorf("deepstack.%d: %s", k, strings.TrimPrefix(d, "the output "))
+		}
+	}
+	if d := conformance.NonFinite(got.Merger); d != "" {
+		return fmt.Errorf("merger: %s", strings.TrimPrefix(d, "the output "))
+	}
+	return nil
 }
 
 // towerError is the worst relative error of any output of got against ref.
@@ -481,6 +568,7 @@ func (st *selftest) times(newBackend func() (backend.Backend, error), gpu string
 
 // time prints and keeps one kernel's time.
 func (st *selftest) time(t timeRecord) {
+	t = t.finite()
 	if len(st.sec.Times) == 0 {
 		fmt.Fprintf(st.w, "  time per kernel, one block of Qwen3-VL-8B's tower at %d patches (BF16 weights; fastest of %d passes):\n",
 			conformance.Qwen3VL8B.Patches, conformance.Reps)

@@ -50,8 +50,11 @@ type childEvent struct {
 func childSilence() time.Duration { return childLimit(2 * time.Minute) }
 
 // metal runs the Metal section in children where this build has Metal (or the tests'
-// stand-in GPU), else says why it is skipped.
-func (st *selftest) metal() {
+// stand-in GPU), else says why it is skipped. A child that dies at the device's set-up or the
+// first pass, or two children in a row that die at their first check, mean the GPU fails
+// before any check can run: the section stops there (one FAIL, the rest counted as not run)
+// instead of starting a child per check that would die the same way.
+func (st *selftest) metal(towers []selftestTower) {
 	fmt.Fprintln(st.w, "\nmetal:")
 	st.section(engine.BackendMetal)
 	if os.Getenv(envMetal) == "off" {
@@ -62,22 +65,65 @@ func (st *selftest) metal() {
 		st.skip(metal.Check().Error())
 		return
 	}
-	for from, runs := 0, 0; from >= 0; runs++ {
+	steps, closeSteps := metalSteps(towers, st.noTimes)
+	closeSteps()
+	total := len(steps)
+	firstCheckDeaths := 0
+	for from, runs := 0, 0; from >= 0 && from < total; runs++ {
 		if runs > 1000 {
 			st.check("the Metal section", false, "stopped after 1,000 child processes")
 			break
 		}
-		from = st.metalChild(from)
+		end := st.metalChild(from)
+		if end.next < 0 && end.died >= 0 { // no child could start from here
+			st.stopMetal(total-end.died, "the section's child could not start")
+			return
+		}
+		switch {
+		case end.died < 0:
+			firstCheckDeaths = 0
+		case end.died < metalSetupSteps:
+			st.stopMetal(total-end.died-1, "the GPU fails before any check can run (the child died at "+steps[end.died].name+")")
+			return
+		case end.died == from:
+			if firstCheckDeaths++; firstCheckDeaths >= 2 {
+				st.stopMetal(total-end.died-1, "the GPU fails before any check can run (two children in a row died at their first check)")
+				return
+			}
+		default:
+			firstCheckDeaths = 0
+		}
+		from = end.next
 	}
 }
 
-// metalChild runs a child from check from on and returns where the next child starts (-1:
-// the section is done).
-func (st *selftest) metalChild(from int) int {
+// metalSetupSteps are the section's first steps, the device's set-up and the first pass: a
+// death there is the GPU's, not one check's.
+const metalSetupSteps = 2
+
+// stopMetal ends the Metal section early: notRun checks are left, and why.
+func (st *selftest) stopMetal(notRun int, why string) {
+	if notRun <= 0 {
+		return
+	}
+	st.sec.NotRun += notRun
+	st.report.NotRun += notRun
+	st.note(fmt.Sprintf("%d checks not run: %s", notRun, why))
+}
+
+// childEnd is how a child ended: where the next child starts (-1: the section is done, or
+// with died >= 0, no child could start at died), and the check it died at (-1: none).
+type childEnd struct{ next, died int }
+
+// resultKinds are the events that report a started check's result.
+var resultKinds = map[string]bool{"check": true, "skip": true, "time": true, "opsdone": true}
+
+// metalChild runs a child from check from on.
+func (st *selftest) metalChild(from int) childEnd {
 	self, err := probeExe()
 	if err != nil {
 		st.check("starting the Metal section's child", false, err.Error())
-		return -1
+		return childEnd{-1, from}
 	}
 	args := []string{"selftest", "--metal-child", strconv.Itoa(from)}
 	if st.noTimes {
@@ -94,7 +140,7 @@ func (st *selftest) metalChild(from int) int {
 	}
 	if err != nil {
 		st.check("starting the Metal section's child", false, err.Error())
-		return -1
+		return childEnd{-1, from}
 	}
 	events := make(chan childEvent)
 	go func() {
@@ -108,7 +154,14 @@ func (st *selftest) metalChild(from int) int {
 			}
 		}
 	}()
-	started, done, hung := childEvent{Index: -1}, false, false
+	// started is the check under way; reported, whether its result came. A check followed by
+	// the next one's start (or by done) without a result failed to report it: a FAIL.
+	started, reported, done, hung := childEvent{Index: -1}, false, false, false
+	unreported := func() {
+		if started.Index >= 0 && !reported {
+			st.record(checkRecord{Name: started.Name, Error: "no result reported", Case: strings.Contains(started.Name, "/")})
+		}
+	}
 	silence := childSilence()
 	timer := time.NewTimer(silence)
 	defer timer.Stop()
@@ -122,10 +175,13 @@ func (st *selftest) metalChild(from int) int {
 			timer.Reset(silence)
 			switch ev.Kind {
 			case "start":
-				started = ev
+				unreported()
+				started, reported = ev, false
 			case "done":
+				unreported()
 				done = true
 			default:
+				reported = reported || resultKinds[ev.Kind]
 				st.apply(ev)
 			}
 		case <-timer.C:
@@ -135,7 +191,7 @@ func (st *selftest) metalChild(from int) int {
 	}
 	err = cmd.Wait()
 	if done && err == nil {
-		return -1
+		return childEnd{-1, -1}
 	}
 	why := childDeath(ctx, err, stderr.String(), silence)
 	if hung {
@@ -146,10 +202,14 @@ func (st *selftest) metalChild(from int) int {
 	}
 	if started.Index < 0 || started.Index < from {
 		st.check("starting the Metal section's child", false, "the child "+why)
-		return -1
+		return childEnd{-1, from}
+	}
+	if reported { // it died between checks: the next one was not started
+		st.record(checkRecord{Name: "after " + strings.TrimSpace(started.Name), Error: "the child " + why})
+		return childEnd{started.Index + 1, -1}
 	}
 	st.record(checkRecord{Name: started.Name, Error: "the child " + why, Case: strings.Contains(started.Name, "/")})
-	return started.Index + 1
+	return childEnd{started.Index + 1, started.Index}
 }
 
 // apply prints and records one event of a child.
@@ -195,8 +255,7 @@ type childStep struct {
 
 // runMetalChild is the child: the Metal section's checks from from on, as events on w.
 func runMetalChild(from int, noTimes bool, w io.Writer) error {
-	enc := json.NewEncoder(w)
-	emit := func(ev childEvent) { enc.Encode(ev) }
+	emit, broken := childEmitter(w)
 	towers, cleanup, err := selftestTowers()
 	if err != nil {
 		return err
@@ -209,27 +268,67 @@ func runMetalChild(from int, noTimes bool, w io.Writer) error {
 			continue
 		}
 		emit(childEvent{Kind: "start", Index: i, Name: s.name})
+		if i == from {
+			injectChildStart(from == 0)
+		}
 		injectFault(s.name)
+		activeDataFault = dataFault(s.name)
+		mute := muted(s.name)
 		stop := false
 		s.run(func(ev childEvent) {
 			if ev.Kind == "done" { // a step that ends the section (the device failed)
 				stop = true
 				return
 			}
-			emit(ev)
+			if !mute {
+				emit(ev)
+			}
 		})
+		activeDataFault = ""
 		if stop {
 			break
 		}
 	}
 	emit(childEvent{Kind: "done"})
-	return nil
+	return *broken
+}
+
+// childEmitter writes events as JSON lines on w. JSON has no NaN or Inf: a record's
+// non-finite numbers travel as text with the check failed (checkRecord.finite); an event that
+// cannot be encoded anyway is replaced by a failed check saying why, so a result is never
+// silently missing. The error is the first write that failed (the parent is gone).
+func childEmitter(w io.Writer) (func(childEvent), *error) {
+	var broken error
+	emit := func(ev childEvent) {
+		if broken != nil {
+			return
+		}
+		if ev.Check != nil {
+			c := ev.Check.finite()
+			ev.Check = &c
+		}
+		if ev.Time != nil {
+			t := ev.Time.finite()
+			ev.Time = &t
+		}
+		line, err := json.Marshal(ev)
+		if err != nil {
+			name := ev.Name
+			if ev.Check != nil {
+				name = ev.Check.Name
+			}
+			line, _ = json.Marshal(childEvent{Kind: "check", Check: &checkRecord{Name: name,
+				Error: fmt.Sprintf("the child could not report its %s event: %v", ev.Kind, err)}})
+		}
+		_, broken = w.Write(append(line, '\n'))
+	}
+	return emit, &broken
 }
 
 // newMetalBackend is the section's backend: the GPU, or the tests' stand-in.
 func newMetalBackend() (backend.Backend, error) {
-	if standinGPU() {
-		return standinBackend{cpu.New(1)}, nil
+	if standinGPU() { // its ops spoil their outputs where a data fault is injected (probefault.go)
+		return faultyGPU{standinBackend{cpu.New(1)}}, nil
 	}
 	return metal.New()
 }

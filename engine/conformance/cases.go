@@ -43,7 +43,8 @@ func (c Case) Run(s *Suite, be backend.Backend) (got []float32, want []float64) 
 	return c.run(s, be)
 }
 
-// Check runs the case and measures it; a panic or a failed Commit is the case's failure.
+// Check runs the case and measures it; a panic or a failed Commit is the case's failure, and
+// so is an output that holds NaN or Inf or an op that wrote outside its output (Defect).
 func (c Case) Check(s *Suite, be backend.Backend) (res Result) {
 	res = Result{Name: c.Name, Tol: c.Tol}
 	defer func() {
@@ -51,12 +52,16 @@ func (c Case) Check(s *Suite, be backend.Backend) (res Result) {
 			res.Err = fmt.Errorf("panic: %v", p)
 		}
 	}()
+	s.startCase()
 	got, want := c.run(s, be)
 	if _, err := be.Commit(); err != nil {
 		res.Err = err
 		return res
 	}
 	res.RelErr = RelDiff(got, want)
+	if res.Defect = s.defect(be, got); res.Defect != "" {
+		res.RelErr = math.Inf(1)
+	}
 	return res
 }
 
@@ -159,8 +164,8 @@ func AttentionKeys(heads, hd int, segs []backend.Segment, scale float64) Case {
 		D := heads * hd
 		sd := float32(math.Sqrt(scale))
 		qkv, kv := RandVals(r, end*3*D, sd), RandVals(r, keyEnd*3*D, sd)
-		x, y := Upload(be, qkv), Upload(be, kv)
-		o := Alloc(be, end*D)
+		x, y := s.Upload(be, qkv), s.Upload(be, kv)
+		o := s.Alloc(be, end*D)
 		sc := float32(1 / math.Sqrt(float64(hd)))
 		be.Attention(o, x, y.At(D), y.At(2*D), 3*D, segs, heads, hd, sc)
 		want := RefAttention(qkv, kv[D:], kv[2*D:], 3*D, segs, heads, hd, float64(sc))
@@ -250,9 +255,6 @@ func Download(be backend.Backend, v backend.View, n int) []float32 {
 	return out
 }
 
-// poisoned is what a case returns when the op wrote where it must not: RelDiff is +Inf.
-func poisoned() ([]float32, []float64) { return []float32{float32(math.NaN())}, []float64{0} }
-
 // MatMul: y = x W^T + b, W of dtype d at byte offset skew, x read from element 3 of its
 // buffer and y written from element 2 of its own (offset views are honoured, nothing
 // outside y is written).
@@ -267,12 +269,12 @@ func MatMul(d dtype.DType, rows, in, out int, withBias bool, skew int) Case {
 			bias, bf = s.Weight("b", RandVals(r, out, 0.5), d, skew, out)
 		}
 		xv := RandVals(r, rows*in, 1)
-		x := Upload(be, append(make([]float32, 3), xv...))
-		y := Alloc(be, rows*out+3)
+		x := s.Upload(be, append(make([]float32, 3), xv...))
+		y := s.Alloc(be, rows*out+3)
 		be.MatMul(y.At(2), x.At(3), w, bias, rows, in, out)
 		got := Download(be, y, rows*out+3)
 		if got[0] != 0 || got[1] != 0 || got[rows*out+2] != 0 {
-			return poisoned()
+			return s.outOfBounds()
 		}
 		return got[2 : rows*out+2], RefMatMul(xv, wf, bf, rows, in, out)
 	}}
@@ -289,8 +291,8 @@ func LayerNorm(d dtype.DType, rows, cols, skew int) Case {
 		for i := range xv {
 			xv[i] += 5
 		}
-		x := Upload(be, xv)
-		y := Alloc(be, rows*cols)
+		x := s.Upload(be, xv)
+		y := s.Alloc(be, rows*cols)
 		be.LayerNorm(y, x, w, bias, rows, cols, 1e-6)
 		return Download(be, y, rows*cols), RefLayerNorm(xv, wf, bf, rows, cols, 1e-6)
 	}}
@@ -306,8 +308,8 @@ func RMSNorm(d dtype.DType, rows, cols, skew int) Case {
 		for i := range xv {
 			xv[i] += 1
 		}
-		x := Upload(be, xv)
-		y := Alloc(be, rows*cols)
+		x := s.Upload(be, xv)
+		y := s.Alloc(be, rows*cols)
 		be.RMSNorm(y, x, w, rows, cols, 1e-6)
 		return Download(be, y, rows*cols), RefRMSNorm(xv, wf, rows, cols, 1e-6)
 	}}
@@ -329,11 +331,11 @@ func FillColumns(rows, stride, c0, c1 int, mean bool) Case {
 		for i := range xv {
 			xv[i] += 3 // a mean far from zero
 		}
-		x := Upload(be, append(append([]float32{7}, xv...), 7))
+		x := s.Upload(be, append(append([]float32{7}, xv...), 7))
 		be.FillColumns(x.At(1), rows, stride, c0, c1, mean)
 		got := Download(be, x, rows*stride+2)
 		if got[0] != 7 || got[rows*stride+1] != 7 {
-			return poisoned()
+			return s.outOfBounds()
 		}
 		return got[1 : rows*stride+1], RefFillColumns(xv, rows, stride, c0, c1, mean)
 	}}
@@ -343,7 +345,7 @@ func FillColumns(rows, stride, c0, c1 int, mean bool) Case {
 func GELU(form backend.GELUForm, n int) Case {
 	return Case{fmt.Sprintf("GELU/%s/n%d", form, n), TolGELU, func(s *Suite, be backend.Backend) ([]float32, []float64) {
 		xv := RandVals(rand.New(rand.NewPCG(uint64(n), 7)), n, 3)
-		x := Upload(be, xv)
+		x := s.Upload(be, xv)
 		be.GELU(x, n, form)
 		return Download(be, x, n), RefGELU(xv, form)
 	}}
@@ -360,7 +362,7 @@ func binaryCase(name string, seed uint64, n int, inPlace bool, op func(backend.B
 	return Case{fmt.Sprintf("%s/n%d/inplace%v", name, n, inPlace), TolAdd, func(s *Suite, be backend.Backend) ([]float32, []float64) {
 		r := rand.New(rand.NewPCG(uint64(n), seed))
 		a, b := RandVals(r, n, 1), RandVals(r, n, 1)
-		x, y := Upload(be, a), Upload(be, b)
+		x, y := s.Upload(be, a), s.Upload(be, b)
 		if inPlace {
 			y, b = x, a
 		}
@@ -378,17 +380,17 @@ func Rope(seq, heads, hd int, kPart bool) Case {
 		D := heads * hd
 		qkv := RandVals(r, seq*3*D, 1)
 		cos, sin := RandVals(r, seq*hd, 1), RandVals(r, seq*hd, 1)
-		x := Upload(be, qkv)
+		x := s.Upload(be, qkv)
 		off := 0
 		if kPart {
 			off = D
 		}
-		be.Rope2D(x.At(off), 3*D, Upload(be, cos), Upload(be, sin), seq, heads, hd)
+		be.Rope2D(x.At(off), 3*D, s.Upload(be, cos), s.Upload(be, sin), seq, heads, hd)
 		want := RefRope2D(qkv[off:], 3*D, cos, sin, seq, heads, hd)
 		got := Download(be, x, seq*3*D)
 		for i := range off {
 			if got[i] != qkv[i] {
-				return poisoned()
+				return s.outOfBounds()
 			}
 		}
 		return got[off:], want
@@ -404,10 +406,10 @@ func MatMulEpilogue(d dtype.DType, rows, in, out int, gelu bool, form backend.GE
 		w, wf := s.Weight("w", RandVals(r, out*in, 0.1), d, 0, out, in)
 		bias, bf := s.Weight("b", RandVals(r, out, 0.5), d, 0, out)
 		xv, rv := RandVals(r, rows*in, 1), RandVals(r, rows*out, 1)
-		x, y := Upload(be, xv), Alloc(be, rows*out)
+		x, y := s.Upload(be, xv), s.Alloc(be, rows*out)
 		ep := backend.Epilogue{GELU: gelu, Form: form}
 		if res {
-			ep.Residual = Upload(be, rv)
+			ep.Residual = s.Upload(be, rv)
 		}
 		be.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
 		got := Download(be, y, rows*out)
@@ -448,8 +450,8 @@ func Attention(heads, hd int, segs []backend.Segment, scale float64) Case {
 		r := rand.New(rand.NewPCG(uint64(end*hd), uint64(heads)))
 		D := heads * hd
 		qkv := RandVals(r, end*3*D, float32(math.Sqrt(scale)))
-		x := Upload(be, qkv)
-		o := Alloc(be, end*D)
+		x := s.Upload(be, qkv)
+		o := s.Alloc(be, end*D)
 		sc := float32(1 / math.Sqrt(float64(hd)))
 		be.Attention(o, x, x.At(D), x.At(2*D), 3*D, segs, heads, hd, sc)
 		want := RefAttention(qkv, qkv[D:], qkv[2*D:], 3*D, segs, heads, hd, float64(sc))

@@ -27,13 +27,16 @@ import (
 // and a failure (a panic or an error of the backend), if any.
 type Result struct {
 	Name   string
-	RelErr float64
+	RelErr float64 // +Inf where Defect is set
 	Tol    float64
 	Err    error
+	// Defect says what was wrong beyond a number: the output holds NaN or Inf, or the op wrote
+	// outside its output (guard.go). "" when neither.
+	Defect string
 }
 
 // OK says whether the case passed.
-func (r Result) OK() bool { return r.Err == nil && r.RelErr <= r.Tol }
+func (r Result) OK() bool { return r.Err == nil && r.Defect == "" && r.RelErr <= r.Tol }
 
 // Run makes a backend with newBackend, runs every case on it, and closes it before the
 // weight memory is unmapped (a GPU backend wraps that memory without copying).
@@ -61,8 +64,13 @@ func withBackend(newBackend func() (backend.Backend, error), f func(*Suite, back
 }
 
 // Suite owns the weight memory of the cases run with it: page-aligned anonymous mappings,
-// like the residency's, unmapped by Close — after the backends that used them closed.
-type Suite struct{ mems [][]byte }
+// like the residency's, unmapped by Close — after the backends that used them closed. It
+// also keeps the guard bands of the case being checked (guard.go).
+type Suite struct {
+	mems    [][]byte
+	guards  []guardedBuffer
+	outside bool // the case saw a write outside its output itself (outOfBounds)
+}
 
 // NewSuite is an empty suite.
 func NewSuite() *Suite { return &Suite{} }

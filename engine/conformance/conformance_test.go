@@ -4,6 +4,7 @@ package conformance_test
 // (engine/cpu's TestOpParity runs the whole table on the CPU backend.)
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -62,6 +63,78 @@ func (b broken) Add(dst, src backend.View, n int) {
 		n-- // the last element left out
 	}
 	b.Backend.Add(dst, src, n)
+}
+
+// stray is the CPU backend with one op that, after computing its output, writes where it
+// must not or leaves a non-finite value in it — as a GPU kernel with a wrong grid or a
+// missing bounds check would.
+type stray struct {
+	*cpu.Backend
+	how string // "past", "before", "nan", "inf"
+}
+
+func (b stray) GELU(x backend.View, n int, form backend.GELUForm) {
+	b.Backend.GELU(x, n, form)
+	switch b.how {
+	case "past":
+		b.Upload(x.At(n), []float32{0.5})
+	case "before":
+		b.Upload(x.At(-1), []float32{0.5})
+	case "nan":
+		b.Upload(x.At(n/2), []float32{float32(math.NaN())})
+	case "inf":
+		b.Upload(x.At(n-1), []float32{float32(math.Inf(1))})
+	}
+}
+
+// An op that writes beside its output or computes NaN or Inf fails every case of it with a
+// sentence saying so, whatever its relative error would say; no other op's case fails.
+func TestStrayWritesAndNonFiniteOutputsFail(t *testing.T) {
+	for _, c := range []struct{ how, says string }{
+		{"past", "wrote outside its output (1 after the end"},
+		{"before", "wrote outside its output (1 before the start"},
+		{"nan", "the output holds NaN (1 of "},
+		{"inf", "the output holds +Inf (1 of "},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			res, err := conformance.Run(func() (backend.Backend, error) { return stray{cpu.New(1), c.how}, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for _, r := range res {
+				gelu := strings.HasPrefix(r.Name, "GELU/")
+				if gelu && (r.OK() || !strings.Contains(r.Defect, c.says) || !math.IsInf(r.RelErr, 1)) {
+					t.Errorf("%s: ok %v, defect %q, rel %g; want %q", r.Name, r.OK(), r.Defect, r.RelErr, c.says)
+				}
+				if !gelu && !r.OK() {
+					t.Errorf("%s failed with only GELU stray: %q %v", r.Name, r.Defect, r.Err)
+				}
+				if !r.OK() {
+					failed++
+				}
+			}
+			if failed == 0 {
+				t.Error("no case failed")
+			}
+		})
+	}
+}
+
+func TestNonFiniteNamesWhat(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, c := range []struct {
+		got  []float32
+		want string
+	}{
+		{[]float32{1, 2}, ""},
+		{[]float32{1, nan, 3, nan}, "the output holds NaN (2 of 4 values, the first at element 1)"},
+		{[]float32{-inf, 0, inf}, "the output holds +Inf and -Inf (2 of 3 values, the first at element 0)"},
+	} {
+		if got := conformance.NonFinite(c.got); got != c.want {
+			t.Errorf("NonFinite(%v) = %q, want %q", c.got, got, c.want)
+		}
+	}
 }
 
 func TestBrokenOpsFail(t *testing.T) {
