@@ -47,8 +47,10 @@ const (
 	// envTestFault, for tests only: "WHERE:HOW" makes a child fault when it reaches WHERE
 	// ("probe", or a selftest check whose name contains it) — HOW is segv, abort, hang or exit.
 	envTestFault = "INSPECTOR_TEST_FAULT"
-	// probeTimeout bounds the probe child: a first compile of the library takes seconds.
-	probeTimeout = 30 * time.Second
+	// probeTimeout bounds the probe child: the first compile of the library on a Mac (4
+	// units, ~31 pipelines, safe math) is not cached yet and can take tens of seconds on a
+	// busy machine; then every pipeline runs once (metal.Probe).
+	probeTimeout = 120 * time.Second
 )
 
 // probeExe is the program a probe child runs: this one (tests point it at the built binary).
@@ -73,8 +75,11 @@ type probeOutcome struct {
 	// their fallbacks (DeviceInfo.FamilyErrors and Fallbacks).
 	Fallbacks []string `json:"fallbacks,omitempty"`
 	Crashed   bool     `json:"crashed,omitempty"` // the child died, was killed or hung
-	Key       string   `json:"key,omitempty"`     // the binary and OS it was made on (remembered crashes)
-	When      string   `json:"when,omitempty"`
+	// Signaled: the child died by a signal (a crash in C, Objective-C, libffi): only such a
+	// death is remembered; a hang or an exit is tried again at the next start.
+	Signaled bool   `json:"signaled,omitempty"`
+	Key      string `json:"key,omitempty"` // the binary and OS it was made on (remembered crashes)
+	When     string `json:"when,omitempty"`
 }
 
 // err is the outcome as an error (nil when Metal may be used).
@@ -155,10 +160,13 @@ func probeMetal() probeOutcome {
 		return o
 	}
 	o := runProbeChild()
-	if o.Crashed {
+	switch {
+	case o.Crashed && o.Signaled:
 		o.Key, o.When = key, time.Now().Format("2006-01-02 15:04")
 		rememberProbe(o)
 		o.Reason = fmt.Sprintf("the Metal start-up probe %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.Reason, envMetal)
+	case o.Crashed:
+		o.Reason = fmt.Sprintf("the Metal start-up probe %s; the next start tries again", o.Reason)
 	}
 	return o
 }
@@ -182,7 +190,20 @@ func runProbeChild() probeOutcome {
 	if err == nil && json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &o) == nil {
 		return o
 	}
-	return probeOutcome{Crashed: true, Reason: childDeath(ctx, err, stderr.String(), limit)}
+	return probeOutcome{Crashed: true, Signaled: diedBySignal(ctx, err, stderr.String()),
+		Reason: childDeath(ctx, err, stderr.String(), limit)}
+}
+
+// diedBySignal says whether a child that gave no answer was killed by a signal of its own
+// making (a crash), not by our timeout: the kernel's report, or the Go runtime's, which
+// catches SIGSEGV and SIGABRT, prints the signal and exits 2.
+func diedBySignal(ctx context.Context, err error, stderr string) bool {
+	var ee *exec.ExitError
+	if ctx.Err() != nil || !errors.As(err, &ee) {
+		return false
+	}
+	ws, _ := ee.Sys().(syscall.WaitStatus)
+	return ws.Signaled() || (ws.ExitStatus() == 2 && crashSignal.MatchString(stderr))
 }
 
 // childDeath says how a child that gave no answer ended: killed by a signal, crashed with
@@ -349,23 +370,34 @@ func forgetProbe() {
 	}
 }
 
-// cmdMetalProbe is the child: it touches Metal and answers with a probeOutcome on stdout.
-// A crash here is what the parent is for.
+// cmdMetalProbe is the child: it touches Metal — the device, the library, a first pass, then
+// every pipeline once on tiny shapes against float64 references (metal.Probe) — and answers
+// with a probeOutcome on stdout. A crash here is what the parent is for; a kernel that
+// computes wrong numbers is a refusal with the reason.
 func cmdMetalProbe(args []string, stdout, stderr io.Writer) error {
 	injectFault("probe")
 	o := probeOutcome{OK: true}
+	var kernels func() (metal.PipelineProbe, error)
 	switch {
 	case standinGPU():
 		o.Device = "stand-in GPU (the CPU engine)"
 		if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" { // tests: a GPU whose families did not all build
 			o.Fallbacks = strings.Split(f, "|")
 		}
+		activeDataFault = dataFault("probe")
+		kernels = func() (metal.PipelineProbe, error) { return metal.ProbePipelines(newMetalBackend) }
 	default:
 		if err := metal.Check(); err != nil {
 			o = probeOutcome{Unsupported: errors.Is(err, metal.ErrUnsupported), Reason: err.Error()}
 		} else if info, err := metal.Device(); err == nil {
 			o.Device = info.Name
 			o.Fallbacks = append(append([]string(nil), info.FamilyErrors...), info.Fallbacks...)
+		}
+		kernels = metal.Probe
+	}
+	if o.OK {
+		if _, err := kernels(); err != nil {
+			o = probeOutcome{Reason: "the Metal start-up probe found kernels that compute wrong numbers on this GPU: " + err.Error()}
 		}
 	}
 	return json.NewEncoder(stdout).Encode(o)

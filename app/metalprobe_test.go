@@ -75,7 +75,11 @@ func TestProbeFaultsStartOnTheCPU(t *testing.T) {
 			t.Errorf("%s: exit %d: %s", c.fault, rc, stderr)
 			continue
 		}
-		if !strings.Contains(stderr, "note: running on the CPU: the Metal start-up probe "+c.says) || !strings.Contains(stderr, "Retry Metal") {
+		retry := "Retry Metal" // a crash is remembered: the note says how to try again
+		if strings.HasSuffix(c.fault, "hang") || strings.HasSuffix(c.fault, "exit") {
+			retry = "the next start tries again"
+		}
+		if !strings.Contains(stderr, "note: running on the CPU: the Metal start-up probe "+c.says) || !strings.Contains(stderr, retry) {
 			t.Errorf("%s: stderr %q, want the note saying the probe %s", c.fault, stderr, c.says)
 		}
 		if note := reportNote(rep); !strings.Contains(note, c.says) {
@@ -227,5 +231,50 @@ func TestProbeFallbacksSaid(t *testing.T) {
 	if !strings.HasPrefix(s["backend"].(string), "stand-in GPU") || !strings.Contains(stderr, "note: Metal runs fallback kernels: "+family) ||
 		!strings.Contains(reportNote(rep), family) {
 		t.Errorf("backend %v, stderr %q, backend_note %q", s["backend"], stderr, reportNote(rep))
+	}
+}
+
+// A kernel that computes wrong numbers in the probe (every pipeline runs there once) starts on
+// the CPU with the reason; it is not a crash, so nothing is remembered and the next start
+// probes again.
+func TestProbeWrongKernelsStartOnTheCPU(t *testing.T) {
+	bin := buildInspector(t)
+	for _, c := range []struct{ fault, says string }{
+		{"probe:nan", "the output holds NaN"},
+		{"probe:oob", "the op wrote outside its output"},
+	} {
+		cache := t.TempDir()
+		rc, stderr, rep := runJSON(t, bin, probeEnv(t, cache, c.fault))
+		if rc != 0 {
+			t.Fatalf("%s: exit %d: %s", c.fault, rc, stderr)
+		}
+		s, _ := rep["settings"].(map[string]any)
+		want := "note: running on the CPU: the Metal start-up probe found kernels that compute wrong numbers on this GPU: 27 of the 27 kernel checks failed: "
+		if !strings.HasPrefix(s["backend"].(string), "cpu") || !strings.Contains(stderr, want) || !strings.Contains(stderr, c.says) {
+			t.Errorf("%s: backend %v, stderr %q", c.fault, s["backend"], stderr)
+		}
+		if _, err := os.Stat(filepath.Join(cache, "turbospark-inspector", "metal-probe.json")); err == nil {
+			t.Errorf("%s: a wrong kernel was remembered as a crash", c.fault)
+		}
+	}
+}
+
+// Only a death by a signal is remembered: a probe that hung (a slow first compile) or exited
+// is tried again at the next start, and says so.
+func TestProbeRemembersOnlyCrashes(t *testing.T) {
+	bin := buildInspector(t)
+	for _, c := range []struct {
+		fault    string
+		remember bool
+	}{{"probe:hang", false}, {"probe:exit", false}, {"probe:segv", true}, {"probe:abort", true}} {
+		cache := t.TempDir()
+		_, stderr, _ := runJSON(t, bin, probeEnv(t, cache, c.fault))
+		_, err := os.Stat(filepath.Join(cache, "turbospark-inspector", "metal-probe.json"))
+		if remembered := err == nil; remembered != c.remember {
+			t.Errorf("%s: remembered %v, want %v (stderr %q)", c.fault, remembered, c.remember, stderr)
+		}
+		if !c.remember && !strings.Contains(stderr, "the next start tries again") {
+			t.Errorf("%s: stderr %q does not say the next start tries again", c.fault, stderr)
+		}
 	}
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/shaders"
 )
 
 // selftestReport is the whole result, as --report writes it.
@@ -49,10 +50,13 @@ type selftestReport struct {
 	Machine  machineReport       `json:"machine"`
 	Sections []*sectionReport    `json:"sections"`
 	Coverage map[string][]string `json:"coverage"` // every library kernel -> the conformance cases that dispatch it
-	Passed   int                 `json:"passed"`
-	Failed   int                 `json:"failed"`
-	Skipped  int                 `json:"skipped"`
-	NotRun   int                 `json:"not_run,omitempty"` // checks a section stopped before (the GPU failed early)
+	// CoverageNote says which kernels this GPU ran fallbacks for instead (the cases above
+	// dispatched those, not the kernel), from the Metal section's device.
+	CoverageNote string `json:"coverage_note,omitempty"`
+	Passed       int    `json:"passed"`
+	Failed       int    `json:"failed"`
+	Skipped      int    `json:"skipped"`
+	NotRun       int    `json:"not_run,omitempty"` // checks a section stopped before (the GPU failed early)
 }
 
 type machineReport struct {
@@ -319,7 +323,42 @@ func (st *selftest) coverage() {
 		st.report.Failed++
 		return
 	}
-	fmt.Fprintf(st.w, "\nkernel coverage: each of the library's %d kernels is dispatched by a conformance case above\n", len(cov))
+	st.report.CoverageNote = st.fallbackNote()
+	note := ""
+	if st.report.CoverageNote != "" {
+		note = "; but " + st.report.CoverageNote
+	}
+	fmt.Fprintf(st.w, "\nkernel coverage: each of the library's %d kernels is dispatched by a conformance case above%s\n", len(cov), note)
+}
+
+// fallbackNote says which kernels the Metal section's GPU had no pipeline for, so that the
+// cases ran their fallbacks instead, and why ("" where it ran them all, or did not run).
+func (st *selftest) fallbackNote() string {
+	for _, s := range st.report.Sections {
+		d := s.Device
+		if s.Backend != engine.BackendMetal || d == nil || len(d.FamilyErrors)+len(d.Fallbacks) == 0 {
+			continue
+		}
+		var missing []string
+		if len(d.PipelineInfo) > 0 {
+			have := map[string]bool{}
+			for _, p := range d.PipelineInfo {
+				have[p.Name] = true
+			}
+			for _, k := range shaders.Kernels() {
+				if !have[k] {
+					missing = append(missing, k)
+				}
+			}
+		}
+		what := "some kernels"
+		if len(missing) > 0 {
+			what = fmt.Sprintf("%d kernels (%s)", len(missing), strings.Join(missing, ", "))
+		}
+		return fmt.Sprintf("this GPU has no pipeline for %s, and their cases ran the fallbacks instead: %s", what,
+			strings.Join(append(append([]string(nil), d.FamilyErrors...), d.Fallbacks...), "; "))
+	}
+	return ""
 }
 
 func newCPUBackend(threads int) func() (backend.Backend, error) {

@@ -335,8 +335,12 @@ func newMetalBackend() (backend.Backend, error) {
 
 // deviceInfo is the GPU's description (the stand-in's for tests).
 func deviceInfo() (metal.DeviceInfo, error) {
-	if standinGPU() {
-		return metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion()}, nil
+	if standinGPU() { // tests: INSPECTOR_TEST_FALLBACKS names families that "did not build"
+		info := metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion()}
+		if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" {
+			info.FamilyErrors = strings.Split(f, "|")
+		}
+		return info, nil
 	}
 	return metal.Device()
 }

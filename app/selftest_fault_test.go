@@ -18,6 +18,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/shaders"
 )
 
 // selftestRun is one `selftest --backend metal` of the stand-in GPU with fault.
@@ -236,5 +239,31 @@ func TestChildEventsCarryNonFiniteAsText(t *testing.T) {
 	}
 	if _, err := json.Marshal(st.report); err != nil {
 		t.Errorf("the report: %v", err)
+	}
+}
+
+// Where the GPU built no pipeline for some kernels, the coverage line says so and names them
+// and why, instead of claiming every kernel was dispatched.
+func TestCoverageLineNamesFallbacks(t *testing.T) {
+	bin := buildInspector(t)
+	const family = "matmul (simdgroup matrices) did not compile: error X; the scalar matmul runs instead"
+	r := runStandinSelftest(t, bin, "", "INSPECTOR_TEST_FALLBACKS="+family)
+	want := "kernel coverage: each of the library's 27 kernels is dispatched by a conformance case above; but this GPU has no pipeline for some kernels, and their cases ran the fallbacks instead: " + family
+	if r.exit != 0 || !strings.Contains(r.text, want) || !strings.Contains(r.report.CoverageNote, family) {
+		t.Errorf("exit %d, coverage note %q:\n%s", r.exit, r.report.CoverageNote, r.text)
+	}
+	// With the device's pipelines known, the kernels without one are named.
+	st := &selftest{w: &bytes.Buffer{}}
+	st.section("metal")
+	info := &metal.DeviceInfo{FamilyErrors: []string{family}}
+	for _, k := range shaders.Kernels() {
+		if !strings.HasPrefix(k, "matmul_") || strings.HasPrefix(k, "matmul_scalar_") {
+			info.PipelineInfo = append(info.PipelineInfo, metal.PipelineInfo{Name: k})
+		}
+	}
+	st.sec.Device = info
+	note := st.fallbackNote()
+	if !strings.Contains(note, "no pipeline for 6 kernels (matmul_bf16, matmul_bf16_m32, ") || !strings.Contains(note, family) {
+		t.Errorf("note %q", note)
 	}
 }

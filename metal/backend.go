@@ -71,13 +71,16 @@ type Backend struct {
 	// without are the units this backend runs without (WithoutFamily), counted: their ops run
 	// the fallback kernels as on a GPU where they did not compile
 	without map[string]int
+	// dispatched counts the dispatches encoded per kernel (the start-up probe checks that it
+	// ran every pipeline the device made: probe.go)
+	dispatched map[string]int
 }
 
 var _ backend.Backend = (*Backend)(nil)
 
 func newBackend(dev gpu, pageSize int) *Backend {
 	b := &Backend{dev: dev, pageSize: pageSize, live: map[*Buffer]struct{}{}, budget: passBudget, opBudget: dispatchBudget,
-		without: map[string]int{}}
+		without: map[string]int{}, dispatched: map[string]int{}}
 	b.weights = newWeightCache(b)
 	return b
 }
@@ -242,6 +245,7 @@ func (b *Backend) encode(d shaders.Dispatch) {
 		b.log.add(d)
 	}
 	b.dev.encode(d)
+	b.dispatched[d.Kernel]++
 	b.pending = true
 	if b.openEstimate += slowestGPU.Estimate(d.Cost).Time; b.openEstimate >= b.budget {
 		b.cut()

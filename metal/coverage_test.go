@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/engine/conformance"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -43,4 +44,28 @@ func first(s []string) string {
 		return "-"
 	}
 	return s[0]
+}
+
+// Every dispatch of the table runs with the threadgroup size shaders.ThreadgroupSize declares
+// for its kernel: the pipeline check at build time (gpu_darwin.go: a pipeline allowing fewer
+// threads than declared disables Metal) reads the declaration, so a kernel declared wider than
+// it runs would turn Metal off on a GPU that runs it fine, and one declared narrower would pass
+// the check and fail at its first dispatch.
+func TestDispatchWidthIsDeclared(t *testing.T) {
+	be, log := NewModel(slowestGPU)
+	defer be.Close()
+	s := conformance.NewSuite()
+	defer s.Close()
+	for _, c := range conformance.Cases() {
+		if r := c.Check(s, be); r.Err != nil {
+			t.Fatalf("%s: %v", c.Name, r.Err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range log.Records {
+		if want := shaders.ThreadgroupSize(r.Kernel); r.Threads != want && !seen[r.Kernel] {
+			seen[r.Kernel] = true
+			t.Errorf("%s is dispatched with %d threads per threadgroup; shaders.ThreadgroupSize says %d", r.Kernel, r.Threads, want)
+		}
+	}
 }

@@ -45,6 +45,7 @@ type hostBuf struct {
 
 type harnessGPU struct {
 	drv     *harness.Driver
+	mutant  string             // a MUTANT(name) of the kernels every pass runs (drv built with mutants)
 	built   builtUnits[string] // its pipelines (each named by its kernel), as buildUnits made them
 	ran     map[string]int     // dispatches run, per kernel
 	pending []shaders.Dispatch
@@ -121,7 +122,7 @@ func (g *harnessGPU) encode(d shaders.Dispatch) {
 // ones back.
 func (g *harnessGPU) commit() (time.Duration, error) {
 	start := time.Now()
-	job := &harness.Job{}
+	job := &harness.Job{Mutant: g.mutant}
 	index := map[*hostBuf]int{}
 	for _, d := range g.pending {
 		rebound := d
@@ -185,13 +186,16 @@ func (c standIn) build() (builtUnits[string], error) {
 func newTestBackend(t testing.TB) *Backend { return newStandInBackend(t, standIn{}) }
 
 // newStandInBackend is newTestBackend on a stand-in whose build went wrong as c says.
-func newStandInBackend(t testing.TB, c standIn) *Backend {
+func newStandInBackend(t testing.TB, c standIn) *Backend { return newMutantBackend(t, c, "") }
+
+// newMutantBackend is newStandInBackend whose kernels run as the MUTANT(mutant) variant.
+func newMutantBackend(t testing.TB, c standIn, mutant string) *Backend {
 	holdTestMemory(t) // unmapped after the Close below
 	built, err := c.build()
 	if err != nil {
 		t.Fatalf("the stand-in's build: %v", err)
 	}
-	g := &harnessGPU{drv: harness.Shared(t, false), built: built}
+	g := &harnessGPU{drv: harness.Shared(t, mutant != ""), built: built, mutant: mutant}
 	b := newBackend(g, pageSize())
 	t.Cleanup(func() {
 		b.Close()

@@ -21,6 +21,7 @@ import (
 // ModelRecord is one dispatch a logging backend was given.
 type ModelRecord struct {
 	Kernel   string
+	Threads  int // threads per threadgroup it is dispatched with
 	Cost     shaders.Cost
 	Estimate shaders.Estimate // on the log's GPU
 	Pass     int              // the command buffer it was encoded in, counted from 0
@@ -37,7 +38,8 @@ type ModelLog struct {
 
 // add logs a dispatch about to be encoded.
 func (l *ModelLog) add(d shaders.Dispatch) {
-	l.Records = append(l.Records, ModelRecord{Kernel: d.Kernel, Cost: d.Cost, Estimate: l.GPU.Estimate(d.Cost), Pass: l.Passes})
+	l.Records = append(l.Records, ModelRecord{Kernel: d.Kernel, Threads: d.Threads[0] * d.Threads[1] * d.Threads[2],
+		Cost: d.Cost, Estimate: l.GPU.Estimate(d.Cost), Pass: l.Passes})
 }
 
 // committed notes a command buffer's GPU time: a profiling log gives it to its one dispatch.

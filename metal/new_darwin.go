@@ -58,6 +58,16 @@ func Check() error {
 	return err
 }
 
+// Probe is the start-up probe's check of the kernels (probe.go): a first pass that gave the
+// right numbers (Check), then every pipeline the device made dispatched on tiny shapes against
+// float64 references. Run it in a child process: a crash in any first dispatch is the child's.
+func Probe() (PipelineProbe, error) {
+	if err := Check(); err != nil {
+		return PipelineProbe{}, err
+	}
+	return ProbePipelines(New)
+}
+
 // Possible says whether this build has Metal code to touch: on macOS, yes (whether it runs
 // is Check's answer, which a crash in the bridge may never give: callers probe in a child
 // process first).

@@ -30,6 +30,9 @@ func NewProfiled(shaders.GPU) (*Backend, *ModelLog, error) { return nil, nil, un
 // Check says why the Metal backend cannot run here.
 func Check() error { return unsupported() }
 
+// Probe is the start-up probe's check of the kernels; off macOS, an error.
+func Probe() (PipelineProbe, error) { return PipelineProbe{}, unsupported() }
+
 // Possible says whether this build has Metal code to touch at all: not off macOS.
 func Possible() bool { return false }
 

@@ -106,7 +106,7 @@ const (
 // (a GPU pipeline must allow at least this many).
 func ThreadgroupSize(kernel string) int {
 	switch kernel {
-	case "layer_norm":
+	case "layer_norm", "rms_norm":
 		return layerNormThreads
 	case "attention":
 		return 32 * attentionQueries

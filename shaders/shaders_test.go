@@ -90,6 +90,7 @@ func TestGridsCoverTheirOps(t *testing.T) {
 		alongY  int
 	}{
 		{LayerNorm(o, o, o, o, F32, F32, 37, 50, 1e-6), 37 * 32, 1},
+		{RMSNorm(o, o, o, BF16, 37, 50, 1e-6), 37 * 32, 1},
 		{MatMul(o, o, o, o, BF16, BF16, 130, 45, 65, Epilogue{}), 65, 130},
 		{MatMulTiled(64, o, o, o, o, BF16, BF16, 130, 45, 65, Epilogue{}), 65, 130},
 		{Rope2D(o, o, o, 300, 41, 3, 18), 41 * 3 * 9, 1},
