@@ -3,15 +3,24 @@
 // darwinkit's objc and objc/ffi packages, builds it against libffi and runs it.
 //
 // Each replay sends its message with darwinkit's objc.Call, as the backend does, many times,
-// each at another stack depth. While the call is inside C (in __wrap_ffi_call, between
-// darwinkit's ffi_prep_cif and libffi's ffi_call), a helper goroutine runs on the P the
-// caller left, as any goroutine may: it allocates single guard bytes (0xA5), which Go's tiny
-// allocator puts right after a small result slot allocated just before on that P, then runs
-// a garbage collection (GODEBUG=clobberfree=1 fills what it frees with 0xdeadbeef). In every
-// other call the caller's stack is then moved (standinMoveStack), as it may be between
-// darwinkit taking the uintptrs it gives C and the C call. Then libffi runs the call on a
-// stand-in IMP that records what it received, unless what it would read is no longer what
-// it was given.
+// each on a goroutine of its own at another stack depth. While the call is inside C (in
+// __wrap_ffi_call, between darwinkit's ffi_prep_cif and libffi's ffi_call), a helper goroutine
+// runs on the P the caller left, as any goroutine may: it allocates single guard bytes (0xA5),
+// which Go's tiny allocator puts right after a small result slot allocated just before on that
+// P, then runs a garbage collection (GODEBUG=clobberfree=1 fills what it frees with
+// 0xdeadbeef). In every other call the caller's stack is then moved (standinMoveStack), as it
+// may be between darwinkit taking the uintptrs it gives C and the C call. Then libffi runs the
+// call on a stand-in IMP that records what it received, unless what it would read is no longer
+// what it was given.
+//
+// The stack moves there and nowhere else, so that what is counted does not depend on timing:
+// GODEBUG=gcshrinkstackoff=1 (main checks it) turns off the collector's stack shrinking, which
+// would otherwise happen at whatever safe point a preemption finds (a shrink the window's
+// collection left pending while the caller was in C, done when the 10 ms time slice runs out:
+// on a loaded machine, often, and inside objc.Call), and each call's goroutine starts with
+// its stack grown far past what the call needs (onFreshStack), so that no frame before
+// standinMoveStack grows it. A move anywhere else is counted (unplanned_moves), and fails the
+// test.
 //
 // Per replay it prints one JSON line: calls, arguments or results that arrived wrong, guard
 // bytes within the ffi_arg libffi stores at the result address and how many of those it
@@ -31,8 +40,11 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"unsafe"
+
+	"calllayer/gstack"
 
 	"github.com/progrium/darwinkit/objc"
 )
@@ -73,7 +85,8 @@ type stats struct {
 	Unexpected    int    `json:"unexpected"`
 	Moved         int    `json:"calls_moved"` // calls whose stack was moved in the window
 	Moves         int    `json:"stack_moves"`
-	Stale         int    `json:"stale_reads"` // calls in which libffi would read the stack the goroutine left
+	Unplanned     int    `json:"unplanned_moves"` // calls whose stack moved anywhere else
+	Stale         int    `json:"stale_reads"`     // calls in which libffi would read the stack the goroutine left
 	StaleWhat     string `json:"stale_what,omitempty"`
 	RNarrow       bool   `json:"result_narrower_than_ffi_arg"`
 	FirstProblem  string `json:"first_problem,omitempty"`
@@ -107,29 +120,56 @@ func helper() {
 }
 
 // standinMoveStack moves this goroutine's stack, as it is while darwinkit's call is in C: a
-// recursion deeper than the stack grows it (each call: the collection that follows shrinks
-// it again, being mostly unused). Right after the growth, before anything reuses the old
-// stack, standin_stale checks what libffi will read. It returns how many times the stack
-// moved.
+// recursion deeper than the stack grows it, copying it to a new one and freeing the old. Before
+// the move, standin_stale says whether what libffi will read lies on the stack being left. It
+// returns whether the stack moved (1 or 0).
 //
 //export standinMoveStack
 func standinMoveStack() C.int {
-	var here byte
-	before := uintptr(unsafe.Pointer(&here))
-	moves := 0
-	if atDepth(2000, func() {}) == 1 { // 2000 frames: ~200 KiB
-		moves = -1000 // never: keeps the result used
+	lo, hi := gstack.Bounds()
+	if lo != mark.lo || hi != mark.hi {
+		mark.unplanned = true // moved since the replay began: standin_stale would look at the wrong stack
 	}
-	if after := uintptr(unsafe.Pointer(&here)); after != before {
-		moves++
-		C.standin_stale(C.uintptr_t(before), C.uintptr_t(after))
+	C.standin_stale(C.uintptr_t(lo), C.uintptr_t(hi))
+	if atDepth(2000, func() {}) == 1 { // 2000 frames: ~200 KiB, past the 64 KiB onFreshStack leaves
+		return -1000 // never: keeps the result used
 	}
-	before = uintptr(unsafe.Pointer(&here))
-	runtime.GC()
-	if uintptr(unsafe.Pointer(&here)) != before {
-		moves++
+	if lo2, hi2 := gstack.Bounds(); lo2 != lo || hi2 != hi {
+		mark.lo, mark.hi = lo2, hi2 // the replay's goroutine goes on on the new stack
+		return 1
 	}
-	return C.int(moves)
+	return 0
+}
+
+// mark is the replay goroutine's stack when replay sent the message (lo, hi), and whether it
+// moved other than in standinMoveStack.
+var mark struct {
+	lo, hi    uintptr
+	unplanned bool
+}
+
+// onFreshStack runs f on a goroutine of its own, its stack grown first to 64 KiB (a call needs
+// at most ~16 KiB), and waits for it.
+func onFreshStack(f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		growStack()
+		f()
+	}()
+	<-done
+}
+
+// growStack grows the stack to hold its 48 KiB frame: to 64 KiB (GODEBUG=adaptivestackstart=0:
+// a goroutine starts with the smallest stack), where it stays (gcshrinkstackoff=1).
+//
+//go:noinline
+func growStack() byte {
+	var pad [48 << 10]byte
+	for i := range pad {
+		pad[i] = byte(i)
+	}
+	return pad[len(pad)-1]
 }
 
 // atDepth runs f n frames deeper, so that calls meet the stack's limit at different points.
@@ -188,7 +228,12 @@ func replay(s sig, recv objc.Object, st *stats) {
 	C.standin_expect_imp = C.int(s.imp)
 	C.standin_expect_sel = C.CString(s.sel) // kept: a few thousand small strings
 	guards.Store(nil)
+	mark.lo, mark.hi = gstack.Bounds()
+	mark.unplanned = false
 	r := s.send(recv)
+	if lo, hi := gstack.Bounds(); lo != mark.lo || hi != mark.hi || mark.unplanned {
+		st.Unplanned++
+	}
 	rec := C.standin_rec
 	st.Calls++
 	st.Windows += int(rec.windows)
@@ -264,6 +309,17 @@ func replay(s sig, recv objc.Object, st *stats) {
 func main() {
 	n := flag.Int("n", 32, "calls per message")
 	flag.Parse()
+	for _, want := range []string{"clobberfree=1", "gcshrinkstackoff=1", "adaptivestackstart=0"} {
+		if !strings.Contains(","+os.Getenv("GODEBUG")+",", ","+want+",") {
+			fmt.Fprintf(os.Stderr, "the replays need GODEBUG=%s (GODEBUG=%q)\n", want, os.Getenv("GODEBUG"))
+			os.Exit(2)
+		}
+	}
+	var here byte
+	if lo, hi := gstack.Bounds(); uintptr(unsafe.Pointer(&here)) < lo || uintptr(unsafe.Pointer(&here)) >= hi || hi-lo < 2048 || (hi-lo)&(hi-lo-1) != 0 {
+		fmt.Fprintf(os.Stderr, "gstack.Bounds = [%#x, %#x) does not hold a frame at %#x: not g.stack\n", lo, hi, uintptr(unsafe.Pointer(&here)))
+		os.Exit(2)
+	}
 	runtime.GOMAXPROCS(1)
 	go helper()
 	C.standin_window_on = 1
@@ -275,7 +331,7 @@ func main() {
 			// Every other call moves the stack in the window: those check what libffi reads
 			// against the stack left behind, the others let libffi run on what it was given.
 			C.standin_move_on = C.int(i % 2)
-			atDepth(i*37%101, func() { replay(s, recv, st) })
+			onFreshStack(func() { atDepth(i*37%101, func() { replay(s, recv, st) }) })
 		}
 		if err := enc.Encode(st); err != nil {
 			panic(err)

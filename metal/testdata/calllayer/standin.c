@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "_cgo_export.h"
 #include "standin.h"
@@ -200,59 +199,38 @@ static void window(void) {
 	standin_rec.windows++;
 }
 
-// readable says whether n bytes at p can be read (a pipe's write fails with EFAULT if not).
-static int readable(const void *p, size_t n) {
-	static int fds[2] = {-1, -1};
-	char buf[256];
-	if (n > sizeof buf)
-		abort();
-	if (fds[0] < 0 && pipe(fds) != 0)
-		abort();
-	if (write(fds[1], p, n) != (ssize_t)n)
-		return 0;
-	if (read(fds[0], buf, n) != (ssize_t)n)
-		abort();
-	return 1;
-}
-
-// onoldstack says whether [p, p+n) lies on the stack the goroutine left: within 1 MiB above
-// the frame that moved it (at before), with its copy at p+delta on the new stack, word for
-// word, but for pointers into the stack, which the move adjusted by delta.
-static int onoldstack(uintptr_t p, size_t n, uintptr_t before, intptr_t delta) {
-	if (delta == 0 || n == 0 || p < before || p + n > before + (1 << 20))
-		return 0;
-	if (!readable((void *)p, n) || !readable((void *)(p + delta), n))
-		return 0;
-	for (size_t k = 0; k + sizeof(uintptr_t) <= n; k += sizeof(uintptr_t)) {
-		uintptr_t was = *(uintptr_t *)(p + k), now = *(uintptr_t *)(p + delta + k);
-		if (now != was && now - was != (uintptr_t)delta)
-			return 0;
-	}
-	return 1;
-}
-
-// The call in __wrap_ffi_call, for standin_stale (called back from standinMoveStack).
+// What libffi will read when the call is made, taken in __wrap_ffi_call before the stack
+// moves (the sizes are those ffi_prep_cif was given, copied then): the argument type array,
+// the argument array, each argument, the result slot.
+#define NREGIONS (2 + SNAPMAX + 1)
 static struct {
-	ffi_cif *cif;
-	void *rvalue;
-	void **avalue;
-} current;
+	int n;
+	struct {
+		uintptr_t p;
+		size_t size;
+		char what[64];
+	} r[NREGIONS];
+} reads;
 
-// stalereads says what libffi would read from the goroutine's old stack: the argument type
-// array, the argument array, an argument, the result slot.
-static int stalereads(ffi_cif *cif, void *rvalue, void **avalue, uintptr_t before, intptr_t delta) {
-	char *w = standin_rec.stalewhat;
-	size_t n = sizeof standin_rec.stalewhat;
-	if (onoldstack((uintptr_t)cif->arg_types, cif->nargs * sizeof(ffi_type *), before, delta))
-		return snprintf(w, n, "the argument type array (%u entries at %p)", cif->nargs, (void *)cif->arg_types), 1;
-	if (onoldstack((uintptr_t)avalue, cif->nargs * sizeof(void *), before, delta))
-		return snprintf(w, n, "the argument array (%u entries at %p)", cif->nargs, (void *)avalue), 1;
-	for (unsigned i = 0; i < cif->nargs; i++)
-		if (onoldstack((uintptr_t)avalue[i], cif->arg_types[i]->size, before, delta))
-			return snprintf(w, n, "argument %u (%zu bytes at %p)", i, cif->arg_types[i]->size, avalue[i]), 1;
-	if (onoldstack((uintptr_t)rvalue, cif->rtype->size, before, delta))
-		return snprintf(w, n, "the result slot (%p)", rvalue), 1;
-	return 0;
+static void addread(const void *p, size_t size, const char *what) {
+	if (reads.n == NREGIONS)
+		abort();
+	reads.r[reads.n].p = (uintptr_t)p;
+	reads.r[reads.n].size = size;
+	snprintf(reads.r[reads.n].what, sizeof reads.r[reads.n].what, "%s", what);
+	reads.n++;
+}
+
+static void takereads(ffi_cif *cif, void *rvalue, void **avalue) {
+	char what[32];
+	reads.n = 0;
+	addread(cif->arg_types, snap.nargs * sizeof(ffi_type *), "the argument type array");
+	addread(avalue, snap.nargs * sizeof(void *), "the argument array");
+	for (unsigned i = 0; i < snap.nargs; i++) {
+		snprintf(what, sizeof what, "argument %u", i);
+		addread(avalue[i], snap.acopy[i].size, what);
+	}
+	addread(rvalue, snap.rcopy.size, "the result slot");
 }
 
 void __wrap_ffi_call(ffi_cif *cif, void (*fn)(void), void *rvalue, void **avalue) {
@@ -263,11 +241,10 @@ void __wrap_ffi_call(ffi_cif *cif, void (*fn)(void), void *rvalue, void **avalue
 	// The caller's goroutine stack moves now, as it may between darwinkit taking the
 	// uintptrs it hands C and the call (a morestack, or a shrink for the GC, in
 	// _cgoCheckPointer or the _Cfunc_ prologue).
-	current.cif = cif;
-	current.rvalue = rvalue;
-	current.avalue = avalue;
-	if (standin_move_on)
+	if (standin_move_on) {
+		takereads(cif, rvalue, avalue);
 		standin_rec.moves += standinMoveStack();
+	}
 	if (standin_rec.stale)
 		return; // libffi would read freed memory, reused by the next stack taken from the pool
 	if (typeschanged(cif)) {
@@ -279,10 +256,18 @@ void __wrap_ffi_call(ffi_cif *cif, void (*fn)(void), void *rvalue, void **avalue
 	__real_ffi_call(cif, fn, rvalue, avalue);
 }
 
-// standin_stale is called by standinMoveStack right after the goroutine stack moved from
-// before to after (the old one freed, not yet reused): it records whether what libffi is
-// about to read is on the old stack.
-void standin_stale(uintptr_t before, uintptr_t after) {
-	if (stalereads(current.cif, current.rvalue, current.avalue, before, (intptr_t)(after - before)))
-		standin_rec.stale++;
+// standin_stale is called by standinMoveStack, which is about to move the goroutine stack
+// [lo, hi) the call was made on: what libffi reads there would be the stack left behind. Only
+// addresses are compared; nothing the stack held is read.
+void standin_stale(uintptr_t lo, uintptr_t hi) {
+	for (int i = 0; i < reads.n; i++) {
+		uintptr_t p = reads.r[i].p;
+		size_t n = reads.r[i].size;
+		if (n > 0 && p < hi && p + n > lo) {
+			standin_rec.stale++;
+			snprintf(standin_rec.stalewhat, sizeof standin_rec.stalewhat, "%s (%zu bytes at %#lx, on the stack [%#lx, %#lx))",
+			         reads.r[i].what, n, (unsigned long)p, (unsigned long)lo, (unsigned long)hi);
+			return;
+		}
+	}
 }

@@ -52,7 +52,7 @@ extern int standin_window_req;
 extern int standin_window_done;
 
 void standin_reset(void);
-void standin_stale(uintptr_t before, uintptr_t after);
+void standin_stale(uintptr_t lo, uintptr_t hi);
 void *standin_object(int i);
 
 // Used by the generated IMPs (sigs.c).
