@@ -2,35 +2,44 @@
 
 package metal
 
-// darwinkit_audit_test.go: what the type-check cannot see. darwinkit's generated wrappers
-// are well typed and still fail at run time: a protocol-typed argument goes through
-// objc.WrapAsProtocol[T], which panics unless T is an interface (and with an interface T it
-// hands Metal a Go-backed stand-in, not the object), and a Go func argument becomes a heap
+// darwinkit_audit_test.go: what the type-check cannot see. objc.Call takes its arguments as
+// ...any and its result type as a type argument, so a message sent with the wrong C types
+// type-checks; and darwinkit's objc package has calls that are well typed and still fail at
+// run time: objc.WrapAsProtocol[T] panics unless T is an interface (and with an interface T
+// it hands Metal a Go-backed stand-in, not the object), and a Go func argument becomes a heap
 // block whose dispose path frees and then reads its descriptor, called back on whatever
-// thread Metal releases the object. So this audit follows every darwinkit function the
-// darwin build of this package reaches — through darwinkit's own source, to a fixed point —
-// and reports each path from our code to objc.WrapAsProtocol or to a Go func handed to
-// objc's message-sending functions. The messages we send ourselves with objc.Call on raw
-// selectors are held to darwinkit's generated bindings: the selector must exist there, with
-// the same number of arguments and the same C kinds (pointer, NSUInteger, struct, ...) for
-// every argument and the result. A few messages Apple declares are missing from darwinkit
-// v0.5.0's bindings (appleOnlySelectors: the macOS 15 math options); those are held to Apple's
-// declaration instead, and may be sent only inside an `if x.RespondsToSelector(objc.Sel(s))`
-// for the same selector (an older macOS would otherwise raise "unrecognized selector").
+// thread Metal releases the object. (darwinkit's generated bindings, which used to be
+// vendored, reached both: their wrappers of protocol-typed arguments and of blocks.)
 //
-// Invariant: any reachable WrapAsProtocol, Go-func-to-block conversion or raw send that
-// matches no binding fails TestDarwinkitAudit. Mutation that would silently break it:
-// following only the functions this package calls directly — the WrapAsProtocol calls sit
-// one level down, inside the generated methods, and nothing would be reported; the mutants
-// below put darwinkit's own wrappers back and must be caught.
+// So this audit holds every objc.Call of this package's darwin build to declaredSelectors,
+// the shape Apple declares for each selector the backend sends: the selector must be there,
+// with the same number of arguments and the same C kinds (pointer, NSUInteger, BOOL, struct,
+// block, ...) for every argument and the result; a selector newer than the oldest macOS the
+// backend runs on (minMacOS of gpu_darwin.go) may be sent only inside an
+// `if x.RespondsToSelector(objc.Sel(s))` for the same selector (an older macOS would otherwise
+// raise "unrecognized selector"); and every declared selector must be sent (the table is the
+// backend's, not a wish list). It also follows every darwinkit function the build reaches —
+// through darwinkit's own source, to a fixed point — and reports each path from our code to
+// objc.WrapAsProtocol or to a Go func handed to objc's message-sending functions.
+//
+// Invariant: any reachable WrapAsProtocol, Go-func-to-block conversion, or raw send that is
+// not in declaredSelectors, sends another shape or a newer selector unguarded fails
+// TestDarwinkitAudit. Mutation that would silently break it: deriving the kinds from the
+// types the call site declares instead of the C kinds objc.Call passes them as (an int32
+// offset "is an NSUInteger" by name); the mutants below send each message wrongly and must be
+// caught.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -53,7 +62,6 @@ type declSite struct {
 type callShape struct {
 	ret  string
 	args []string
-	at   string // where darwinkit sends it
 }
 
 func (s callShape) String() string {
@@ -75,23 +83,89 @@ type darwinkitAudit struct {
 	decls     map[*types.Func]declSite
 	handle    *types.Interface // objc.Handle: what darwinkit passes as a raw pointer
 	objcDir   string           // objc's source directory
-	shapes    map[string][]callShape
+	minMacOS  int              // gpu_darwin.go's minMacOS: the oldest macOS the backend runs on
 	visited   map[*types.Func]bool
 	findings  []auditFinding
-	followed  int            // darwinkit functions walked
-	rawSends  int            // objc.Call sites of this package checked against the bindings
-	dynamic   map[string]int // interface methods called inside darwinkit (not followed; see the test)
+	followed  int             // darwinkit functions walked
+	rawSends  int             // objc.Call sites of this package checked against declaredSelectors
+	sent      map[string]bool // the selectors of those sites
+	dynamic   map[string]int  // interface methods called inside darwinkit (not followed; see the test)
 	rootFiles []*ast.File
 	guarded   map[*ast.CallExpr]map[string]bool // calls inside if x.RespondsToSelector(objc.Sel(s)) { ... }: s
 }
 
-// appleOnlySelectors are messages Apple's headers declare that darwinkit v0.5.0's bindings
-// lack, with the C shape of Apple's declaration.
-var appleOnlySelectors = map[string]callShape{
-	// MTLCompileOptions (macOS 15): @property MTLMathMode mathMode; NS_ENUM(NSInteger, MTLMathMode)
-	"setMathMode:": {ret: "void", args: []string{"s64"}, at: "Metal/MTLLibrary.h (macOS 15)"},
-	// @property MTLMathFloatingPointFunctions mathFloatingPointFunctions; NS_ENUM(NSInteger, ...)
-	"setMathFloatingPointFunctions:": {ret: "void", args: []string{"s64"}, at: "Metal/MTLLibrary.h (macOS 15)"},
+// selectorDecl is where and how Apple declares a message: the class or protocol, the header,
+// the declaration, the macOS release that introduced it, and the C shape of the declaration:
+// "(args) -> result", each a C kind as objc.Call passes it (kind below): u8 for BOOL, s64 for
+// NSInteger and an NS_ENUM(NSInteger), u64 for NSUInteger, uint64_t and an
+// NS_ENUM/NS_OPTIONS(NSUInteger), f64 for CFTimeInterval, ptr for an object, a C pointer and
+// an out-parameter (NSError **), block for a block, {u64,u64,u64} for MTLSize by value.
+type selectorDecl struct {
+	class, header, decl string
+	since               int // macOS major release (10 for every 10.x)
+	shape               string
+}
+
+// declaredSelectors are the messages the backend sends, as Apple declares them (the macOS
+// 15 SDK's headers). Each shape but those of setMathMode: and setMathFloatingPointFunctions:
+// (not in darwinkit v0.5.0's bindings) was checked, when this table replaced them, to be the
+// shape darwinkit's generated binding of the selector on that class sends.
+var declaredSelectors = map[string]selectorDecl{
+	// The device (MTLCreateSystemDefaultDevice's, +1, device_darwin.go).
+	"supportsFamily:":              {"MTLDevice", "Metal/MTLDevice.h", "- (BOOL)supportsFamily:(MTLGPUFamily)gpuFamily; NS_ENUM(NSInteger, MTLGPUFamily)", 10, "(s64) -> u8"},
+	"name":                         {"MTLDevice", "Metal/MTLDevice.h", "@property (nonnull, readonly) NSString *name", 10, "() -> ptr"},
+	"hasUnifiedMemory":             {"MTLDevice", "Metal/MTLDevice.h", "@property (readonly) BOOL hasUnifiedMemory", 10, "() -> u8"},
+	"maxBufferLength":              {"MTLDevice", "Metal/MTLDevice.h", "@property (readonly) NSUInteger maxBufferLength", 10, "() -> u64"},
+	"recommendedMaxWorkingSetSize": {"MTLDevice", "Metal/MTLDevice.h", "@property (readonly) uint64_t recommendedMaxWorkingSetSize", 10, "() -> u64"},
+	// The compile options: +new (+1), autoreleased by the backend.
+	"new":                            {"NSObject", "objc/NSObject.h", "+ (instancetype)new", 10, "() -> ptr"},
+	"setLanguageVersion:":            {"MTLCompileOptions", "Metal/MTLLibrary.h", "@property (readwrite, nonatomic) MTLLanguageVersion languageVersion; NS_ENUM(NSUInteger, MTLLanguageVersion)", 10, "(u64) -> void"},
+	"setFastMathEnabled:":            {"MTLCompileOptions", "Metal/MTLLibrary.h", "@property (readwrite, nonatomic) BOOL fastMathEnabled (deprecated in macOS 15)", 10, "(u8) -> void"},
+	"setMathMode:":                   {"MTLCompileOptions", "Metal/MTLLibrary.h", "@property (readwrite, nonatomic) MTLMathMode mathMode; NS_ENUM(NSInteger, MTLMathMode)", 15, "(s64) -> void"},
+	"setMathFloatingPointFunctions:": {"MTLCompileOptions", "Metal/MTLLibrary.h", "@property (readwrite, nonatomic) MTLMathFloatingPointFunctions mathFloatingPointFunctions; NS_ENUM(NSInteger, MTLMathFloatingPointFunctions)", 15, "(s64) -> void"},
+	// The library, its functions and their pipelines (each new*, +1).
+	"newLibraryWithSource:options:error:":        {"MTLDevice", "Metal/MTLDevice.h", "- (nullable id <MTLLibrary>)newLibraryWithSource:(NSString *)source options:(nullable MTLCompileOptions *)options error:(__autoreleasing NSError **)error", 10, "(ptr, ptr, ptr) -> ptr"},
+	"newFunctionWithName:":                       {"MTLLibrary", "Metal/MTLLibrary.h", "- (nullable id <MTLFunction>)newFunctionWithName:(NSString *)functionName", 10, "(ptr) -> ptr"},
+	"newComputePipelineStateWithFunction:error:": {"MTLDevice", "Metal/MTLDevice.h", "- (nullable id <MTLComputePipelineState>)newComputePipelineStateWithFunction:(id <MTLFunction>)computeFunction error:(__autoreleasing NSError **)error", 10, "(ptr, ptr) -> ptr"},
+	"threadExecutionWidth":                       {"MTLComputePipelineState", "Metal/MTLComputePipeline.h", "@property (readonly) NSUInteger threadExecutionWidth", 10, "() -> u64"},
+	"maxTotalThreadsPerThreadgroup":              {"MTLComputePipelineState", "Metal/MTLComputePipeline.h", "@property (readonly) NSUInteger maxTotalThreadsPerThreadgroup", 10, "() -> u64"},
+	// An NSError (autoreleased) as a Go error.
+	"localizedDescription": {"NSError", "Foundation/NSError.h", "@property (readonly, copy) NSString *localizedDescription", 10, "() -> ptr"},
+	"code":                 {"NSError", "Foundation/NSError.h", "@property (readonly) NSInteger code", 10, "() -> s64"},
+	// Buffers (each new*, +1).
+	"newBufferWithLength:options:":                         {"MTLDevice", "Metal/MTLDevice.h", "- (nullable id <MTLBuffer>)newBufferWithLength:(NSUInteger)length options:(MTLResourceOptions)options; NS_OPTIONS(NSUInteger, MTLResourceOptions)", 10, "(u64, u64) -> ptr"},
+	"newBufferWithBytesNoCopy:length:options:deallocator:": {"MTLDevice", "Metal/MTLDevice.h", "- (nullable id <MTLBuffer>)newBufferWithBytesNoCopy:(void *)pointer length:(NSUInteger)length options:(MTLResourceOptions)options deallocator:(void (^ __nullable)(void *pointer, NSUInteger length))deallocator", 10, "(ptr, u64, u64, block) -> ptr"},
+	"contents": {"MTLBuffer", "Metal/MTLBuffer.h", "- (void *)contents NS_RETURNS_INNER_POINTER", 10, "() -> ptr"},
+	// A pass: the queue (new*, +1), its command buffer and encoder (autoreleased).
+	"newCommandQueue":                             {"MTLDevice", "Metal/MTLDevice.h", "- (nullable id <MTLCommandQueue>)newCommandQueue", 10, "() -> ptr"},
+	"commandBuffer":                               {"MTLCommandQueue", "Metal/MTLCommandQueue.h", "- (nullable id <MTLCommandBuffer>)commandBuffer", 10, "() -> ptr"},
+	"computeCommandEncoder":                       {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "- (nullable id <MTLComputeCommandEncoder>)computeCommandEncoder", 10, "() -> ptr"},
+	"setComputePipelineState:":                    {"MTLComputeCommandEncoder", "Metal/MTLComputeCommandEncoder.h", "- (void)setComputePipelineState:(id <MTLComputePipelineState>)state", 10, "(ptr) -> void"},
+	"setBuffer:offset:atIndex:":                   {"MTLComputeCommandEncoder", "Metal/MTLComputeCommandEncoder.h", "- (void)setBuffer:(nullable id <MTLBuffer>)buffer offset:(NSUInteger)offset atIndex:(NSUInteger)index", 10, "(ptr, u64, u64) -> void"},
+	"setBytes:length:atIndex:":                    {"MTLComputeCommandEncoder", "Metal/MTLComputeCommandEncoder.h", "- (void)setBytes:(const void *)bytes length:(NSUInteger)length atIndex:(NSUInteger)index", 10, "(ptr, u64, u64) -> void"},
+	"dispatchThreadgroups:threadsPerThreadgroup:": {"MTLComputeCommandEncoder", "Metal/MTLComputeCommandEncoder.h", "- (void)dispatchThreadgroups:(MTLSize)threadgroupsPerGrid threadsPerThreadgroup:(MTLSize)threadsPerThreadgroup; MTLSize: { NSUInteger width, height, depth; }", 10, "({u64,u64,u64}, {u64,u64,u64}) -> void"},
+	"endEncoding":                                 {"MTLCommandEncoder", "Metal/MTLCommandEncoder.h", "- (void)endEncoding", 10, "() -> void"},
+	"commit":                                      {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "- (void)commit", 10, "() -> void"},
+	"waitUntilCompleted":                          {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "- (void)waitUntilCompleted", 10, "() -> void"},
+	"status":                                      {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "@property (readonly) MTLCommandBufferStatus status; NS_ENUM(NSUInteger, MTLCommandBufferStatus)", 10, "() -> u64"},
+	"error":                                       {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "@property (nullable, readonly) NSError *error", 10, "() -> ptr"},
+	"GPUStartTime":                                {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "@property (readonly) CFTimeInterval GPUStartTime", 10, "() -> f64"},
+	"GPUEndTime":                                  {"MTLCommandBuffer", "Metal/MTLCommandBuffer.h", "@property (readonly) CFTimeInterval GPUEndTime", 10, "() -> f64"},
+}
+
+// parseShape reads a selectorDecl's shape, "(a, b) -> r".
+func parseShape(s string) (callShape, error) {
+	args, ret, ok := strings.Cut(s, ") -> ")
+	args, ok2 := strings.CutPrefix(args, "(")
+	if !ok || !ok2 || ret == "" {
+		return callShape{}, fmt.Errorf("bad shape %q", s)
+	}
+	shape := callShape{ret: ret}
+	if args != "" {
+		// A struct's fields are separated by "," without a space.
+		shape.args = strings.Split(args, ", ")
+	}
+	return shape, nil
 }
 
 // indexGuards records, for every call of files inside the body of an if whose condition asks
@@ -136,15 +210,24 @@ func (a *darwinkitAudit) indexGuards(files []*ast.File, info *types.Info) {
 	}
 }
 
-// newDarwinkitAudit indexes every non-standard function of the build and darwinkit's own
-// objc.Call sites (selector -> shapes).
+// newDarwinkitAudit indexes every non-standard function of the build.
 func newDarwinkitAudit(b *darwinBuild) (*darwinkitAudit, error) {
-	a := &darwinkitAudit{b: b, decls: map[*types.Func]declSite{}, shapes: map[string][]callShape{}, visited: map[*types.Func]bool{}, dynamic: map[string]int{}}
+	a := &darwinkitAudit{b: b, decls: map[*types.Func]declSite{}, visited: map[*types.Func]bool{}, dynamic: map[string]int{}, sent: map[string]bool{}}
 	objc := b.checked[objcPath]
 	if objc == nil {
 		return nil, fmt.Errorf("%s was not type-checked", objcPath)
 	}
 	a.handle = objc.Scope().Lookup("Handle").Type().Underlying().(*types.Interface)
+	if metal := b.checked[metalPkgPath]; metal != nil {
+		if c, ok := metal.Scope().Lookup("minMacOS").(*types.Const); ok {
+			if v, ok := constant.Int64Val(c.Val()); ok {
+				a.minMacOS = int(v)
+			}
+		}
+	}
+	if a.minMacOS == 0 {
+		return nil, fmt.Errorf("no constant minMacOS in the darwin build of %s", metalPkgPath)
+	}
 	for _, p := range b.list {
 		if p.ImportPath == objcPath {
 			a.objcDir = p.Dir + string(filepath.Separator)
@@ -163,30 +246,9 @@ func newDarwinkitAudit(b *darwinBuild) (*darwinkitAudit, error) {
 					}
 				}
 			}
-			if strings.HasPrefix(path, darwinkitPath+"/macos/") {
-				a.indexSends(f, info)
-			}
 		}
-	}
-	if len(a.shapes) == 0 {
-		return nil, fmt.Errorf("no objc.Call sites found in darwinkit's bindings")
 	}
 	return a, nil
-}
-
-// indexSends records the shape of every objc.Call[T](recv, objc.Sel("..."), args...) in f.
-func (a *darwinkitAudit) indexSends(f *ast.File, info *types.Info) {
-	ast.Inspect(f, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
-		if sel, shape, ok := a.sendShape(info, call); ok {
-			shape.at = a.b.fset.Position(call.Pos()).String()
-			a.shapes[sel] = append(a.shapes[sel], shape)
-		}
-		return true
-	})
 }
 
 // sendShape reads an objc.Call site: its selector (a constant) and C shape.
@@ -490,7 +552,7 @@ func paramType(sig *types.Signature, i int) types.Type {
 	return types.Typ[types.Invalid]
 }
 
-// checkRawSend holds one of our objc.Call sites to darwinkit's bindings of the selector.
+// checkRawSend holds one of our objc.Call sites to Apple's declaration of the selector.
 func (a *darwinkitAudit) checkRawSend(info *types.Info, call *ast.CallExpr, report func(string, ...any)) {
 	a.rawSends++
 	sel, shape, ok := a.sendShape(info, call)
@@ -498,30 +560,27 @@ func (a *darwinkitAudit) checkRawSend(info *types.Info, call *ast.CallExpr, repo
 		report("objc.Call without a constant selector objc.Sel(\"...\") and one type argument: cannot be checked")
 		return
 	}
+	a.sent[sel] = true
 	if want := strings.Count(sel, ":"); want != len(shape.args) {
 		report("%q takes %d arguments, objc.Call passes %d", sel, want, len(shape.args))
 		return
 	}
-	known := a.shapes[sel]
-	if apple, ok := appleOnlySelectors[sel]; ok && len(known) == 0 {
-		if !a.guarded[call][sel] {
-			report("%q (not in darwinkit's bindings) sent without a respondsToSelector: guard for it", sel)
-		}
-		if shape.ret != apple.ret || !fits(shape.args, apple.args) {
-			report("%q sent as %v; Apple declares it as %v (%s)", sel, shape, apple, apple.at)
-		}
+	decl, ok := declaredSelectors[sel]
+	if !ok {
+		report("%q is not in declaredSelectors (misspelt? a new message goes there with Apple's declaration)", sel)
 		return
 	}
-	if len(known) == 0 {
-		report("%q is not sent anywhere in darwinkit's bindings (misspelt?)", sel)
+	apple, err := parseShape(decl.shape)
+	if err != nil {
+		report("declaredSelectors[%q]: %v", sel, err)
 		return
 	}
-	for _, k := range known {
-		if k.ret == shape.ret && fits(shape.args, k.args) {
-			return
-		}
+	if shape.ret != apple.ret || !fits(shape.args, apple.args) {
+		report("%q sent as %v; Apple declares it as %v (%s, %s: %s)", sel, shape, apple, decl.class, decl.header, decl.decl)
 	}
-	report("%q sent as %v; darwinkit's bindings send it as %v (%s)", sel, shape, known[0], known[0].at)
+	if decl.since > a.minMacOS && !a.guarded[call][sel] {
+		report("%q (macOS %d; the backend runs from macOS %d) sent without a respondsToSelector: guard for it", sel, decl.since, a.minMacOS)
+	}
 }
 
 // auditPackage audits the darwin build of this package (its test variant, which includes
@@ -559,10 +618,19 @@ func auditPackage(t *testing.T, replace map[string]string) *darwinkitAudit {
 
 func TestDarwinkitAudit(t *testing.T) {
 	a := auditPackage(t, nil)
-	t.Logf("followed %d darwinkit functions from this package (interface calls inside darwinkit, not followed: %v); %d raw sends checked against %d selectors of darwinkit's bindings",
-		a.followed, a.dynamic, a.rawSends, len(a.shapes))
+	t.Logf("followed %d darwinkit functions from this package (interface calls inside darwinkit, not followed: %v); %d raw sends of %d selectors checked against the %d of declaredSelectors",
+		a.followed, a.dynamic, a.rawSends, len(a.sent), len(declaredSelectors))
 	for _, f := range a.findings {
 		t.Error(f)
+	}
+	// Every declared selector is sent: the table is what the backend sends, nothing else.
+	for sel := range declaredSelectors {
+		if !a.sent[sel] {
+			t.Errorf("declaredSelectors has %q, which the backend does not send: remove it", sel)
+		}
+	}
+	if a.rawSends < len(declaredSelectors) {
+		t.Errorf("only %d raw sends checked: the audit does not see the backend's objc.Call sites", a.rawSends)
 	}
 	// Interface calls are not followed: only the Ptr accessor of objc.Handle may be among
 	// them (it reads a field); anything else could hide a path and must be looked at.
@@ -571,75 +639,89 @@ func TestDarwinkitAudit(t *testing.T) {
 			t.Errorf("an interface call inside darwinkit the audit does not follow: %s", name)
 		}
 	}
-	if a.followed < 20 {
+	// objc.Call alone reaches its argument conversion, libffi's wrappers and the runtime's.
+	if a.followed < 15 {
 		t.Errorf("only %d darwinkit functions followed: the walk does not reach into darwinkit", a.followed)
 	}
 }
 
-// TestDarwinkitAuditCatches puts back each call that fails at run time on a Mac, one at a
-// time, and the audit must report it.
+// TestDarwinkitAuditCatches breaks one message of gpu_darwin.go at a time, each as it would
+// fail at run time on a Mac, and the audit must report it.
 func TestDarwinkitAuditCatches(t *testing.T) {
 	src, err := os.ReadFile("gpu_darwin.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []struct{ name, from, to, want string }{
-		{"darwinkit's newComputePipelineState wrapper",
-			`objc.Call[mtl.ComputePipelineStateObject](dev, objc.Sel("newComputePipelineStateWithFunction:error:"), fn, unsafe.Pointer(errOut))`,
-			`dev.NewComputePipelineStateWithFunctionError(fn, unsafe.Pointer(errOut))`,
-			"WrapAsProtocol[github.com/progrium/darwinkit/macos/metal.FunctionObject] panics"},
-		{"darwinkit's setComputePipelineState wrapper",
-			`objc.Call[objc.Void](g.enc, objc.Sel("setComputePipelineState:"), p.state)`,
-			`g.enc.SetComputePipelineState(p.state)`,
-			"WrapAsProtocol[github.com/progrium/darwinkit/macos/metal.ComputePipelineStateObject] panics"},
-		{"darwinkit's setBuffer:offset:atIndex: wrapper",
-			`objc.Call[objc.Void](g.enc, objc.Sel("setBuffer:offset:atIndex:"), b.Handle.(mtl.BufferObject), uint(b.Offset), uint(i))`,
-			`g.enc.SetBufferOffsetAtIndex_(b.Handle.(mtl.BufferObject), uint(b.Offset), uint(i))`,
-			"WrapAsProtocol[github.com/progrium/darwinkit/macos/metal.BufferObject] panics"},
-		{"a Go func as the no-copy deallocator",
-			`objc.Call[mtl.BufferObject](g.ctx.device, objc.Sel("newBufferWithBytesNoCopy:length:options:deallocator:"), unsafe.Pointer(&mem[0]), uint(n), mtl.ResourceStorageModeShared, unsafe.Pointer(nil))`,
-			`g.ctx.device.NewBufferWithBytesNoCopyLengthOptionsDeallocator(unsafe.Pointer(&mem[0]), uint(n), mtl.ResourceStorageModeShared, func(unsafe.Pointer, uint) {})`,
-			"becomes an Objective-C block"},
-		{"a misspelt selector",
-			`objc.Sel("setComputePipelineState:")`, `objc.Sel("setComputePipeline:")`,
-			`"setComputePipeline:" is not sent anywhere in darwinkit's bindings`},
-		{"an offset passed as a 32-bit int",
-			`uint(b.Offset), uint(i))`, `int32(b.Offset), uint(i))`,
-			`"setBuffer:offset:atIndex:" sent as (ptr, s32, u64) -> void`},
-		{"setBufferOffset:atIndex: for setBuffer:offset:atIndex:",
-			`objc.Sel("setBuffer:offset:atIndex:")`, `objc.Sel("setBufferOffset:atIndex:")`,
-			`"setBufferOffset:atIndex:" takes 2 arguments, objc.Call passes 3`},
-		{"a Go func for the nil deallocator in a raw send",
-			`mtl.ResourceStorageModeShared, unsafe.Pointer(nil))`, `mtl.ResourceStorageModeShared, func(unsafe.Pointer, uint) {})`,
+	type edit struct{ from, to string }
+	for _, m := range []struct {
+		name  string
+		edits []edit
+		want  string
+	}{
+		{"objc.WrapAsProtocol for the pipeline's function", []edit{{
+			`objc.Sel("newComputePipelineStateWithFunction:error:"), fn, unsafe.Pointer(&nsErr))`,
+			`objc.Sel("newComputePipelineStateWithFunction:error:"), objc.WrapAsProtocol("MTLFunction", fn), unsafe.Pointer(&nsErr))`}},
+			"mtlFunction] panics"},
+		{"a Go func as the no-copy deallocator", []edit{{
+			`resourceStorageModeShared, unsafe.Pointer(nil))`, `resourceStorageModeShared, func(unsafe.Pointer, uint) {})`}},
 			"passed to objc.Call becomes an Objective-C block"},
-		{"setMathFloatingPointFunctions: guarded by another selector",
+		{"a block made of a Go func as the deallocator", []edit{{
+			`resourceStorageModeShared, unsafe.Pointer(nil))`, `resourceStorageModeShared, objc.CreateMallocBlock(func(unsafe.Pointer, uint) {}))`}},
+			"objc.CreateMallocBlock turns a Go func into an Objective-C block"},
+		{"a misspelt selector", []edit{{
+			`objc.Sel("setComputePipelineState:")`, `objc.Sel("setComputePipeline:")`}},
+			`"setComputePipeline:" is not in declaredSelectors`},
+		{"an offset passed as a 32-bit int", []edit{{
+			`uint(b.Offset), uint(i))`, `int32(b.Offset), uint(i))`}},
+			`"setBuffer:offset:atIndex:" sent as (ptr, s32, u64) -> void; Apple declares it as (ptr, u64, u64) -> void`},
+		{"an index passed as a Go int (NSInteger)", []edit{{
+			`uint(len(d.Params)), uint(len(d.Buffers)))`, `uint(len(d.Params)), len(d.Buffers))`}},
+			`"setBytes:length:atIndex:" sent as (ptr, u64, s64) -> void`},
+		{"setBufferOffset:atIndex: for setBuffer:offset:atIndex:", []edit{{
+			`objc.Sel("setBuffer:offset:atIndex:")`, `objc.Sel("setBufferOffset:atIndex:")`}},
+			`"setBufferOffset:atIndex:" takes 2 arguments, objc.Call passes 3`},
+		{"MTLSize of 32-bit fields", []edit{
+			{`type mtlSize struct{ Width, Height, Depth uint64 }`, `type mtlSize struct{ Width, Height, Depth uint32 }`},
+			{`mtlSize{Width: uint64(v[0]), Height: uint64(v[1]), Depth: uint64(v[2])}`, `mtlSize{Width: uint32(v[0]), Height: uint32(v[1]), Depth: uint32(v[2])}`}},
+			`"dispatchThreadgroups:threadsPerThreadgroup:" sent as ({u32,u32,u32}, {u32,u32,u32}) -> void`},
+		{"a BOOL result read as NSInteger", []edit{{
+			`objc.Call[bool](dev, objc.Sel("hasUnifiedMemory"))`, `objc.Call[int](dev, objc.Sel("hasUnifiedMemory")) != 0`}},
+			`"hasUnifiedMemory" sent as () -> s64; Apple declares it as () -> u8`},
+		{"GPU times read as 32-bit floats", []edit{{
+			`objc.Call[float64](g.cmd, objc.Sel("GPUEndTime"))`, `float64(objc.Call[float32](g.cmd, objc.Sel("GPUEndTime")))`}},
+			`"GPUEndTime" sent as () -> f32; Apple declares it as () -> f64`},
+		{"setMathFloatingPointFunctions: guarded by another selector", []edit{{
 			`if opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
-			`if opts.RespondsToSelector(objc.Sel("setMathMode:")) {`,
-			`"setMathFloatingPointFunctions:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
-		{"setMathMode: sent unguarded",
+			`if opts.RespondsToSelector(objc.Sel("setMathMode:")) {`}},
+			`"setMathFloatingPointFunctions:" (macOS 15; the backend runs from macOS 14) sent without a respondsToSelector: guard`},
+		{"setMathMode: sent unguarded", []edit{{
 			`	if opts.RespondsToSelector(objc.Sel("setMathMode:")) {
-		objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), int(mathModeSafe))
+		objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), mathModeSafe)
 	} else {
-		opts.SetFastMathEnabled(false)
+		objc.Call[objc.Void](opts, objc.Sel("setFastMathEnabled:"), false)
 	}`,
-			`	objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), int(mathModeSafe))`,
-			`"setMathMode:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
-		{"setMathFloatingPointFunctions: under a negated guard",
+			`	objc.Call[objc.Void](opts, objc.Sel("setMathMode:"), mathModeSafe)`}},
+			`"setMathMode:" (macOS 15; the backend runs from macOS 14) sent without a respondsToSelector: guard`},
+		{"setMathFloatingPointFunctions: under a negated guard", []edit{{
 			`if opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
-			`if !opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`,
-			`"setMathFloatingPointFunctions:" (not in darwinkit's bindings) sent without a respondsToSelector: guard`},
-		{"mathMode as a 32-bit value",
-			`objc.Sel("setMathMode:"), int(mathModeSafe))`, `objc.Sel("setMathMode:"), uint32(mathModeSafe))`,
+			`if !opts.RespondsToSelector(objc.Sel("setMathFloatingPointFunctions:")) {`}},
+			`"setMathFloatingPointFunctions:" (macOS 15; the backend runs from macOS 14) sent without a respondsToSelector: guard`},
+		{"mathMode as a 32-bit value", []edit{{
+			`objc.Sel("setMathMode:"), mathModeSafe)`, `objc.Sel("setMathMode:"), uint32(mathModeSafe))`}},
 			`"setMathMode:" sent as (u32) -> void; Apple declares it as (s64) -> void`},
-		{"an argument too few",
-			`mtl.ResourceStorageModeShared, unsafe.Pointer(nil))`, `mtl.ResourceStorageModeShared)`,
+		{"an argument too few", []edit{{
+			`resourceStorageModeShared, unsafe.Pointer(nil))`, `resourceStorageModeShared)`}},
 			`takes 4 arguments, objc.Call passes 3`},
 	} {
 		t.Run(m.name, func(t *testing.T) {
-			if !strings.Contains(string(src), m.from) {
-				t.Fatalf("gpu_darwin.go no longer contains %q: update the mutant", m.from)
+			mutant := string(src)
+			for _, e := range m.edits {
+				if !strings.Contains(mutant, e.from) {
+					t.Fatalf("gpu_darwin.go no longer contains %q: update the mutant", e.from)
+				}
+				mutant = strings.Replace(mutant, e.from, e.to, 1)
 			}
-			a := auditPackage(t, map[string]string{"gpu_darwin.go": strings.Replace(string(src), m.from, m.to, 1)})
+			a := auditPackage(t, map[string]string{"gpu_darwin.go": mutant})
 			var got []string
 			for _, f := range a.findings {
 				got = append(got, f.String())
@@ -653,5 +735,109 @@ func TestDarwinkitAuditCatches(t *testing.T) {
 			}
 			t.Errorf("the audit did not report %q; it reported %d findings: %v", m.want, len(got), got)
 		})
+	}
+}
+
+// TestDeclaredSelectorsMatchBindings holds declaredSelectors to darwinkit v0.5.0's generated
+// bindings (macos/metal and macos/foundation, type-checked for darwin/arm64 like the build):
+// each selector's shape must be the one the binding on its class sends, and the two macOS 15
+// selectors must be missing from them. It goes with the bindings, once nothing uses them.
+func TestDeclaredSelectorsMatchBindings(t *testing.T) {
+	cmd := exec.Command(goTool(), "list", "-e", "-deps",
+		"-json=ImportPath,Name,Dir,GoFiles,CgoFiles,ImportMap,Standard,Module,Error",
+		darwinkitPath+"/macos/metal", darwinkitPath+"/macos/foundation")
+	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &darwinBuild{fset: token.NewFileSet(), checked: map[string]*types.Package{}, files: map[string][]*ast.File{}, infos: map[string]*types.Info{}}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		p := new(listedPackage)
+		if err := dec.Decode(p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		b.list = append(b.list, p)
+	}
+	for _, p := range b.list {
+		files, err := b.parse(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg, info, errs := b.check(p, files)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", p.ImportPath, errs[0])
+		}
+		b.checked[p.ImportPath] = pkg
+		b.files[p.ImportPath], b.infos[p.ImportPath] = files, info
+	}
+	a := &darwinkitAudit{b: b, handle: b.checked[objcPath].Scope().Lookup("Handle").Type().Underlying().(*types.Interface)}
+	type binding struct{ pkg, recv, shape, at string }
+	bindings := map[string][]binding{}
+	for _, path := range []string{darwinkitPath + "/macos/metal", darwinkitPath + "/macos/foundation"} {
+		info := b.infos[path]
+		for _, f := range b.files[path] {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil || fd.Recv == nil {
+					continue
+				}
+				recv := types.ExprString(fd.Recv.List[0].Type)
+				ast.Inspect(fd.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					if sel, shape, ok := a.sendShape(info, call); ok {
+						bindings[sel] = append(bindings[sel], binding{path[strings.LastIndex(path, "/")+1:], recv, shape.String(), b.fset.Position(call.Pos()).String()})
+					}
+					return true
+				})
+			}
+		}
+	}
+	t.Logf("%d selectors in the bindings", len(bindings))
+	var sels []string
+	for sel := range declaredSelectors {
+		sels = append(sels, sel)
+	}
+	sort.Strings(sels)
+	for _, sel := range sels {
+		d := declaredSelectors[sel]
+		pkg, name := "metal", strings.TrimPrefix(d.class, "MTL")
+		if strings.HasPrefix(d.class, "NS") {
+			pkg, name = "foundation", strings.TrimPrefix(d.class, "NS")
+		}
+		want := map[string]bool{name: true, name + "Object": true}
+		if sel == "new" { // +new, sent to the class MTLCompileOptions
+			pkg, want = "metal", map[string]bool{"_CompileOptionsClass": true}
+		}
+		var on []binding
+		for _, bd := range bindings[sel] {
+			if bd.pkg == pkg && want[bd.recv] {
+				on = append(on, bd)
+			}
+		}
+		if len(on) == 0 {
+			if d.since > 14 {
+				t.Logf("%-52s %-40s not in the bindings (macOS %d): held to Apple's declaration", sel, d.shape, d.since)
+				if len(bindings[sel]) != 0 {
+					t.Errorf("%s: in the bindings after all: %v", sel, bindings[sel])
+				}
+				continue
+			}
+			t.Errorf("%s: no binding on %s %v (all: %v)", sel, pkg, want, bindings[sel])
+			continue
+		}
+		for _, bd := range on {
+			if bd.shape != d.shape {
+				t.Errorf("%s: table %s, binding %s.%s sends %s (%s)", sel, d.shape, bd.pkg, bd.recv, bd.shape, bd.at)
+			} else {
+				t.Logf("%-52s %-40s = %s.%s (%s)", sel, d.shape, bd.pkg, bd.recv, bd.at[strings.Index(bd.at, "darwinkit/")+10:])
+			}
+		}
 	}
 }

@@ -2,8 +2,8 @@
 
 package metal
 
-// device_darwin.go: the system's default Metal device. darwinkit has no binding for
-// MTLCreateSystemDefaultDevice, so this is the one cgo call of the backend. CoreGraphics is
+// device_darwin.go: the system's default Metal device. MTLCreateSystemDefaultDevice is a C
+// function, not a message, so this is the one cgo call of the backend. CoreGraphics is
 // linked because without it a command-line process gets no default device.
 //
 // Invariant: the pointer returned is +1 retained (a Create function); the caller owns it and
@@ -24,15 +24,14 @@ import "C"
 import (
 	"unsafe"
 
-	"github.com/progrium/darwinkit/macos/metal"
 	"github.com/progrium/darwinkit/objc"
 )
 
 // defaultDevice returns the default device (owned, +1) and whether there is one.
-func defaultDevice() (metal.DeviceObject, bool) {
+func defaultDevice() (mtlDevice, bool) {
 	ptr := unsafe.Pointer(C.ts_default_device())
 	if ptr == nil {
-		return metal.DeviceObject{}, false
+		return mtlDevice{}, false
 	}
-	return metal.DeviceObject{Object: objc.ObjectFrom(ptr)}, true
+	return mtlDevice{Object: objc.ObjectFrom(ptr)}, true
 }

@@ -2,8 +2,8 @@
 
 package metal
 
-// typecheck_test.go: the macOS build of this package — darwinkit calls, the cgo device
-// shim, metal_darwin_test.go — type-checked from Linux, where it cannot be compiled (no
+// typecheck_test.go: the macOS build of this package — its calls of darwinkit's objc
+// package, the cgo device shim, metal_darwin_test.go — type-checked from Linux, where it cannot be compiled (no
 // macOS SDK for cgo). `go list` (GOOS=darwin GOARCH=arm64 CGO_ENABLED=1, which never runs
 // cgo without -compiled/-export) gives every package of the build in dependency order;
 // go/types checks their GoFiles+CgoFiles with FakeImportC, an importer that follows each
@@ -13,7 +13,7 @@ package metal
 // test. Mutation that would silently break it: checking only the files without a darwin
 // build tag (what a plain Linux build sees) — gpu_darwin.go would never be looked at; the
 // tests below assert it and metal_darwin_test.go are among the files checked, and that a
-// wrong darwinkit call in them is reported.
+// wrong call in gpu_darwin.go is reported.
 
 import (
 	"bytes"
@@ -234,8 +234,9 @@ func (b *darwinBuild) metalPackage() (*listedPackage, error) {
 	return nil, errors.New("the metal package is not in the darwin list")
 }
 
-// TestTypeCheckCatchesWrongCalls re-checks the package with one darwinkit call broken at a
-// time; each must be reported.
+// TestTypeCheckCatchesWrongCalls re-checks the package with one call of gpu_darwin.go broken
+// at a time; each must be reported. (A message's argument and result kinds, which objc.Call
+// takes as ...any and a type argument, are the darwinkit audit's to check.)
 func TestTypeCheckCatchesWrongCalls(t *testing.T) {
 	b := darwinOrFatal(t)
 	p, err := b.metalPackage()
@@ -247,9 +248,11 @@ func TestTypeCheckCatchesWrongCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []struct{ name, from, to string }{
-		{"a Size where darwinkit wants metal.Size", "DispatchThreadgroupsThreadsPerThreadgroup(size(d.Groups), size(d.Threads))", "DispatchThreadgroupsThreadsPerThreadgroup(d.Groups, d.Threads)"},
-		{"an int where darwinkit wants uint", "uint(len(d.Params)), uint(len(d.Buffers)))", "len(d.Params), uint(len(d.Buffers)))"},
-		{"EndEncoding called on the compute encoder", "mtl.CommandEncoderObject{Object: g.enc.Object}.EndEncoding()", "g.enc.EndEncoding()"},
+		{"a [3]int where an MTLSize is made", "return mtlSize{Width: uint64(v[0]), Height: uint64(v[1]), Depth: uint64(v[2])}", "return v"},
+		{"a Go string for a selector", `objc.Call[objc.Void](g.cmd, objc.Sel("commit"))`, `objc.Call[objc.Void](g.cmd, "commit")`},
+		{"a message sent without its result type", `objc.Call[objc.Void](g.cmd, objc.Sel("commit"))`, `objc.Call(g.cmd, objc.Sel("commit"))`},
+		{"newCommandQueue's result taken as a buffer", "g.queue = objc.Call[mtlCommandQueue](", "g.queue = objc.Call[mtlBuffer]("},
+		{"an NSUInteger compared with an int", `maxThreads := int(objc.Call[uint](ps, objc.Sel("maxTotalThreadsPerThreadgroup")))`, `maxThreads := objc.Call[uint](ps, objc.Sel("maxTotalThreadsPerThreadgroup"))`},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			if !bytes.Contains(src, []byte(m.from)) {
