@@ -3,7 +3,7 @@
 GO      ?= go
 BIN     := bin/inspector
 
-.PHONY: build run demo-cli test test-arm64 bench fuzz vet fmt clean bin/static/inspector
+.PHONY: build run demo-cli test test-standin test-arm64 bench fuzz vet fmt clean bin/static/inspector
 
 build:
 	$(GO) build -o $(BIN) ./app
@@ -25,7 +25,17 @@ test: vet
 	  CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app; fi
 	@echo "make test: every package, natively (about 4 minutes on 2 cores, warm)"
 	$(GO) test -count=1 ./...
+	@if [ "$$(uname -s)" = Linux ]; then $(MAKE) --no-print-directory test-standin; fi
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
+
+# test-standin: app/ again with the tests' stand-in GPU (the CPU engine plays Metal), so the
+# paths a Mac takes run here: Metal as the default backend, the start-up probe child and
+# selftest's children started from the test binary (app/main_test.go's TestMain answers as
+# the program). On a Mac the native pass takes them with the real GPU. About 5 minutes on 2
+# cores.
+test-standin:
+	@echo "make test: app/ with the stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin), the paths a Mac takes"
+	INSPECTOR_TEST_GPU=cpu-standin $(GO) test -count=1 ./app/
 
 # test-arm64: the packages whose arithmetic is pinned (engine/... and internal/...: every
 # kernel, probe, preprocessing step and the residency) as linux/arm64 binaries under qemu-user

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/internal/numcheck"
-	"github.com/turbospark/inspector/metal"
 )
 
 func cliFails(t *testing.T, args ...string) string {
@@ -90,8 +89,8 @@ func TestHugeImageRefused(t *testing.T) {
 
 // --backend metal says plainly, off macOS, that Metal needs macOS.
 func TestMetalBackendOffMacOS(t *testing.T) {
-	if runtime.GOOS == "darwin" {
-		t.Skip("on macOS the Metal backend runs (metal/metal_darwin_test.go)")
+	if metalOnThisMachine() {
+		t.Skip("Metal (or the tests' stand-in GPU) runs here (metal/metal_darwin_test.go, metalprobe_test.go)")
 	}
 	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "metal")
 	if !strings.Contains(msg, "Metal backend needs macOS") {
@@ -99,15 +98,16 @@ func TestMetalBackendOffMacOS(t *testing.T) {
 	}
 }
 
-// The window offers Metal, first, exactly where metal.Check passed; elsewhere it says why
-// not; auto runs on Metal there and on the CPU here.
+// The window offers Metal, first, exactly where the probe and metal.Check passed (metalOK:
+// on a Mac, or the tests' stand-in GPU); elsewhere it says why not; auto runs on Metal there
+// and on the CPU here.
 func TestBackendChoice(t *testing.T) {
 	b := windowBackends()
 	name, note, err := resolveBackend(backendAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checkErr := metal.Check(); checkErr == nil {
+	if checkErr := metalOK(); checkErr == nil {
 		if b.Default() != "metal" || !b.Offers("cpu") || name != "metal" {
 			t.Errorf("Metal runs here, but the window offers %v and auto picks %q", b.Names, name)
 		}
@@ -121,7 +121,7 @@ func TestBackendChoice(t *testing.T) {
 		if b.Unavailable["metal"] != checkErr.Error() {
 			t.Errorf("the window says %q about Metal, want the check's reason %q", b.Unavailable["metal"], checkErr)
 		}
-		if (runtime.GOOS == "darwin") != (note != "") {
+		if metalExpected() != (note != "") {
 			t.Errorf("auto's note %q: a Mac without Metal must say why, elsewhere the CPU is simply the engine", note)
 		}
 	}

@@ -130,7 +130,7 @@ func TestAblateCLI(t *testing.T) {
 		}
 	}
 	cmp := cli(t, "compare", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--reps", "1", "--b", "ablate=1:0+1:1,ablate-mode=zero")
-	if !strings.Contains(cmp, "B = cpu") || !strings.Contains(cmp, "ablate 1:0,1:1 (zero)") || strings.Contains(cmp, "outputs: identical") {
+	if !strings.Contains(cmp, "B = "+autoBackend(t)) || !strings.Contains(cmp, "ablate 1:0,1:1 (zero)") || strings.Contains(cmp, "outputs: identical") {
 		t.Errorf("compare with an ablated side:\n%s", cmp)
 	}
 }
@@ -419,4 +419,14 @@ func TestPatchFromCLI(t *testing.T) {
 			t.Errorf("%s: %q", bad, msg)
 		}
 	}
+}
+
+// autoBackend is the backend --backend auto picks here: metal on a Mac (or under the tests'
+// stand-in GPU), else cpu.
+func autoBackend(t *testing.T) string {
+	name, _, err := resolveBackend(backendAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

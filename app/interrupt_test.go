@@ -51,7 +51,9 @@ func gradientPNG(t *testing.T, w, h int) string {
 func startBigRun(t *testing.T) (*exec.Cmd, *strings.Builder) {
 	t.Helper()
 	bin, page := buildInspector(t), bigPage(t)
-	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "4194304", "--threads", "2")
+	// The CPU, pinned: the bound is the CPU engine's (a cancel lands within an op); on a Mac the
+	// default would be Metal, whose cancel waits for the pass in flight.
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "4194304", "--threads", "2", "--backend", "cpu")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -270,7 +272,7 @@ func TestInterruptWhileOpening(t *testing.T) {
 	}
 	page := gradientPNG(t, 6000, 4000) // decoding and resizing it take ~0.5 s
 	bin := buildInspector(t)
-	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" run --checkpoint ../assets/demo --image "$1" --max-pixels 3136 --quiet`, bin, page)
+	cmd := exec.Command("sh", "-c", `trap '' INT; exec "$0" run --checkpoint ../assets/demo --image "$1" --max-pixels 3136 --quiet --backend cpu`, bin, page)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -34,6 +34,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/turbospark/inspector/internal/cachedir"
 	"github.com/turbospark/inspector/metal"
 )
 
@@ -330,13 +331,7 @@ func probeKey() string {
 }
 
 // probeMemory is where a failed probe is remembered.
-func probeMemory() string {
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "turbospark-inspector", "metal-probe.json")
-}
+func probeMemory() string { return filepath.Join(cachedir.Dir(), "metal-probe.json") }
 
 // rememberedProbe is the remembered failure for key, if any.
 func rememberedProbe(key string) (probeOutcome, bool) {

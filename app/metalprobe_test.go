@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/internal/cachedir"
 	"github.com/turbospark/inspector/shaders"
 )
 
@@ -23,11 +24,11 @@ import (
 func probeEnv(t *testing.T, cache, fault string, more ...string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != envTestFault && k != envTestGPU && k != envMetal && k != "XDG_CACHE_HOME" {
+		if k, _, _ := strings.Cut(kv, "="); k != envTestFault && k != envTestGPU && k != envMetal && k != cachedir.Env {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, envTestGPU+"=cpu-standin", "XDG_CACHE_HOME="+cache, "INSPECTOR_TEST_CHILD_SILENCE=3s")
+	env = append(env, envTestGPU+"=cpu-standin", cachedir.Env+"="+cache, "INSPECTOR_TEST_CHILD_SILENCE=3s")
 	if fault != "" {
 		env = append(env, envTestFault+"="+fault)
 	}
@@ -96,7 +97,7 @@ func TestProbeRememberedUntilRetry(t *testing.T) {
 	if _, stderr, _ := runJSON(t, bin, probeEnv(t, cache, "probe:abort")); !strings.Contains(stderr, "killed by SIGABRT") {
 		t.Fatalf("the first run: %q", stderr)
 	}
-	memory := filepath.Join(cache, "turbospark-inspector", "metal-probe.json")
+	memory := filepath.Join(cache, "metal-probe.json")
 	if _, err := os.Stat(memory); err != nil {
 		t.Fatalf("the crash was not remembered: %v", err)
 	}
@@ -253,7 +254,7 @@ func TestProbeWrongKernelsStartOnTheCPU(t *testing.T) {
 		if !strings.HasPrefix(s["backend"].(string), "cpu") || !strings.Contains(stderr, want) || !strings.Contains(stderr, c.says) {
 			t.Errorf("%s: backend %v, stderr %q", c.fault, s["backend"], stderr)
 		}
-		if _, err := os.Stat(filepath.Join(cache, "turbospark-inspector", "metal-probe.json")); err == nil {
+		if _, err := os.Stat(filepath.Join(cache, "metal-probe.json")); err == nil {
 			t.Errorf("%s: a wrong kernel was remembered as a crash", c.fault)
 		}
 	}
@@ -269,7 +270,7 @@ func TestProbeRemembersOnlyCrashes(t *testing.T) {
 	}{{"probe:hang", false}, {"probe:exit", false}, {"probe:segv", true}, {"probe:abort", true}} {
 		cache := t.TempDir()
 		_, stderr, _ := runJSON(t, bin, probeEnv(t, cache, c.fault))
-		_, err := os.Stat(filepath.Join(cache, "turbospark-inspector", "metal-probe.json"))
+		_, err := os.Stat(filepath.Join(cache, "metal-probe.json"))
 		if remembered := err == nil; remembered != c.remember {
 			t.Errorf("%s: remembered %v, want %v (stderr %q)", c.fault, remembered, c.remember, stderr)
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"io"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ func TestSelftest(t *testing.T) {
 			t.Errorf("selftest output lacks %q:\n%s", want, text)
 		}
 	}
-	if runtime.GOOS != "darwin" && !strings.Contains(text, "skipped: metal is not supported here: the Metal backend needs macOS") {
+	if !metalOnThisMachine() && !strings.Contains(text, "skipped: metal is not supported here: the Metal backend needs macOS") {
 		t.Errorf("selftest does not say why Metal is skipped:\n%s", text)
 	}
 	if strings.Contains(text, "FAIL") {

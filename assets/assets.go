@@ -14,6 +14,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/turbospark/inspector/internal/cachedir"
 )
 
 //go:embed demo sample.png LICENSES.md
@@ -34,12 +36,8 @@ func Demo() (dir, photo string, err error) {
 
 // cacheRoot names a directory by the hash of everything embedded.
 func cacheRoot() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		base = os.TempDir()
-	}
 	h := sha256.New()
-	err = fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(files, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -51,7 +49,7 @@ func cacheRoot() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(base, "turbospark-inspector", "assets-"+hex.EncodeToString(h.Sum(nil))[:16]), nil
+	return filepath.Join(cachedir.Dir(), "assets-"+hex.EncodeToString(h.Sum(nil))[:16]), nil
 }
 
 func unpack(root string) error {

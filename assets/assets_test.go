@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/turbospark/inspector/internal/cachedir"
 )
 
 // The unpacked demo equals the embedded files, and a second call reuses them.
 func TestDemoUnpacks(t *testing.T) {
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv(cachedir.Env, t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	dir, photo, err := Demo()
 	if err != nil {

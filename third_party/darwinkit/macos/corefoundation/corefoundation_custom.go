@@ -1,4 +1,0 @@
-package corefoundation
-
-type NotificationName StringRef
-type TypeRef uintptr
