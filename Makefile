@@ -23,11 +23,14 @@ demo-cli: build
 test: vet
 	@if [ "$$(uname -s)" = Linux ]; then echo "CGO_ENABLED=0 $(GO) build -tags nogui ./app"; \
 	  CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app; fi
-	@echo "make test: every package, natively (about 4 minutes on 2 cores, warm)"
-	$(GO) test -count=1 ./...
+	@echo "make test: every package, natively, with the tests' hooks (about 4 minutes on 2 cores, warm)"
+	$(GO) test -count=1 -tags inspectortest ./...
 	@if [ "$$(uname -s)" = Linux ]; then $(MAKE) --no-print-directory test-standin; fi
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
 
+# The tests' hooks (a stand-in GPU, injected faults in the Metal children: app/testhooks.go) are
+# in a build with the tag inspectortest only; the release binary (make build, make run) has none.
+#
 # test-standin: app/ again with the tests' stand-in GPU (the CPU engine plays Metal), so the
 # paths a Mac takes run here: Metal as the default backend, the start-up probe child and
 # selftest's children started from the test binary (app/main_test.go's TestMain answers as
@@ -35,7 +38,7 @@ test: vet
 # cores.
 test-standin:
 	@echo "make test: app/ with the stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin), the paths a Mac takes"
-	INSPECTOR_TEST_GPU=cpu-standin $(GO) test -count=1 ./app/
+	INSPECTOR_TEST_GPU=cpu-standin $(GO) test -count=1 -tags inspectortest ./app/
 
 # test-arm64: the packages whose arithmetic is pinned (engine/... and internal/...: every
 # kernel, probe, preprocessing step and the residency) as linux/arm64 binaries under qemu-user
@@ -76,6 +79,7 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags inspectortest ./app
 
 # bench: the kernels' benchmarks (GFLOP/s per kernel: generic, AVX2, AVX-512), then the tower
 # per block beside PyTorch CPU and OpenBLAS sgemm on the same checkpoint (scripts/bench.sh).

@@ -32,7 +32,7 @@ func newBackend(name string, threads int) (backend.Backend, error) {
 			return nil, err
 		}
 		if standinGPU() { // tests: the CPU engine stands in for the GPU
-			return standinBackend{cpu.New(threads)}, nil
+			return standinMetal(threads), nil
 		}
 		return metal.New()
 	}
@@ -84,8 +84,3 @@ func openBackend(s *engine.Settings) (backend.Backend, string, error) {
 // metalExpected says whether a user here would expect Metal, so its absence is worth a
 // note: on macOS (and under the tests' stand-in GPU).
 func metalExpected() bool { return runtime.GOOS == "darwin" || standinGPU() }
-
-// standinBackend is the tests' stand-in GPU: the CPU engine under a name of its own.
-type standinBackend struct{ *cpu.Backend }
-
-func (b standinBackend) Name() string { return "stand-in GPU (" + b.Backend.Name() + ")" }

@@ -26,14 +26,30 @@ import (
 	"github.com/turbospark/inspector/ui"
 )
 
-// buildInspector builds the binary into a temporary directory of t.
+// buildInspector builds the binary, with the tests' hooks (testhooks.go), into a temporary
+// directory of t.
 func buildInspector(t *testing.T) string {
 	t.Helper()
+	return buildInspectorTags(t, "inspectortest")
+}
+
+// buildInspectorTags builds the binary with the build tags tags ("" for the release build).
+func buildInspectorTags(t *testing.T, tags string) string {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "inspector")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// needsHooks skips a test that uses the tests' hooks in this process when the test binary was
+// built without them (go test without -tags inspectortest; make test has it).
+func needsHooks(t *testing.T) {
+	t.Helper()
+	if !testHooksBuilt {
+		t.Skip("needs the tests' hooks in the test binary: go test -tags inspectortest (make test)")
+	}
 }
 
 // localeEnv is this process's environment with the locale variables replaced by set.

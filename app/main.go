@@ -54,6 +54,9 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
+	if _, err := metalSetting(); err != nil { // the user's variable: said once, on every command
+		fmt.Fprintln(stderr, "inspector: warning:", err)
+	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			out := &checkedWriter{w: stdout}

@@ -62,6 +62,7 @@ func TestChildCommandsAreDispatched(t *testing.T) {
 
 // Run as the probe, the test binary answers as the program does (not with the suite).
 func TestTestBinaryAnswersAsTheProbe(t *testing.T) {
+	needsHooks(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -41,12 +41,9 @@ import (
 const (
 	// envMetal: "off" never touches Metal; "retry" forgets a remembered failure first.
 	envMetal = "INSPECTOR_METAL"
-	// envTestGPU, for tests only: "cpu-standin" makes a probe or selftest child (and the
-	// "metal" backend of this process) run the CPU engine as its GPU, so the child protocol
-	// runs on Linux.
-	envTestGPU = "INSPECTOR_TEST_GPU"
-	// envTestFault, for tests only: "WHERE:HOW" makes a child fault when it reaches WHERE
-	// ("probe", or a selftest check whose name contains it) — HOW is segv, abort, hang or exit.
+	// envTestGPU and envTestFault: the tests' build's hooks (testhooks.go); the release build
+	// reads neither.
+	envTestGPU   = "INSPECTOR_TEST_GPU"
 	envTestFault = "INSPECTOR_TEST_FAULT"
 	// probeTimeout bounds the probe child: the first compile of the library on a Mac (4
 	// units, ~31 pipelines, safe math) is not cached yet and can take tens of seconds on a
@@ -56,15 +53,6 @@ const (
 
 // probeExe is the program a probe child runs: this one (tests point it at the built binary).
 var probeExe = os.Executable
-
-// childLimit is how long a child may take without a word: limit, or INSPECTOR_TEST_CHILD_SILENCE
-// (tests only).
-func childLimit(limit time.Duration) time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("INSPECTOR_TEST_CHILD_SILENCE")); err == nil {
-		return d
-	}
-	return limit
-}
 
 // probeOutcome is a probe's answer (the child writes it as JSON).
 type probeOutcome struct {
@@ -93,9 +81,6 @@ func (o probeOutcome) err() error {
 	}
 	return errors.New(o.Reason)
 }
-
-// standinGPU says whether tests asked for the CPU engine as a stand-in GPU.
-func standinGPU() bool { return os.Getenv(envTestGPU) == "cpu-standin" }
 
 // probeState caches the process's probe; Retry forgets it.
 var probeState struct {
@@ -141,12 +126,26 @@ func retryMetal() error {
 	return metalOK()
 }
 
+// metalSetting is INSPECTOR_METAL's value, or an error naming a value that is not one of its
+// settings (Metal is then not used: a typo must not be read as "on").
+func metalSetting() (string, error) {
+	switch v := os.Getenv(envMetal); v {
+	case "", "off", "retry":
+		return v, nil
+	default:
+		return "", fmt.Errorf("%s=%q is not a setting (want off or retry, or leave it unset): Metal is not used", envMetal, v)
+	}
+}
+
 // probeMetal decides without touching Metal here: off, remembered, or a child's answer.
 func probeMetal() probeOutcome {
-	switch os.Getenv(envMetal) {
-	case "off":
+	setting, err := metalSetting()
+	switch {
+	case err != nil:
+		return probeOutcome{Reason: err.Error()}
+	case setting == "off":
 		return probeOutcome{Reason: "Metal is off (" + envMetal + "=off)"}
-	case "retry":
+	case setting == "retry":
 		forgetProbe()
 	}
 	if !metal.Possible() && !standinGPU() { // nothing of Metal exists in this build to crash
@@ -376,10 +375,8 @@ func cmdMetalProbe(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case standinGPU():
 		o.Device = "stand-in GPU (the CPU engine)"
-		if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" { // tests: a GPU whose families did not all build
-			o.Fallbacks = strings.Split(f, "|")
-		}
-		activeDataFault = dataFault("probe")
+		o.Fallbacks = testFallbacks() // tests: a GPU whose families did not all build
+		setDataFault("probe")
 		kernels = func() (metal.PipelineProbe, error) { return metal.ProbePipelines(newMetalBackend) }
 	default:
 		if err := metal.Check(); err != nil {

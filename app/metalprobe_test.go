@@ -124,6 +124,7 @@ func TestProbeRememberedUntilRetry(t *testing.T) {
 // The window's backends: a crashed probe offers the CPU only, with the note and a Retry that
 // probes again.
 func TestWindowBackendsAfterACrash(t *testing.T) {
+	needsHooks(t)
 	bin := buildInspector(t)
 	probeExe = func() (string, error) { return bin, nil }
 	defer func() { probeExe = os.Executable }()

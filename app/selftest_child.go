@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -29,7 +28,6 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/conformance"
-	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
 )
@@ -57,7 +55,10 @@ func childSilence() time.Duration { return childLimit(2 * time.Minute) }
 func (st *selftest) metal(towers []selftestTower) {
 	fmt.Fprintln(st.w, "\nmetal:")
 	st.section(engine.BackendMetal)
-	if os.Getenv(envMetal) == "off" {
+	if setting, err := metalSetting(); err != nil {
+		st.skip(err.Error())
+		return
+	} else if setting == "off" {
 		st.skip("Metal is off (" + envMetal + "=off)")
 		return
 	}
@@ -272,7 +273,7 @@ func runMetalChild(from int, noTimes bool, w io.Writer) error {
 			injectChildStart(from == 0)
 		}
 		injectFault(s.name)
-		activeDataFault = dataFault(s.name)
+		setDataFault(s.name)
 		mute := muted(s.name)
 		stop := false
 		s.run(func(ev childEvent) {
@@ -284,7 +285,7 @@ func runMetalChild(from int, noTimes bool, w io.Writer) error {
 				emit(ev)
 			}
 		})
-		activeDataFault = ""
+		setDataFault("")
 		if stop {
 			break
 		}
@@ -327,8 +328,8 @@ func childEmitter(w io.Writer) (func(childEvent), *error) {
 
 // newMetalBackend is the section's backend: the GPU, or the tests' stand-in.
 func newMetalBackend() (backend.Backend, error) {
-	if standinGPU() { // its ops spoil their outputs where a data fault is injected (probefault.go)
-		return faultyGPU{standinBackend{cpu.New(1)}}, nil
+	if standinGPU() { // its ops spoil their outputs where a data fault is injected (testhooks.go)
+		return standinMetal(1), nil
 	}
 	return metal.New()
 }
@@ -336,11 +337,7 @@ func newMetalBackend() (backend.Backend, error) {
 // deviceInfo is the GPU's description (the stand-in's for tests).
 func deviceInfo() (metal.DeviceInfo, error) {
 	if standinGPU() { // tests: INSPECTOR_TEST_FALLBACKS names families that "did not build"
-		info := metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion()}
-		if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" {
-			info.FamilyErrors = strings.Split(f, "|")
-		}
-		return info, nil
+		return metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion(), FamilyErrors: testFallbacks()}, nil
 	}
 	return metal.Device()
 }

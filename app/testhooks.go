@@ -1,7 +1,17 @@
+//go:build inspectortest
+
 package main
 
-// probefault.go: the fault-injection hook of the child processes that touch Metal (the start-up
-// probe, selftest's Metal section), for tests only. INSPECTOR_TEST_FAULT holds one or more
+// testhooks.go: what only the tests' build has (`-tags inspectortest`, which make test and the
+// tests' own builds of the binary use; testhooks_release.go is the release build's side, where
+// none of it exists and the variables below mean nothing):
+//
+//   - INSPECTOR_TEST_GPU=cpu-standin: the CPU engine stands in for the GPU, so the probe child,
+//     selftest's children and Metal as the default backend run on Linux (the paths a Mac takes);
+//   - INSPECTOR_TEST_FALLBACKS=A|B: the stand-in's kernel families that "did not build";
+//   - INSPECTOR_TEST_CHILD_SILENCE=3s: how long a child may be silent, instead of minutes;
+//   - INSPECTOR_TEST_FAULT: the fault-injection hook of the child processes that touch Metal
+//     (the start-up probe, selftest's Metal section). It holds one or more
 // WHERE:HOW, separated by ";" (a check's name may hold commas). WHERE is "probe", a selftest check whose name contains it,
 // "child-start" (the first check of every selftest child, as a broken driver would fail each
 // child's first Metal call) or "child-restart" (the same, but not in the section's first
@@ -17,6 +27,11 @@ package main
 //     record was lost would.
 //
 // Only children act on it; the variable means nothing to a parent.
+//
+// Invariant: the release build reads none of these variables (TestReleaseBuildHasNoTestHooks
+// looks for their names in it). Mutation that would silently break it: a hook read outside the
+// tagged files — a user's environment, or a stale variable from a test script, would fake a
+// crash into their cache or hang a probe.
 
 import (
 	"math"
@@ -25,7 +40,39 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
 )
+
+// testHooksBuilt: this build has the hooks.
+const testHooksBuilt = true
+
+// standinGPU says whether tests asked for the CPU engine as a stand-in GPU.
+func standinGPU() bool { return os.Getenv(envTestGPU) == "cpu-standin" }
+
+// standinMetal is the stand-in GPU: the CPU engine under a name of its own, whose ops spoil
+// their outputs where a data fault is injected.
+func standinMetal(threads int) backend.Backend { return faultyGPU{standinBackend{cpu.New(threads)}} }
+
+// standinBackend is the tests' stand-in GPU: the CPU engine under a name of its own.
+type standinBackend struct{ *cpu.Backend }
+
+func (b standinBackend) Name() string { return "stand-in GPU (" + b.Backend.Name() + ")" }
+
+// testFallbacks are the stand-in's kernel families that "did not build" (INSPECTOR_TEST_FALLBACKS).
+func testFallbacks() []string {
+	if f := os.Getenv("INSPECTOR_TEST_FALLBACKS"); f != "" {
+		return strings.Split(f, "|")
+	}
+	return nil
+}
+
+// childLimit is how long a child may take without a word: limit, or INSPECTOR_TEST_CHILD_SILENCE.
+func childLimit(limit time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("INSPECTOR_TEST_CHILD_SILENCE")); err == nil {
+		return d
+	}
+	return limit
+}
 
 // faultSpec is one WHERE:HOW of INSPECTOR_TEST_FAULT.
 type faultSpec struct{ at, how string }
@@ -98,6 +145,15 @@ func muted(where string) bool {
 // activeDataFault is the data fault of the check the child is running (one goroutine runs
 // the checks).
 var activeDataFault string
+
+// setDataFault makes the stand-in GPU apply the data fault of the check named where ("" for
+// none).
+func setDataFault(where string) {
+	activeDataFault = ""
+	if where != "" {
+		activeDataFault = dataFault(where)
+	}
+}
 
 // faultyGPU is the stand-in GPU whose every op, after computing its output, spoils it as
 // activeDataFault says.

@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build inspectortest && !cgo
 
 package main
 
