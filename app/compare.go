@@ -147,7 +147,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--a: %w", err)
 	}
-	sa, err := engine.OpenSession(f.checkpoint, f.image, a, beA)
+	sa, err := engine.OpenSession(ctx, f.checkpoint, f.image, a, beA)
 	if err != nil {
 		return err
 	}
@@ -156,7 +156,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--b: %w", err)
 	}
-	sb, err := sa.Sibling(b, beB)
+	sb, err := sa.Sibling(ctx, b, beB)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := engine.OpenSession(f.checkpoint, f.image, f.settings, be)
+	sess, err := engine.OpenSession(ctx, f.checkpoint, f.image, f.settings, be)
 	if err != nil {
 		return err
 	}

@@ -497,7 +497,7 @@ func runTower(t selftestTower, be backend.Backend, mode engine.ResidencyMode) (*
 		be.Close()
 		return nil, err
 	}
-	sess, err := engine.NewSession(ck, in, t.dir, "", engine.Settings{Residency: mode, Keep: engine.Keep{Outputs: true}}, be)
+	sess, err := engine.NewSession(context.Background(), ck, in, t.dir, "", engine.Settings{Residency: mode, Keep: engine.Keep{Outputs: true}}, be)
 	if err != nil {
 		return nil, err // NewSession closed be
 	}

@@ -62,7 +62,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sess, err := engine.OpenSession(resolved, *image, s, be)
+	sess, err := engine.OpenSession(ctx, resolved, *image, s, be)
 	if err != nil {
 		return err
 	}

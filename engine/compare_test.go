@@ -16,7 +16,7 @@ func compareTiny(t *testing.T, a, b engine.Settings) (*engine.Session, *engine.S
 	t.Helper()
 	sa := runTinySession(t, a)
 	b.Keep.Outputs = true
-	sb, err := sa.Sibling(b, cpuBackend())
+	sb, err := sa.Sibling(context.Background(), b, cpuBackend())
 	must(t, err)
 	t.Cleanup(func() { sb.Close() })
 	return sa, sb
@@ -33,7 +33,7 @@ func runTinySession(t *testing.T, s engine.Settings) *engine.Session {
 		in.Pixels[i] = float32(math.Sin(float64(i)))
 	}
 	s.Keep.Outputs = true
-	sess, err := engine.NewSession(ck, in, dir, "", s, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, in, dir, "", s, cpuBackend())
 	must(t, err)
 	t.Cleanup(func() { sess.Close() })
 	return sess

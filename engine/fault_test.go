@@ -25,7 +25,7 @@ func TestTruncatedWhileMapped(t *testing.T) {
 	model := filepath.Join(dir, "model.safetensors")
 	ck, err := engine.OpenCheckpoint(dir)
 	must(t, err)
-	sess, err := engine.NewSession(ck, fx.input(t), dir, "", engine.Settings{Residency: engine.Mapped}, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, fx.input(t), dir, "", engine.Settings{Residency: engine.Mapped}, cpuBackend())
 	must(t, err)
 	defer sess.Close()
 	must(t, sess.Step(context.Background()))

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -67,7 +68,7 @@ func TestAddressLimit(t *testing.T) {
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		sess, err := engine.NewSession(ck, page(mid), fx.dir, "", s, cpuBackend())
+		sess, err := engine.NewSession(context.Background(), ck, page(mid), fx.dir, "", s, cpuBackend())
 		if err != nil {
 			if !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") {
 				t.Fatal(err)
@@ -86,7 +87,7 @@ func TestAddressLimit(t *testing.T) {
 		if side < lo*95/100 {
 			t.Fatalf("no page from %d merge groups a side down to %d opens", lo, side+1)
 		}
-		sess, err = engine.NewSession(ck, page(side), fx.dir, "", s, cpuBackend())
+		sess, err = engine.NewSession(context.Background(), ck, page(side), fx.dir, "", s, cpuBackend())
 		if err != nil && !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func TestAddressLimit(t *testing.T) {
 	sess.Close()
 	// Closed, its room is back (the heap's free pages count): a page of 90% of its patches
 	// opens and runs (at 100% the heap's state after a run may leave a few KiB less).
-	sess, err = engine.NewSession(ck, page(lo*95/100), fx.dir, "", s, cpuBackend())
+	sess, err = engine.NewSession(context.Background(), ck, page(lo*95/100), fx.dir, "", s, cpuBackend())
 	must(t, err)
 	must(t, sess.RunAll(t.Context()))
 	sess.Close()
@@ -166,7 +167,7 @@ func TestAddressLimitDump(t *testing.T) {
 	}
 	all := s
 	all.Keep.Taps = engine.AllTaps
-	sess, err := engine.NewSession(ck, page(side*7/10), dir, "", all, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, page(side*7/10), dir, "", all, cpuBackend())
 	must(t, err)
 	must(t, sess.RunAll(t.Context()))
 	kept := sess.Settings.Keep.Set()
@@ -201,7 +202,7 @@ func TestAddressLimitImage(t *testing.T) {
 	must(t, f.Close())
 	img = nil
 	s := engine.Settings{Threads: 2, MaxPixels: 4 * side * side}
-	_, err = engine.OpenSession(fx.dir, path, s, cpuBackend())
+	_, err = engine.OpenSession(context.Background(), fx.dir, path, s, cpuBackend())
 	if err == nil || !strings.Contains(err.Error(), "whose preprocessing would hold") || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") {
 		t.Fatalf("%dx%d under %s: %v, want it refused before Preprocess makes the page", side, side, why, err)
 	}

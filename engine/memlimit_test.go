@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -60,17 +61,17 @@ func TestOpenSessionsCount(t *testing.T) {
 	in := fx.input(t)
 	s := engine.Settings{Keep: engine.Keep{Outputs: true}}
 	s.MaxMemory = engine.EstimateMemory(ck, in, s).Total() * 3 / 2
-	first, err := engine.NewSession(ck, in, fx.dir, "", s, cpuBackend())
+	first, err := engine.NewSession(context.Background(), ck, in, fx.dir, "", s, cpuBackend())
 	must(t, err)
 	if first.Memory.Total() <= 0 || first.Memory.Total() > s.MaxMemory {
 		t.Fatalf("the session's estimate %v under --max-memory %d", first.Memory, s.MaxMemory)
 	}
-	_, err = first.Sibling(s, cpuBackend())
+	_, err = first.Sibling(context.Background(), s, cpuBackend())
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") || !strings.Contains(err.Error(), "held by the other open runs") {
 		t.Fatalf("a sibling past --max-memory with the first open: %v", err)
 	}
 	must(t, first.Close())
-	again, err := engine.NewSession(ck, in, fx.dir, "", s, cpuBackend())
+	again, err := engine.NewSession(context.Background(), ck, in, fx.dir, "", s, cpuBackend())
 	must(t, err)
 	must(t, again.Close())
 }

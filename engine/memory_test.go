@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -36,11 +37,11 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	limited := base
 	limited.MaxMemory = 1 << 20
-	_, err = engine.NewSession(ck, in, fx.dir, "", limited, cpuBackend())
+	_, err = engine.NewSession(context.Background(), ck, in, fx.dir, "", limited, cpuBackend())
 	if err == nil || !strings.Contains(err.Error(), "would hold about") || !strings.Contains(err.Error(), "weights") {
 		t.Fatalf("a run over a 1 MiB limit: %v", err)
 	}
-	sess, err := engine.NewSession(ck, in, fx.dir, "", base, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, in, fx.dir, "", base, cpuBackend())
 	must(t, err)
 	sess.Close()
 }

@@ -46,7 +46,7 @@ func runTiny(t *testing.T, dir string) *engine.Session {
 	for i := range in.Pixels {
 		in.Pixels[i] = float32(math.Sin(float64(i)))
 	}
-	sess, err := engine.NewSession(ck, in, dir, "", engine.Settings{Residency: engine.Pread}, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, in, dir, "", engine.Settings{Residency: engine.Pread}, cpuBackend())
 	must(t, err)
 	t.Cleanup(func() { sess.Close() })
 	must(t, sess.RunAll(context.Background()))

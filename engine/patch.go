@@ -210,8 +210,9 @@ func (p *sessionPatch) apply(run *Run) error {
 
 // patchFrom makes the session's patch from its PatchFrom setting: the image is made into a
 // page as the session's was (the same processor settings), must give the same page, and runs
-// to the block on the session's engine (with the session's ablation and mask).
-func (s *Session) patchFrom(spec string) error {
+// to the block on the session's engine (with the session's ablation and mask); ctx stops
+// that run between (and inside) its ops, as it stops any run.
+func (s *Session) patchFrom(ctx context.Context, spec string) error {
 	_, image, block, head, patches, err := ParsePatchFrom(spec)
 	if err != nil || image == "" {
 		return err
@@ -240,7 +241,7 @@ func (s *Session) patchFrom(spec string) error {
 		run.CaptureAttn(block, func(a []float32) { attn = a })
 	}
 	for run.Next() <= block {
-		if _, err := run.Step(context.Background()); err != nil {
+		if _, err := run.Step(ctx); err != nil {
 			return fmt.Errorf("%s: %w", image, err)
 		}
 	}

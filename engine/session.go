@@ -44,8 +44,9 @@ type Session struct {
 
 // OpenSession opens dir's checkpoint, loads image under s (s.MaxPixels, when set, bounds
 // the page instead of the processor's max_pixels), and starts a run at block 0 on be. It
-// owns be from the call on: on failure be is closed.
-func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, error) {
+// owns be from the call on: on failure be is closed. ctx stops what opening runs (an
+// activation patch's source image runs to its block: Settings.PatchFrom).
+func OpenSession(ctx context.Context, dir, image string, s Settings, be backend.Backend) (*Session, error) {
 	ck, err := OpenCheckpoint(dir)
 	if err != nil {
 		be.Close()
@@ -59,12 +60,13 @@ func OpenSession(dir, image string, s Settings, be backend.Backend) (*Session, e
 		be.Close()
 		return nil, err
 	}
-	return NewSession(ck, in, dir, image, s, be)
+	return NewSession(ctx, ck, in, dir, image, s, be)
 }
 
 // NewSession starts in's page of ck under s on be (owned from the call on: on failure it is
-// closed); dir and image name the page's sources in reports ("" where there are none).
-func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
+// closed); dir and image name the page's sources in reports ("" where there are none). ctx
+// stops what opening runs (OpenSession).
+func NewSession(ctx context.Context, ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
 	s = s.normalized()
 	limits := memoryLimits(s.MaxMemory, nil) // with every other open session's holdings taken off
 	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep, probeRoom(ck, in, s, limits))
@@ -78,7 +80,7 @@ func NewSession(ck *Checkpoint, in *Input, dir, image string, s Settings, be bac
 	if err != nil {
 		return nil, err
 	}
-	sess, err := start(dir, image, e, in, note)
+	sess, err := start(ctx, dir, image, e, in, note)
 	if err != nil {
 		return nil, err
 	}
@@ -107,15 +109,15 @@ func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
 
 // Sibling is the same checkpoint and page under other settings, on be (owned from the
 // call on): one side of a Compare. The page is kept, so MaxPixels must not change.
-func (s *Session) Sibling(set Settings, be backend.Backend) (*Session, error) {
+func (s *Session) Sibling(ctx context.Context, set Settings, be backend.Backend) (*Session, error) {
 	if set.MaxPixels != s.Settings.MaxPixels {
 		be.Close()
 		return nil, fmt.Errorf("a sibling keeps the page: max pixels must stay %d (not %d)", s.Settings.MaxPixels, set.MaxPixels)
 	}
-	return NewSession(s.Checkpoint, s.Input, s.Dir, s.Image, set, be)
+	return NewSession(ctx, s.Checkpoint, s.Input, s.Dir, s.Image, set, be)
 }
 
-func start(dir, image string, e *Engine, in *Input, note string) (*Session, error) {
+func start(ctx context.Context, dir, image string, e *Engine, in *Input, note string) (*Session, error) {
 	s := &Session{Dir: dir, Image: image, Settings: e.Settings, Checkpoint: e.Checkpoint, Input: in, Engine: e}
 	for _, n := range []string{e.Checkpoint.IgnoredNote(), in.Note, note} {
 		if n != "" {
@@ -126,7 +128,7 @@ func start(dir, image string, e *Engine, in *Input, note string) (*Session, erro
 		e.Close()
 		return nil, err
 	}
-	if err := s.patchFrom(e.Settings.PatchFrom); err != nil {
+	if err := s.patchFrom(ctx, e.Settings.PatchFrom); err != nil {
 		s.Run.Close()
 		e.Close()
 		return nil, err

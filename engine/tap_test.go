@@ -9,6 +9,7 @@ package engine_test
 // recomputing a tap from itself, which passes whatever the run kept.
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -381,7 +382,7 @@ func TestFitProbesDropsTapsFirst(t *testing.T) {
 		{probes + engine.ProbeBytes(cfg, S, keep.Taps), engine.ProbeTaps | keep.Taps, ""},
 	} {
 		keep.Budget = c.budget
-		sess, err := engine.NewSession(ck, fx.input(t), fx.dir, "", engine.Settings{Keep: keep}, cpuBackend())
+		sess, err := engine.NewSession(context.Background(), ck, fx.input(t), fx.dir, "", engine.Settings{Keep: keep}, cpuBackend())
 		must(t, err)
 		if got := sess.Settings.Keep.Taps; got != c.want || sess.Run.Probes == nil {
 			t.Errorf("budget %d: keeps %s, want %s", c.budget, got, c.want)

@@ -21,7 +21,7 @@ func TestPausesAreNotTimed(t *testing.T) {
 		ck, err := engine.OpenCheckpoint(fx.dir)
 		must(t, err)
 		began := time.Now()
-		sess, err := engine.NewSession(ck, fx.input(t), fx.dir, "", engine.Settings{Residency: mode}, cpuBackend())
+		sess, err := engine.NewSession(context.Background(), ck, fx.input(t), fx.dir, "", engine.Settings{Residency: mode}, cpuBackend())
 		must(t, err)
 		defer sess.Close()
 		calls := time.Since(began) // the host time of every call that did work, summed

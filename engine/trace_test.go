@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"testing"
@@ -16,7 +17,7 @@ func TestTrace(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
-	sess, err := engine.NewSession(ck, fx.input(t), fx.dir, "", engine.Settings{Residency: engine.Pread}, cpuBackend())
+	sess, err := engine.NewSession(context.Background(), ck, fx.input(t), fx.dir, "", engine.Settings{Residency: engine.Pread}, cpuBackend())
 	must(t, err)
 	defer sess.Close()
 	must(t, sess.RunAll(t.Context()))

@@ -125,7 +125,7 @@ func (s *Session) WhatIf(ctx context.Context, set Settings, be backend.Backend, 
 		return nil, err
 	}
 	set.Keep = Keep{Outputs: true, Attention: s.Settings.Keep.Attention, Budget: s.Settings.Keep.Budget}
-	other, err := s.Sibling(set, be)
+	other, err := s.Sibling(ctx, set, be)
 	if err != nil {
 		return nil, err
 	}

@@ -297,8 +297,8 @@ func (c *Controller) Open(dir, image string, s engine.Settings) {
 	c.mu.Unlock()
 	c.enqueue(func() {
 		c.status(Status{Text: "opening " + dir, Busy: true})
-		if err := c.openSession(dir, image, s); err != nil {
-			c.fail("open", err)
+		if err := c.openSession(ctx, dir, image, s); err != nil {
+			c.openFailed("open", err)
 			return
 		}
 		c.runAll(ctx)
@@ -320,8 +320,8 @@ func (c *Controller) Apply(s engine.Settings) {
 		c.mu.Lock()
 		c.note = ""
 		c.mu.Unlock()
-		if err := c.openSession(sess.Dir, sess.Image, s); err != nil {
-			c.fail("apply settings", err)
+		if err := c.openSession(ctx, sess.Dir, sess.Image, s); err != nil {
+			c.openFailed("apply settings", err)
 			return
 		}
 		c.mu.Lock()
@@ -356,11 +356,19 @@ func changeMessage(old, s engine.Settings) string {
 	if a, b := moreTaps(old), moreTaps(s); a != b {
 		what = append(what, fmt.Sprintf("more taps %s → %s", keptNames(a), keptNames(b)))
 	}
+	interventions := false
+	if a, b := interventionsOf(old), interventionsOf(s); a != b {
+		what = append(what, fmt.Sprintf("%s → %s", a, b))
+		interventions = true
+	}
 	if len(what) == 0 {
 		return "same settings: re-running from block 0"
 	}
 	why := "every block's timing depends on it; outputs do not"
-	if old.MaxPixels != s.MaxPixels || old.Backend != s.Backend {
+	switch {
+	case interventions:
+		why = "what is done to the tower changes"
+	case old.MaxPixels != s.MaxPixels || old.Backend != s.Backend:
 		why = "the page or the arithmetic changes"
 	}
 	return fmt.Sprintf("%s: re-running from block 0 (%s)", strings.Join(what, ", "), why)
@@ -465,15 +473,26 @@ func (c *Controller) current() *session {
 	return c.sess
 }
 
+// openFailed reports a session that did not open: a cancel (during an activation patch's
+// source run) is not an error.
+func (c *Controller) openFailed(what string, err error) {
+	if errors.Is(err, context.Canceled) {
+		c.status(Status{Text: what + ": cancelled before block 0 (while the patch's source image ran)"})
+		return
+	}
+	c.fail(what, err)
+}
+
 // openSession opens a session of dir and image under s, keeping everything the probes
-// use and the taps s asks for, and makes it current. Worker goroutine only.
-func (c *Controller) openSession(dir, image string, s engine.Settings) error {
+// use and the taps s asks for, and makes it current; ctx stops what opening runs (an
+// activation patch's source image). Worker goroutine only.
+func (c *Controller) openSession(ctx context.Context, dir, image string, s engine.Settings) error {
 	be, note, err := c.newBackend(&s)
 	if err != nil {
 		return err
 	}
 	s.Keep = engine.Keep{Outputs: true, Attention: true, Taps: s.Keep.Taps, Budget: c.ProbeBudget}
-	es, err := engine.OpenSession(dir, image, s, be)
+	es, err := engine.OpenSession(ctx, dir, image, s, be)
 	if err != nil {
 		return err
 	}
@@ -757,7 +776,7 @@ func maxOf(xs []float64, more ...float64) float64 {
 func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Settings, opt engine.CompareOptions) (*CompareResult, error) {
 	var sides [2]*engine.Session
 	for k, s := range []engine.Settings{a, b} {
-		side, err := c.sibling(sess, s)
+		side, err := c.sibling(ctx, sess, s)
 		if err != nil {
 			return nil, fmt.Errorf("settings %s: %w", "AB"[k:k+1], err)
 		}
@@ -789,7 +808,7 @@ func (c *Controller) compare(ctx context.Context, sess *session, a, b engine.Set
 }
 
 // sibling opens sess's page under s (outputs kept, attention not), ready at block 0.
-func (c *Controller) sibling(sess *session, s engine.Settings) (*engine.Session, error) {
+func (c *Controller) sibling(ctx context.Context, sess *session, s engine.Settings) (*engine.Session, error) {
 	if s.MaxPixels != sess.Settings.MaxPixels {
 		return nil, errors.New("compare keeps the page: max pixels must be the same on both sides")
 	}
@@ -798,7 +817,7 @@ func (c *Controller) sibling(sess *session, s engine.Settings) (*engine.Session,
 		return nil, err
 	}
 	s.Keep = engine.Keep{Outputs: true, Budget: c.ProbeBudget}
-	return sess.Sibling(s, be)
+	return sess.Sibling(ctx, s, be)
 }
 
 // Close stops the worker after the job in flight.

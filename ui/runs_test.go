@@ -510,3 +510,25 @@ func TestTruncatedCheckpointFailsOnlyItsRun(t *testing.T) {
 	}
 	h.openDemo() // the window goes on
 }
+
+// Cancel during an Apply whose activation patch runs its source image stops that run (it
+// runs while the session opens, before block 0), and says so; the change is named as the
+// patch it is, not "same settings".
+func TestCancelWhileAPatchSourceRuns(t *testing.T) {
+	h := newHarnessOn(t, slowBackends(400*time.Millisecond, "", -1)) // the source's 4 blocks: seconds
+	h.in.Ctl.Open(demoDir, demoPhoto, engine.DefaultSettings("cpu"))
+	h.pump("the first run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
+	s := h.in.Snap.Settings
+	s.PatchFrom = demoPhoto + ":blocks.3.out@0,0,4,4"
+	h.in.Ctl.Apply(s)
+	time.Sleep(time.Second) // inside the source's run
+	cancelled := time.Now()
+	h.in.Ctl.Cancel()
+	h.pump("the cancel", func() bool { return h.said("cancelled before block 0") })
+	if took := time.Since(cancelled); took > 2*time.Second {
+		t.Errorf("the cancel took %v", took)
+	}
+	if msg := changeMessage(h.in.Snap.Settings, s); strings.Contains(msg, "same settings") || !strings.Contains(msg, "patch "+demoPhoto) {
+		t.Errorf("the change is said as %q", msg)
+	}
+}
