@@ -194,17 +194,29 @@ func runProbeChild() probeOutcome {
 		Reason: childDeath(ctx, err, stderr.String(), limit)}
 }
 
-// diedBySignal says whether a child that gave no answer was killed by a signal of its own
-// making (a crash), not by our timeout: the kernel's report, or the Go runtime's, which
-// catches SIGSEGV and SIGABRT, prints the signal and exits 2.
+// diedBySignal says whether a child that gave no answer crashed: a signal of a fault (SIGSEGV,
+// SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS), in the kernel's report or the Go
+// runtime's (which catches SIGSEGV and SIGABRT, prints the signal and exits 2). Not our
+// timeout's kill, and not a signal a user sends the process group (Ctrl-C's SIGINT, SIGTERM,
+// SIGHUP, Ctrl-\'s SIGQUIT, a kill -9): those stop the child, they say nothing of Metal.
 func diedBySignal(ctx context.Context, err error, stderr string) bool {
 	var ee *exec.ExitError
 	if ctx.Err() != nil || !errors.As(err, &ee) {
 		return false
 	}
 	ws, _ := ee.Sys().(syscall.WaitStatus)
-	return ws.Signaled() || (ws.ExitStatus() == 2 && crashSignal.MatchString(stderr))
+	if ws.Signaled() {
+		return faultSignals[ws.Signal()]
+	}
+	if m := crashSignal.FindStringSubmatch(stderr); ws.ExitStatus() == 2 && m != nil {
+		return faultSignals[unix.SignalNum(m[1])]
+	}
+	return false
 }
+
+// faultSignals are the signals a fault in the child's own code raises.
+var faultSignals = map[syscall.Signal]bool{syscall.SIGSEGV: true, syscall.SIGBUS: true, syscall.SIGABRT: true,
+	syscall.SIGILL: true, syscall.SIGFPE: true, syscall.SIGTRAP: true, syscall.SIGSYS: true}
 
 // childDeath says how a child that gave no answer ended: killed by a signal, crashed with
 // one (the Go runtime prints "SIGSEGV: segmentation violation" and exits 2), hung past

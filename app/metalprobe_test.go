@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/turbospark/inspector/internal/cachedir"
@@ -278,5 +279,28 @@ func TestProbeRemembersOnlyCrashes(t *testing.T) {
 		if !c.remember && !strings.Contains(stderr, "the next start tries again") {
 			t.Errorf("%s: stderr %q does not say the next start tries again", c.fault, stderr)
 		}
+	}
+}
+
+// Ctrl-C while the probe child runs (SIGINT to the whole process group, as a terminal sends
+// it) stops the command and is not remembered as a probe crash: the next start uses Metal.
+func TestCtrlCDuringTheProbeIsNotACrash(t *testing.T) {
+	bin := buildInspector(t)
+	cache := t.TempDir()
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet")
+	cmd.Env = probeEnv(t, cache, "probe:sigint")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own group: the test is not interrupted
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err == nil || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("run with Ctrl-C during the probe: %v, stderr %q (want it stopped)", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(cache, "metal-probe.json")); err == nil {
+		t.Error("the interrupted probe was remembered as a crash")
+	}
+	_, stderr2, rep := runJSON(t, bin, probeEnv(t, cache, ""))
+	if s, _ := rep["settings"].(map[string]any); s == nil || !strings.HasPrefix(s["backend"].(string), "stand-in GPU") {
+		t.Errorf("the next start: settings %v, stderr %q (want the stand-in GPU)", s, stderr2)
 	}
 }

@@ -20,6 +20,7 @@ package main
 //   - segv (a write through a null pointer in C), abort (C's abort(), as an uncaught
 //     NSException or a validation-layer assertion ends), hang (never returns), exit (exits 3
 //     without an answer): the child dies as a crash in C, Objective-C or libffi would kill it;
+//   - sigint: the child sends SIGINT to its process group, as Ctrl-C in a terminal does;
 //   - nan, inf, oob: the stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin) computes, during that
 //     check, outputs holding NaN or +Inf, or writes one element past each op's output, as a
 //     wrong kernel would;
@@ -37,6 +38,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
@@ -118,6 +120,11 @@ func crash(how string) {
 		}
 	case "exit":
 		os.Exit(3)
+	case "sigint": // Ctrl-C in a terminal: SIGINT to the whole process group, parent included
+		syscall.Kill(0, syscall.SIGINT)
+		for {
+			time.Sleep(time.Hour)
+		}
 	}
 }
 
