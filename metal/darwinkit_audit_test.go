@@ -30,16 +30,12 @@ package metal
 // caught.
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
 	"go/types"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -108,8 +104,9 @@ type selectorDecl struct {
 
 // declaredSelectors are the messages the backend sends, as Apple declares them (the macOS
 // 15 SDK's headers). Each shape but those of setMathMode: and setMathFloatingPointFunctions:
-// (not in darwinkit v0.5.0's bindings) was checked, when this table replaced them, to be the
-// shape darwinkit's generated binding of the selector on that class sends.
+// (not in darwinkit v0.5.0's bindings) is the shape darwinkit's generated binding of the
+// selector on that class sends: TestDeclaredSelectorsMatchBindings checked it, mechanically,
+// before the bindings left third_party/darwinkit (it is in this file in the commit before).
 var declaredSelectors = map[string]selectorDecl{
 	// The device (MTLCreateSystemDefaultDevice's, +1, device_darwin.go).
 	"supportsFamily:":              {"MTLDevice", "Metal/MTLDevice.h", "- (BOOL)supportsFamily:(MTLGPUFamily)gpuFamily; NS_ENUM(NSInteger, MTLGPUFamily)", 10, "(s64) -> u8"},
@@ -735,109 +732,5 @@ func TestDarwinkitAuditCatches(t *testing.T) {
 			}
 			t.Errorf("the audit did not report %q; it reported %d findings: %v", m.want, len(got), got)
 		})
-	}
-}
-
-// TestDeclaredSelectorsMatchBindings holds declaredSelectors to darwinkit v0.5.0's generated
-// bindings (macos/metal and macos/foundation, type-checked for darwin/arm64 like the build):
-// each selector's shape must be the one the binding on its class sends, and the two macOS 15
-// selectors must be missing from them. It goes with the bindings, once nothing uses them.
-func TestDeclaredSelectorsMatchBindings(t *testing.T) {
-	cmd := exec.Command(goTool(), "list", "-e", "-deps",
-		"-json=ImportPath,Name,Dir,GoFiles,CgoFiles,ImportMap,Standard,Module,Error",
-		darwinkitPath+"/macos/metal", darwinkitPath+"/macos/foundation")
-	cmd.Env = append(os.Environ(), "GOOS=darwin", "GOARCH=arm64", "CGO_ENABLED=1")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &darwinBuild{fset: token.NewFileSet(), checked: map[string]*types.Package{}, files: map[string][]*ast.File{}, infos: map[string]*types.Info{}}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for {
-		p := new(listedPackage)
-		if err := dec.Decode(p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		b.list = append(b.list, p)
-	}
-	for _, p := range b.list {
-		files, err := b.parse(p, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pkg, info, errs := b.check(p, files)
-		if len(errs) > 0 {
-			t.Fatalf("%s: %v", p.ImportPath, errs[0])
-		}
-		b.checked[p.ImportPath] = pkg
-		b.files[p.ImportPath], b.infos[p.ImportPath] = files, info
-	}
-	a := &darwinkitAudit{b: b, handle: b.checked[objcPath].Scope().Lookup("Handle").Type().Underlying().(*types.Interface)}
-	type binding struct{ pkg, recv, shape, at string }
-	bindings := map[string][]binding{}
-	for _, path := range []string{darwinkitPath + "/macos/metal", darwinkitPath + "/macos/foundation"} {
-		info := b.infos[path]
-		for _, f := range b.files[path] {
-			for _, d := range f.Decls {
-				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Body == nil || fd.Recv == nil {
-					continue
-				}
-				recv := types.ExprString(fd.Recv.List[0].Type)
-				ast.Inspect(fd.Body, func(n ast.Node) bool {
-					call, ok := n.(*ast.CallExpr)
-					if !ok {
-						return true
-					}
-					if sel, shape, ok := a.sendShape(info, call); ok {
-						bindings[sel] = append(bindings[sel], binding{path[strings.LastIndex(path, "/")+1:], recv, shape.String(), b.fset.Position(call.Pos()).String()})
-					}
-					return true
-				})
-			}
-		}
-	}
-	t.Logf("%d selectors in the bindings", len(bindings))
-	var sels []string
-	for sel := range declaredSelectors {
-		sels = append(sels, sel)
-	}
-	sort.Strings(sels)
-	for _, sel := range sels {
-		d := declaredSelectors[sel]
-		pkg, name := "metal", strings.TrimPrefix(d.class, "MTL")
-		if strings.HasPrefix(d.class, "NS") {
-			pkg, name = "foundation", strings.TrimPrefix(d.class, "NS")
-		}
-		want := map[string]bool{name: true, name + "Object": true}
-		if sel == "new" { // +new, sent to the class MTLCompileOptions
-			pkg, want = "metal", map[string]bool{"_CompileOptionsClass": true}
-		}
-		var on []binding
-		for _, bd := range bindings[sel] {
-			if bd.pkg == pkg && want[bd.recv] {
-				on = append(on, bd)
-			}
-		}
-		if len(on) == 0 {
-			if d.since > 14 {
-				t.Logf("%-52s %-40s not in the bindings (macOS %d): held to Apple's declaration", sel, d.shape, d.since)
-				if len(bindings[sel]) != 0 {
-					t.Errorf("%s: in the bindings after all: %v", sel, bindings[sel])
-				}
-				continue
-			}
-			t.Errorf("%s: no binding on %s %v (all: %v)", sel, pkg, want, bindings[sel])
-			continue
-		}
-		for _, bd := range on {
-			if bd.shape != d.shape {
-				t.Errorf("%s: table %s, binding %s.%s sends %s (%s)", sel, d.shape, bd.pkg, bd.recv, bd.shape, bd.at)
-			} else {
-				t.Logf("%-52s %-40s = %s.%s (%s)", sel, d.shape, bd.pkg, bd.recv, bd.at[strings.Index(bd.at, "darwinkit/")+10:])
-			}
-		}
 	}
 }
