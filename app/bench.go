@@ -140,7 +140,7 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	if f.blocks < 1 || f.blocks > 1000 {
 		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
 	}
-	if err := checkOutputs([]string{f.checkpoint}, output{"--json", f.jsonOut}, output{"--cpuprofile", f.cpuProfile}); err != nil {
+	if err := checkOutputs(newInputs(f.checkpoint), output{"--json", f.jsonOut}, output{"--cpuprofile", f.cpuProfile}); err != nil {
 		return nil, err
 	}
 	if f.cpuProfile != "" && len(f.patches)*len(f.tiles)*len(f.residencies) > 1 {

@@ -62,7 +62,7 @@ func parseCompareFlags(args []string) (*compareFlags, error) {
 	if f.opt.Blocks < 0 {
 		return nil, fmt.Errorf("--blocks %d: want 0 (all) or more", f.opt.Blocks)
 	}
-	return f, checkOutputs([]string{f.checkpoint, f.image}, output{"--json", f.jsonOut})
+	return f, checkOutputs(newInputs(f.checkpoint, f.image), output{"--json", f.jsonOut})
 }
 
 // settingKeys are what --a and --b set.

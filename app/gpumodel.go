@@ -95,7 +95,7 @@ func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
 			return nil, fmt.Errorf("--gpu %q: the model knows %s", f.gpu, gpuNames())
 		}
 	}
-	return f, checkOutputs([]string{f.checkpoint}, output{"--json", f.jsonOut})
+	return f, checkOutputs(newInputs(f.checkpoint), output{"--json", f.jsonOut})
 }
 
 func gpuNames() string {

@@ -80,9 +80,6 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if f.query >= 0 && f.dump == "" {
 		return nil, fmt.Errorf("--attention-query %d: the attention rows are written by --dump FILE", f.query)
 	}
-	if err := checkOutputs([]string{f.checkpoint, f.image}, output{"--dump", f.dump}, output{"--json", f.jsonOut}, output{"--trace", f.trace}); err != nil {
-		return nil, err
-	}
 	if s.Residency, err = engine.ParseResidency(residency); err != nil {
 		return nil, err
 	}
@@ -99,10 +96,11 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if s.Ablate, err = engine.ParseAblation(ablate, ablateMode); err != nil {
 		return nil, fmt.Errorf("--ablate: %w", err)
 	}
-	if s.Mask, err = parseMaskFlag(mask); err != nil {
+	in := newInputs(f.checkpoint, f.image)
+	if s.Mask, err = parseMaskFlag(mask, in); err != nil {
 		return nil, fmt.Errorf("--mask-patches: %w", err)
 	}
-	if s.KeyMask, err = parseKeyMaskFlag(maskKeys); err != nil {
+	if s.KeyMask, err = parseKeyMaskFlag(maskKeys, in); err != nil {
 		return nil, fmt.Errorf("--mask-keys: %w", err)
 	}
 	if s.KeepTop, err = engine.ParseKeepTop(keepTop); err != nil {
@@ -110,6 +108,10 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	}
 	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
 		return nil, fmt.Errorf("--patch-from: %w", err)
+	}
+	in.addSettings(*s)
+	if err := checkOutputs(in, output{"--dump", f.dump}, output{"--json", f.jsonOut}, output{"--trace", f.trace}); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -232,7 +234,7 @@ func parseBytes(v string) (int64, error) {
 // (numbers separated by commas, spaces or lines).
 // parseKeyMaskFlag reads --mask-keys: PATCHES@B, PATCHES as parseMaskFlag takes them (a
 // rectangle, rows:..., or a FILE of pixel_values rows).
-func parseKeyMaskFlag(v string) (engine.KeyMask, error) {
+func parseKeyMaskFlag(v string, in *inputs) (engine.KeyMask, error) {
 	if strings.TrimSpace(v) == "" {
 		return engine.KeyMask{}, nil
 	}
@@ -240,18 +242,19 @@ func parseKeyMaskFlag(v string) (engine.KeyMask, error) {
 	if i < 0 {
 		return engine.ParseKeyMask(v) // says what it wants
 	}
-	m, err := parseMaskFlag(v[:i])
+	m, err := parseMaskFlag(v[:i], in)
 	if err != nil {
 		return engine.KeyMask{}, err
 	}
 	return engine.ParseKeyMask(strings.TrimPrefix(string(m), "rect:") + v[i:])
 }
 
-func parseMaskFlag(v string) (engine.Mask, error) {
+func parseMaskFlag(v string, in *inputs) (engine.Mask, error) {
 	if v == "" {
 		return "", nil
 	}
 	if st, err := os.Stat(v); err == nil && !st.IsDir() {
+		in.add(v) // read here: an input of the command
 		data, err := fsx.ReadSmall(v, 16<<20)
 		if err != nil {
 			return "", err

@@ -234,7 +234,7 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	if *child >= 0 {
 		return runMetalChild(*child, *noTimes, stdout)
 	}
-	if err := checkOutputs(nil, output{"--report", *reportOut}); err != nil {
+	if err := checkOutputs(newInputs(), output{"--report", *reportOut}); err != nil {
 		return err
 	}
 	st := &selftest{w: stdout, noTimes: *noTimes}

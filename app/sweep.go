@@ -47,7 +47,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutputs([]string{resolved, *image}, output{"--out", *out}); err != nil {
+	if err := checkOutputs(newInputs(resolved, *image), output{"--out", *out}); err != nil {
 		return err
 	}
 	s := engine.DefaultSettings(*backendName)

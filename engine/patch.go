@@ -185,8 +185,11 @@ func ParsePatchFrom(spec string) (canonical, image string, block, head int, patc
 		}
 		what = "attn.h" + strconv.Itoa(head)
 	}
-	if patches, err = ParseMask(spec[at+1:]); err != nil || patches.None() {
+	if patches, err = ParseMask(spec[at+1:]); err != nil {
 		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: the patches: %v", spec, err)
+	}
+	if patches.None() {
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: no patches after @: want x0,y0,x1,y1 or rows:R,R,...", spec)
 	}
 	return fmt.Sprintf("%s:blocks.%d.%s@%s", image, block, what, strings.TrimPrefix(string(patches), "rect:")), image, block, head, patches, nil
 }

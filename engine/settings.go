@@ -125,6 +125,27 @@ func (k Keep) only(set TapSet) Keep {
 	return k
 }
 
+// SourceFiles are the files a run under s reads besides its checkpoint and image: the
+// activation patch's source image.
+func (s Settings) SourceFiles() []string {
+	if _, image, _, _, _, err := ParsePatchFrom(s.PatchFrom); err == nil && image != "" {
+		return []string{image}
+	}
+	return nil
+}
+
+// InputFiles are every file (or folder) a run of image under dir's checkpoint and s reads:
+// what no output of that work may replace (the CLI's outputs, the window's exports).
+func InputFiles(dir, image string, s Settings) []string {
+	var out []string
+	for _, p := range append([]string{dir, image}, s.SourceFiles()...) {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // DefaultSettings run on backend with mapped weights, the default tile and every core.
 func DefaultSettings(backend string) Settings {
 	return Settings{Backend: backend, Residency: Mapped, Slots: 2, TileRows: DefaultTileRows}

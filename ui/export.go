@@ -355,7 +355,7 @@ func (in *Inspector) inputs() []string {
 	if s == nil {
 		return nil
 	}
-	return []string{s.ImagePath, s.CheckpointDir}
+	return engine.InputFiles(s.CheckpointDir, s.ImagePath, s.Settings) // the patch's source image too
 }
 
 // writeOutput writes path through write, atomically, refusing an input.

@@ -5,6 +5,7 @@ package ui
 // far it got, a restart clears what the panels showed, and probe work ends with its run.
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"os"
@@ -530,5 +531,40 @@ func TestCancelWhileAPatchSourceRuns(t *testing.T) {
 	}
 	if msg := changeMessage(h.in.Snap.Settings, s); strings.Contains(msg, "same settings") || !strings.Contains(msg, "patch "+demoPhoto) {
 		t.Errorf("the change is said as %q", msg)
+	}
+}
+
+// After an Apply with an activation patch, the patch's source image is an input of the window's
+// work like the open image: no export (a figure, timings, a trace, a dump, ...) replaces it.
+func TestExportsNeverReplaceThePatchSource(t *testing.T) {
+	dir := t.TempDir()
+	source := filepath.Join(dir, "source.png")
+	raw, err := os.ReadFile(demoPhoto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(source, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.openDemo()
+	s := h.in.Snap.Settings
+	s.PatchFrom = source + ":blocks.1.out@0,0,4,4"
+	h.in.Ctl.Apply(s)
+	h.pump("the patched run", func() bool { return h.in.Snap.Finished && h.in.Snap.Settings.PatchFrom != "" })
+	link := filepath.Join(dir, "link.png")
+	if err := os.Symlink(source, link); err != nil {
+		t.Fatal(err)
+	}
+	for name, export := range map[string]func(string) error{"figure": h.in.ExportFigure, "timings JSON": h.in.ExportTimingsJSON,
+		"timings CSV": h.in.ExportTimingsCSV, "trace": h.in.ExportTrace, "dump": h.in.ExportDump, "map": h.in.ExportMapPNG} {
+		for _, path := range []string{source, link} {
+			if err := export(path); err == nil || !strings.Contains(err.Error(), "would overwrite an input") {
+				t.Errorf("%s over the patch's source (%s): %v", name, filepath.Base(path), err)
+			}
+		}
+	}
+	if now, _ := os.ReadFile(source); !bytes.Equal(now, raw) {
+		t.Error("the patch's source image changed")
 	}
 }
