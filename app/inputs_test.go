@@ -25,7 +25,7 @@ var fileFlags = map[string]map[string]string{
 		"ablate": "", "ablate-mode": "", "attention-query": "", "backend": "", "keep-top": "", "max-memory": "", "max-pixels": "",
 		"quiet": "", "residency": "", "slots": "", "taps": "", "threads": "", "tile": ""},
 	"compare": {"checkpoint": "in", "image": "in", "json": "out", "a": "", "b": "", "blocks": "", "max-reps": "", "reps": ""},
-	"sweep": {"checkpoint": "in", "image": "in", "out": "out", "ablate-mode": "", "backend": "", "max-pixels": "", "over": ""},
+	"sweep":   {"checkpoint": "in", "image": "in", "out": "out", "ablate-mode": "", "backend": "", "max-pixels": "", "over": ""},
 	"bench": {"checkpoint": "in", "json": "out", "cpuprofile": "out", "backend": "", "blocks": "", "gemm": "", "loops": "", "one": "",
 		"patches": "", "residency": "", "threads": "", "tile": ""},
 	"gpumodel": {"checkpoint": "in", "json": "out", "blocks": "", "gpu": "", "patches": "", "tile": ""},
