@@ -24,7 +24,9 @@ test: vet
 	@if [ "$$(uname -s)" = Linux ]; then echo "CGO_ENABLED=0 $(GO) build -tags nogui ./app"; \
 	  CGO_ENABLED=0 $(GO) build -tags nogui -o /dev/null ./app; fi
 	@echo "make test: every package, natively, with the tests' hooks (about 4 minutes on 2 cores, warm)"
-	$(GO) test -count=1 -tags inspectortest ./...
+	@# -timeout: metal/ alone takes 3-3.5 minutes on 2 idle cores and about 9 with both busy
+	@# (go test's default of 10 minutes a package was reached under load).
+	$(GO) test -count=1 -timeout 25m -tags inspectortest ./...
 	@if [ "$$(uname -s)" = Linux ]; then $(MAKE) --no-print-directory test-standin; fi
 	@if [ "$$(uname -s)/$$(uname -m)" = Linux/x86_64 ]; then $(MAKE) --no-print-directory test-arm64; fi
 

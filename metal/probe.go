@@ -83,6 +83,9 @@ type PipelineProbe struct {
 	// Unprobed are kernels the device has a pipeline for that no probe case dispatched (none
 	// where the library and probeCaseNames agree).
 	Unprobed []string
+	// Failures are the cases that failed, each with the kernels it dispatched and why (the
+	// error names the first two).
+	Failures []string
 }
 
 // ProbePipelines runs the probe's cases on a backend made by newBackend (closed before the
@@ -98,7 +101,6 @@ func ProbePipelines(newBackend func() (backend.Backend, error)) (PipelineProbe, 
 	defer s.Close()
 	defer be.Close()
 	mb, _ := be.(*Backend)
-	var failures []string
 	for _, c := range ProbeCases() {
 		before := mb.dispatchCounts()
 		r := c.Check(s, be)
@@ -117,7 +119,7 @@ func ProbePipelines(newBackend func() (backend.Backend, error)) (PipelineProbe, 
 		if ran := mb.dispatchedSince(before); len(ran) > 0 {
 			why = fmt.Sprintf("kernel %s: %s", strings.Join(ran, ", "), why)
 		}
-		failures = append(failures, fmt.Sprintf("%s (%s)", why, c.Name))
+		p.Failures = append(p.Failures, fmt.Sprintf("%s (%s)", why, c.Name))
 	}
 	if mb != nil {
 		counts := mb.dispatchCounts()
@@ -130,13 +132,12 @@ func ProbePipelines(newBackend func() (backend.Backend, error)) (PipelineProbe, 
 			}
 		}
 	}
-	if n := len(failures); n > 0 {
-		more := ""
+	if n := len(p.Failures); n > 0 {
+		shown, more := p.Failures, ""
 		if n > 2 { // a status line's worth; selftest lists them all
-			more = fmt.Sprintf("; and %d more (inspector selftest lists them)", n-2)
-			failures = failures[:2]
+			shown, more = shown[:2], fmt.Sprintf("; and %d more (inspector selftest lists them)", n-2)
 		}
-		return p, fmt.Errorf("%d of the %d kernel checks failed: %s%s", n, p.Cases, strings.Join(failures, "; "), more)
+		return p, fmt.Errorf("%d of the %d kernel checks failed: %s%s", n, p.Cases, strings.Join(shown, "; "), more)
 	}
 	return p, nil
 }
