@@ -133,7 +133,7 @@ func TestRunDumpExifJPEGQwen35(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "run.json")
 	out := cli(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png",
-		"--residency", "pread", "--tile", "100", "--threads", "1", "--json", js)
+		"--residency", "pread", "--tile", "100", "--threads", "1", "--backend", "cpu", "--json", js) // the CPU: its thread count is reported
 	for _, want := range []string{"block", "total", "peak RSS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
