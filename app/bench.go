@@ -18,7 +18,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -39,6 +38,7 @@ import (
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/jsonx"
 )
 
 // benchConfig is one point of the sweep.
@@ -102,7 +102,7 @@ type benchFlags struct {
 func parseBenchFlags(args []string) (*benchFlags, error) {
 	f := &benchFlags{}
 	var patches, tiles, residencies string
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := newFlagSet("bench")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
 	fs.StringVar(&patches, "patches", "1024", "patch counts, comma-separated (each a multiple of 4: a page of 2x2 merge groups)")
 	fs.StringVar(&tiles, "tile", strconv.Itoa(engine.DefaultTileRows), "MLP row tiles, comma-separated")
@@ -197,7 +197,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		return json.NewEncoder(stdout).Encode(res)
+		return jsonx.Encode(stdout, res, "")
 	}
 	if err := f.checkMemory(); err != nil { // every configuration, before the first child starts
 		return err

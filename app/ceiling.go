@@ -12,8 +12,6 @@ package main
 // process start instead, which mixes a quiet moment with a loaded one.
 
 import (
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"runtime"
@@ -24,13 +22,14 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/internal/jsonx"
 )
 
 func cmdCeiling(args []string, stdout, stderr io.Writer) error {
 	var threadList string
 	var seconds float64
 	var asJSON bool
-	fs := flag.NewFlagSet("ceiling", flag.ContinueOnError)
+	fs := newFlagSet("ceiling")
 	fs.StringVar(&threadList, "threads", defaultCeilingThreads(), "thread counts, comma-separated")
 	fs.Float64Var(&seconds, "seconds", 0.5, "time per unit and thread count (0.05 to 60)")
 	fs.BoolVar(&asJSON, "json", false, "print the rates as JSON instead of a table")
@@ -61,7 +60,7 @@ func cmdCeiling(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no FMA or AMX kernel on this machine (%s): the CPU engine runs its generic code, which has no ceiling of its own", runtime.GOARCH)
 	}
 	if asJSON {
-		return json.NewEncoder(stdout).Encode(rates)
+		return jsonx.Encode(stdout, rates, "")
 	}
 	printCeiling(stdout, rates)
 	return nil

@@ -10,7 +10,6 @@ package main
 // printing one pass per side (the last one) as "the" times — noise would read as a result.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -28,7 +27,7 @@ type compareFlags struct {
 func parseCompareFlags(args []string) (*compareFlags, error) {
 	f := &compareFlags{}
 	var aSpec, bSpec string
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs := newFlagSet("compare")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file")
 	fs.StringVar(&aSpec, "a", "", "side A's settings, e.g. tile=512,residency=mapped (keys: "+strings.Join(settingKeys, ", ")+"; the rest as default)")
@@ -77,7 +76,10 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 	for _, kv := range strings.Split(spec, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		if !ok {
-			return s, fmt.Errorf("%s %q: want key=value pairs, comma-separated (keys: %s)", flagName, spec, strings.Join(settingKeys, ", "))
+			return s, fmt.Errorf("%s %s: want key=value pairs, comma-separated (keys: %s)", flagName, engine.QuoteShort(spec), strings.Join(settingKeys, ", "))
+		}
+		if strings.TrimSpace(v) == "" { // "ablate=" would run as no ablation at all
+			return s, fmt.Errorf("%s %s=: no value; give one, or leave %s out", flagName, k, k)
 		}
 		n, nerr := strconv.Atoi(v)
 		switch k {
@@ -177,6 +179,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	printComparison(stdout, c)
+	if c.NonFiniteA != nil || c.NonFiniteB != nil { // said whatever the table scrolled by
+		fmt.Fprintln(stderr, "warning:", nonFiniteSides(c))
+	}
 	if f.jsonOut != "" {
 		ctx.Writing(f.jsonOut)
 		return writeJSONFile(f.jsonOut, map[string]any{"checkpoint": f.checkpoint, "image": f.image, "patches": rep.Patches,
@@ -207,11 +212,27 @@ func printComparison(w io.Writer, c *engine.Comparison) {
 	}
 	fmt.Fprintf(w, "%6s %22s %22s\n", "total", msRange(c.A.MedianS, c.A.MinS, c.A.MaxS), msRange(c.B.MedianS, c.B.MinS, c.B.MaxS))
 	fmt.Fprintln(w, c.Summary())
-	if c.MaxOutputDiff == 0 {
+	if c.NonFiniteA != nil || c.NonFiniteB != nil {
+		fmt.Fprintf(w, "outputs: not compared: %s\n", nonFiniteSides(c))
+	} else if c.MaxOutputDiff == 0 {
 		fmt.Fprintf(w, "outputs: identical (%s compared)\n", comparedOutputs(c))
 	} else {
 		fmt.Fprintf(w, "outputs: differ by at most %.3g (max |A-B| over %s)\n", c.MaxOutputDiff, comparedOutputs(c))
 	}
+}
+
+// nonFiniteSides says which sides' values stopped being finite, and where.
+func nonFiniteSides(c *engine.Comparison) string {
+	var parts []string
+	for _, x := range []struct {
+		side string
+		nf   *engine.NonFinite
+	}{{"A", c.NonFiniteA}, {"B", c.NonFiniteB}} {
+		if x.nf != nil {
+			parts = append(parts, "side "+x.side+"'s "+x.nf.String())
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // comparedOutputs names what a Comparison compared.

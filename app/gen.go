@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,7 @@ import (
 )
 
 func cmdGen(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	fs := newFlagSet("gen")
 	preset := fs.String("preset", "tiny", "preset: "+strings.Join(synth.PresetNames(), ", "))
 	out := fs.String("out", "", "output directory (created)")
 	dtypeFlag := fs.String("dtype", "", "weight dtype: bf16, f16 or f32 (default: bf16; f32 for the demo)")

@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -67,7 +66,7 @@ type modelKernel struct {
 func parseGPUModelFlags(args []string) (*gpuModelFlags, error) {
 	f := &gpuModelFlags{}
 	var patches string
-	fs := flag.NewFlagSet("gpumodel", flag.ContinueOnError)
+	fs := newFlagSet("gpumodel")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
 	fs.StringVar(&patches, "patches", "1024,5120", "patch counts, comma-separated (multiples of 4)")
 	fs.StringVar(&f.gpu, "gpu", "", "the GPU of the per-kernel table (default: this Mac's when the model knows it, else M3 Max); one of: "+gpuNames())

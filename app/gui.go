@@ -13,7 +13,6 @@ package main
 // repeat it, and a script reading the first line would still pass while the noise grows.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +32,7 @@ import (
 )
 
 func cmdGUI(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("gui", flag.ContinueOnError)
+	fs := newFlagSet("gui")
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache "+
 		"(default: the last one opened, else the embedded demo)")
 	image := fs.String("image", "", "image file (default: the last one opened, else the embedded demo photo)")

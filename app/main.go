@@ -3,9 +3,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	// Before fyne's lang package reads the locale (its init): LANG=C.UTF-8 would have it
 	// log three lines on every command. See the package's comment.
@@ -65,7 +67,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 				err = fmt.Errorf("writing to the standard output: %w", out.err)
 			}
 			if err != nil {
-				fmt.Fprintln(stderr, "inspector "+c.name+":", err)
+				fmt.Fprintln(stderr, "inspector "+c.name+":", shortMessage(err.Error()))
 				return 1
 			}
 			return 0
@@ -91,4 +93,47 @@ func (c *checkedWriter) Write(p []byte) (int, error) {
 		c.err = err
 	}
 	return n, err
+}
+
+// newFlagSet is a command's flag set, whose messages (a bad value, the usage) go to stderr
+// with every line cut short (shortLines): the flag package quotes a bad value whole.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(&shortLines{w: os.Stderr})
+	return fs
+}
+
+// maxMessage bounds a line of a message to the user; what a value quoted in it adds past that
+// is cut, with its length said.
+const maxMessage = 1000
+
+// shortMessage is msg cut to maxMessage bytes (on a UTF-8 boundary), saying how long it was.
+func shortMessage(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	cut := maxMessage
+	for cut > 0 && msg[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes of the message cut: it quoted a long value)", msg[:cut], len(msg)-cut)
+}
+
+// shortLines writes each line cut to maxMessage bytes.
+type shortLines struct{ w io.Writer }
+
+func (s *shortLines) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(string(p), "\n")
+	var out strings.Builder
+	for _, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		out.WriteString(shortMessage(body))
+		if nl {
+			out.WriteByte('\n')
+		}
+	}
+	if _, err := io.WriteString(s.w, out.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

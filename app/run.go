@@ -9,9 +9,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/jsonx"
 )
 
 // runFlags are run's flags: the inputs and outputs, and the run's engine.Settings.
@@ -37,7 +36,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
 	var residency, taps, maxMemory, ablate, ablateMode, mask, maskKeys, keepTop string
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := newFlagSet("run")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory (Hugging Face layout), or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	fs.StringVar(&f.image, "image", "", "image file (PNG, JPEG, WebP, BMP, TIFF, GIF)")
 	fs.IntVar(&s.TileRows, "tile", engine.DefaultTileRows, "MLP row tile: rows of fc1 -> gelu -> fc2 at a time")
@@ -106,8 +105,18 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	if s.KeepTop, err = engine.ParseKeepTop(keepTop); err != nil {
 		return nil, fmt.Errorf("--keep-top: %w", err)
 	}
-	if s.PatchFrom, _, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
+	var source string
+	if s.PatchFrom, source, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {
 		return nil, fmt.Errorf("--patch-from: %w", err)
+	}
+	if source != "" { // before the run opens: the error names the flag
+		if _, err := os.Stat(source); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("--patch-from: the image %s: %v", engine.QuoteShort(source), err)
+		}
 	}
 	in.addSettings(*s)
 	if err := checkOutputs(in, output{"--dump", f.dump}, output{"--json", f.jsonOut}, output{"--trace", f.trace}); err != nil {
@@ -133,8 +142,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer sess.Close()
 	sess.SetBackendNote(note)
-	if f.quiet && note != "" { // the table's note: line is not printed
-		fmt.Fprintln(stderr, "note:", note)
+	if f.quiet { // the table's note: lines are not printed
+		for _, n := range append([]string{note}, sess.Notes...) {
+			if n != "" {
+				fmt.Fprintln(stderr, "note:", n)
+			}
+		}
 	}
 	if S := sess.Run.Layout.Rows(); f.query >= S { // before the work, not after it
 		return fmt.Errorf("--attention-query %d: the page has %d patches (0-%d)", f.query, S, S-1)
@@ -199,8 +212,10 @@ func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer)
 	return nil
 }
 
+// writeJSONFile writes v as indented JSON, atomically; a NaN or Inf number is null (jsonx:
+// encoding/json would refuse the whole file after the work was done).
 func writeJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := jsonx.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -20,7 +20,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -220,7 +219,7 @@ func (st *selftest) note(text string) {
 }
 
 func cmdSelftest(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs := newFlagSet("selftest")
 	which := fs.String("backend", "all", "what to test: all (the CPU, and Metal where it runs), cpu or metal")
 	noTimes := fs.Bool("no-times", false, "skip the kernel timings at the 8B model's shapes")
 	reportOut := fs.String("report", "", "also write the whole result as JSON to this file (attach it to a bug report)")

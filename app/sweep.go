@@ -7,7 +7,6 @@ package main
 
 import (
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -19,7 +18,7 @@ import (
 )
 
 func cmdSweep(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs := newFlagSet("sweep")
 	ckpt := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
 	image := fs.String("image", "", "image file")
 	over := fs.String("over", "heads", "what each run ablates: heads (every head of every block, one at a time) or blocks (every head of one block at a time)")
@@ -70,8 +69,17 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	if note != "" {
 		fmt.Fprintln(stderr, "note:", note)
 	}
+	for _, n := range sess.Notes {
+		fmt.Fprintln(stderr, "note:", n)
+	}
+	if err := sess.CheckSweep(); err != nil { // before the base run, not after it
+		return err
+	}
 	if err := sess.Run.RunAll(ctx); err != nil {
 		return err
+	}
+	if nf := sess.Run.NonFinite; nf != nil { // every row would be NaN: said, and in the JSON
+		fmt.Fprintln(stderr, "warning:", nf, "(the base run: every change measured against it is not a number)")
 	}
 	rows, err := sess.Sweep(ctx, *over, *mode, func(done, of int) {
 		fmt.Fprintf(stderr, "\rsweep: %d of %d runs", done, of)
@@ -87,8 +95,10 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 			Image      string            `json:"image"`
 			Mode       string            `json:"ablate_mode"`
 			Patches    int               `json:"patches"`
-			Rows       []engine.SweepRow `json:"rows"`
-		}{resolved, *image, *mode, sess.Run.Layout.Rows(), rows})
+			NonFinite  *engine.NonFinite `json:"non_finite,omitempty"` // the base run's first NaN or Inf
+			Notes      []string          `json:"notes,omitempty"`
+			Rows       []engine.SweepRow `json:"rows"` // a NaN or Inf change is null
+		}{resolved, *image, *mode, sess.Run.Layout.Rows(), sess.Run.NonFinite, sess.Notes, rows})
 	}
 	return fsx.WriteAtomic(*out, func(w io.Writer) error { return writeSweepCSV(w, rows) })
 }

@@ -8,7 +8,6 @@ package main
 // path while run resolves it — a repo id would fail verify and run fine, or the reverse.
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -18,7 +17,7 @@ import (
 )
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	fs := newFlagSet("verify")
 	dir := fs.String("checkpoint", "", "checkpoint directory, or a Hugging Face repo id (owner/name[@revision]) in the local cache")
 	dump := fs.String("dump", "", "instead: print what a dump (run --dump, the window's export) records about its run: checkpoint, image, page, settings, interventions, version")
 	if err := fs.Parse(args); err != nil {

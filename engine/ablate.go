@@ -54,7 +54,7 @@ func (a Ablation) mode() string {
 func ParseAblation(heads, mode string) (Ablation, error) {
 	a := Ablation{Heads: strings.TrimSpace(heads), Mode: strings.TrimSpace(mode)}
 	if a.Mode != "" && a.Mode != AblateZero && a.Mode != AblateMean {
-		return Ablation{}, fmt.Errorf("ablation mode %q: want zero or mean", a.Mode)
+		return Ablation{}, fmt.Errorf("ablation mode %s: want zero or mean", QuoteShort(a.Mode))
 	}
 	if a.None() {
 		return Ablation{Mode: a.Mode}, nil
@@ -71,17 +71,20 @@ func ParseAblation(heads, mode string) (Ablation, error) {
 // block -> heads (-1: every head).
 func parseHeads(s string) (map[int][]int, error) {
 	set := map[int][]int{}
+	if len(strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '+' || r == ' ' })) == 0 {
+		return nil, fmt.Errorf("ablate %s: no BLOCK:HEAD pair (want e.g. 3:5 or 7:*, comma-separated)", QuoteShort(s))
+	}
 	for _, pair := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '+' }) {
 		pair = strings.TrimSpace(pair)
 		b, h, ok := strings.Cut(pair, ":")
 		block, err := strconv.Atoi(strings.TrimSpace(b))
 		if !ok || err != nil || block < 0 {
-			return nil, fmt.Errorf("ablate %q: want BLOCK:HEAD pairs such as 3:5 or 7:* (comma-separated)", pair)
+			return nil, fmt.Errorf("ablate %s: want BLOCK:HEAD pairs such as 3:5 or 7:* (comma-separated)", QuoteShort(pair))
 		}
 		head := -1
 		if h = strings.TrimSpace(h); h != "*" {
 			if head, err = strconv.Atoi(h); err != nil || head < 0 {
-				return nil, fmt.Errorf("ablate %q: the head is a number from 0, or * for every head of the block", pair)
+				return nil, fmt.Errorf("ablate %s: the head is a number from 0, or * for every head of the block", QuoteShort(pair))
 			}
 		}
 		if !slices.Contains(set[block], head) {

@@ -104,28 +104,39 @@ type Comparison struct {
 	Merger    bool    `json:"merger"` // the merger was timed (every block ran)
 	Ratio     float64 `json:"ratio"`  // B's time over A's (geometric mean of the paired passes)
 	RatioLow  float64 `json:"ratio_low"`
-	RatioHigh float64 `json:"ratio_high"`
-	Verdict   string  `json:"verdict"`
-	Identical bool    `json:"identical_settings,omitempty"` // the work is the same: any difference is noise
+	RatioHigh float64 `json:"ratio_high"` // +Inf, written null, with one pair: IntervalNote says so
+	// IntervalNote says why the interval is unbounded ("" when it is not).
+	IntervalNote string `json:"interval_note,omitempty"`
+	Verdict      string `json:"verdict"`
+	Identical    bool   `json:"identical_settings,omitempty"` // the work is the same: any difference is noise
 	// Output differences (warm-up passes): per block and the largest of all.
-	MaxOutputDiff  float64     `json:"max_output_diff"`
-	BlockDiff      []float64   `json:"block_diff"`
-	MergerDiff     float64     `json:"merger_diff,omitempty"`
-	DeepstackDiffs []float64   `json:"deepstack_diff,omitempty"`
-	PatchDiffs     [][]float32 `json:"-"` // per block, per patch: max over channels of |A-B|
+	MaxOutputDiff  float64   `json:"max_output_diff"`
+	BlockDiff      []float64 `json:"block_diff"`
+	MergerDiff     float64   `json:"merger_diff,omitempty"`
+	DeepstackDiffs []float64 `json:"deepstack_diff,omitempty"`
+	// NonFiniteA and NonFiniteB are where a side's values stopped being finite (nil: they did
+	// not): its outputs then cannot be compared, whatever the differences above say.
+	NonFiniteA *NonFinite  `json:"non_finite_a,omitempty"`
+	NonFiniteB *NonFinite  `json:"non_finite_b,omitempty"`
+	PatchDiffs [][]float32 `json:"-"` // per block, per patch: max over channels of |A-B|
 }
 
 // Summary is one line: each side's median and range, the ratio, its interval and the verdict.
 func (c *Comparison) Summary() string {
+	// (The verdict of one pair is "within noise": its interval holds 1.)
 	v := c.Verdict
 	if c.Identical {
 		v = "no difference (identical settings: the interval is this machine's noise)"
 	} else if v == WithinNoise {
 		v = "no difference (within noise)"
 	}
-	return fmt.Sprintf("A %.1f ms (%.1f-%.1f), B %.1f ms (%.1f-%.1f); B/A %.3f, 95%% interval %.3f-%.3f over %d pairs: %s",
+	interval := fmt.Sprintf("95%% interval %.3f-%.3f over %d pairs", c.RatioLow, c.RatioHigh, c.Reps)
+	if c.IntervalNote != "" {
+		interval = c.IntervalNote
+	}
+	return fmt.Sprintf("A %.1f ms (%.1f-%.1f), B %.1f ms (%.1f-%.1f); B/A %.3f, %s: %s",
 		1e3*c.A.MedianS, 1e3*c.A.MinS, 1e3*c.A.MaxS, 1e3*c.B.MedianS, 1e3*c.B.MinS, 1e3*c.B.MaxS,
-		c.Ratio, c.RatioLow, c.RatioHigh, c.Reps, v)
+		c.Ratio, interval, v)
 }
 
 // sameWork says whether two settings run the very same work: everything that changes what
@@ -237,6 +248,7 @@ func (c *Comparison) diff(a, b *Run, n int) error {
 	if len(oa) < n || len(ob) < n {
 		return fmt.Errorf("compare: %d and %d block outputs kept of %d (the probe memory budget turned them off: lower max pixels)", len(oa), len(ob), n)
 	}
+	c.NonFiniteA, c.NonFiniteB = a.NonFinite, b.NonFinite
 	var err error
 	if c.BlockDiff, err = probe.CompareOutputs(oa[:n], ob[:n]); err != nil {
 		return err
@@ -266,6 +278,10 @@ func (c *Comparison) summarize() {
 		logs[i] = math.Log(c.B.Passes[i].TotalS / c.A.Passes[i].TotalS)
 	}
 	c.Ratio, c.RatioLow, c.RatioHigh = ratioInterval(logs)
+	c.IntervalNote = ""
+	if c.Reps < 2 {
+		c.IntervalNote = "one pair of passes gives no interval: run 2 or more"
+	}
 	switch {
 	case c.Identical || (c.RatioLow <= 1 && 1 <= c.RatioHigh):
 		c.Verdict = WithinNoise

@@ -66,14 +66,14 @@ func ParseKeyMask(s string) (KeyMask, error) {
 	patches, block, ok := strings.Cut(s, "@")
 	from, err := strconv.Atoi(strings.TrimSpace(block))
 	if !ok || err != nil || from < 0 {
-		return KeyMask{}, fmt.Errorf("key mask %q: want PATCHES@BLOCK, e.g. 2,2,5,5@3 (patch columns 2-4, rows 2-4, from block 3) or rows:3,4,5@0", s)
+		return KeyMask{}, fmt.Errorf("key mask %s: want PATCHES@BLOCK, e.g. 2,2,5,5@3 (patch columns 2-4, rows 2-4, from block 3) or rows:3,4,5@0", QuoteShort(s))
 	}
 	m, err := ParseMask(patches)
 	if err != nil {
 		return KeyMask{}, err
 	}
 	if m.None() {
-		return KeyMask{}, fmt.Errorf("key mask %q: no patches before the @", s)
+		return KeyMask{}, fmt.Errorf("key mask %s: no patches before the @", QuoteShort(s))
 	}
 	return KeyMask{Patches: m, From: from}, nil
 }

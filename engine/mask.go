@@ -46,7 +46,7 @@ func ParseMask(s string) (Mask, error) {
 	if rest, ok := strings.CutPrefix(s, "rows:"); ok {
 		rows, err := parseInts(rest)
 		if err != nil || len(rows) == 0 {
-			return "", fmt.Errorf("mask %q: want rows:R,R,... (pixel_values rows, 0 or more)", s)
+			return "", fmt.Errorf("mask %s: want rows:R,R,... (pixel_values rows, 0 or more)", QuoteShort(s))
 		}
 		slices.Sort(rows)
 		rows = slices.Compact(rows)
@@ -58,7 +58,7 @@ func ParseMask(s string) (Mask, error) {
 	}
 	v, err := parseInts(strings.TrimPrefix(s, "rect:"))
 	if err != nil || len(v) != 4 || v[2] <= v[0] || v[3] <= v[1] {
-		return "", fmt.Errorf("mask %q: want x0,y0,x1,y1 (patch columns x0..x1-1 and rows y0..y1-1 of the image) or rows:R,R,...", s)
+		return "", fmt.Errorf("mask %s: want x0,y0,x1,y1 (patch columns x0..x1-1 and rows y0..y1-1 of the image) or rows:R,R,...", QuoteShort(s))
 	}
 	return Mask(fmt.Sprintf("rect:%d,%d,%d,%d", v[0], v[1], v[2], v[3])), nil
 }
@@ -68,7 +68,7 @@ func parseInts(s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%q", f)
+			return nil, fmt.Errorf("%s", QuoteShort(f))
 		}
 		out = append(out, n)
 	}

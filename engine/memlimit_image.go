@@ -90,7 +90,8 @@ func loadPage(ck *Checkpoint, path string, s Settings) (*Input, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page, Path: path}, nil
+	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page,
+		Note: img.Note, Path: path}, nil // Note: what transformers would see otherwise (a 16-bit gray PNG)
 }
 
 // decodeRefused says why an image past the pixels the memory decodes was refused, and what

@@ -168,11 +168,11 @@ func ParsePatchFrom(spec string) (canonical, image string, block, head int, patc
 	i := strings.LastIndex(spec, ":blocks.")
 	at := strings.LastIndex(spec, "@")
 	if i <= 0 || at < i {
-		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: want IMAGE:blocks.B.out@x0,y0,x1,y1 or IMAGE:blocks.B.attn.hH@… (or @rows:R,R,...)", spec)
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %s: want IMAGE:blocks.B.out@x0,y0,x1,y1 or IMAGE:blocks.B.attn.hH@… (or @rows:R,R,...)", QuoteShort(spec))
 	}
 	image = spec[:i]
 	b, _ := strings.CutPrefix(spec[i+1:at], "blocks.")
-	bad := fmt.Errorf("patch-from %q: the tap is blocks.B.out (a block's output) or blocks.B.attn.hH (head H of what proj reads)", spec)
+	bad := fmt.Errorf("patch-from %s: the tap is blocks.B.out (a block's output) or blocks.B.attn.hH (head H of what proj reads)", QuoteShort(spec))
 	b, tap, _ := strings.Cut(b, ".")
 	if block, err = strconv.Atoi(b); err != nil || block < 0 {
 		return "", "", 0, -1, "", bad
@@ -186,10 +186,10 @@ func ParsePatchFrom(spec string) (canonical, image string, block, head int, patc
 		what = "attn.h" + strconv.Itoa(head)
 	}
 	if patches, err = ParseMask(spec[at+1:]); err != nil {
-		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: the patches: %v", spec, err)
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %s: the patches: %v", QuoteShort(spec), err)
 	}
 	if patches.None() {
-		return "", "", 0, -1, "", fmt.Errorf("patch-from %q: no patches after @: want x0,y0,x1,y1 or rows:R,R,...", spec)
+		return "", "", 0, -1, "", fmt.Errorf("patch-from %s: no patches after @: want x0,y0,x1,y1 or rows:R,R,...", QuoteShort(spec))
 	}
 	return fmt.Sprintf("%s:blocks.%d.%s@%s", image, block, what, strings.TrimPrefix(string(patches), "rect:")), image, block, head, patches, nil
 }

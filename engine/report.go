@@ -34,6 +34,8 @@ type Report struct {
 	PeakRSS  int64          `json:"peak_rss_bytes"`
 	// NonFinite is where the first NaN or Inf appeared (absent when none did).
 	NonFinite *NonFinite `json:"non_finite,omitempty"`
+	// Notes are what the session said of the run (the image, the probes turned off, ...).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // ReportSettings are what the run was asked to do.

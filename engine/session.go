@@ -229,6 +229,7 @@ func (s *Session) Restart() error {
 	})
 	s.Report = NewReport(s.Engine, s.Input, s.Dir, s.Image)
 	s.Report.Settings.BackendNote = s.BackendNote
+	s.Report.Notes = s.Notes
 	return nil
 }
 

@@ -98,7 +98,7 @@ func ParseTap(name string) (Tap, error) {
 	if i := slices.Index(TapNames(), name); i >= 0 {
 		return Tap(i), nil
 	}
-	return 0, fmt.Errorf("unknown tap %q: the taps are %s (or all)", name, strings.Join(TapNames(), ", "))
+	return 0, fmt.Errorf("unknown tap %s: the taps are %s (or all)", QuoteShort(name), strings.Join(TapNames(), ", "))
 }
 
 // TapSet is a set of taps.

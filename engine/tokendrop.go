@@ -77,7 +77,7 @@ func ParseKeepTop(s string) (KeepTop, error) {
 	n, err1 := strconv.Atoi(strings.TrimSpace(k))
 	after, err2 := strconv.Atoi(strings.TrimSpace(b))
 	if !ok || err1 != nil || err2 != nil || n < 1 || after < 0 {
-		return KeepTop{}, fmt.Errorf("keep top %q: want K@BLOCK (the K most attended merged tokens in block BLOCK go on, e.g. 64@3), or random:K@BLOCK", s)
+		return KeepTop{}, fmt.Errorf("keep top %s: want K@BLOCK (the K most attended merged tokens in block BLOCK go on, e.g. 64@3), or random:K@BLOCK", QuoteShort(s))
 	}
 	return KeepTop{K: n, After: after, Random: random}, nil
 }

@@ -13,8 +13,8 @@ package engine
 // and the MLP track would overlap it.
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/turbospark/inspector/internal/jsonx"
 	"io"
 	"math"
 )
@@ -71,7 +71,5 @@ func (r *Report) WriteTrace(w io.Writer) error {
 				Pid: 1, Tid: trackDeepstack, Args: args})
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(map[string]any{"traceEvents": events, "displayTimeUnit": "ms"})
+	return jsonx.Encode(w, map[string]any{"traceEvents": events, "displayTimeUnit": "ms"}, " ")
 }

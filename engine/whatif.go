@@ -197,6 +197,18 @@ type SweepRow struct {
 	Blocks []float64 `json:"block_rel_change"` // per block: ||out - base|| / ||base||
 }
 
+// CheckSweep refuses, before the base run, a sweep whose ablated runs would not fit: each is a
+// second run of the page on this session's engine (its weights and page shared), beside the
+// base run's kept outputs, and a refusal after the base run would cost the user that run.
+func (s *Session) CheckSweep() error {
+	est := EstimateMemory(s.Checkpoint, s.Input, s.Settings)
+	est.Weights, est.Mapping, est.Held = 0, 0, 0 // the engine's and the page's, made already
+	if err := checkMemory(est, memoryLimits(s.Settings.MaxMemory, nil), runTip); err != nil {
+		return fmt.Errorf("the sweep's ablated runs (one at a time, beside this run): %w", err)
+	}
+	return nil
+}
+
 // Sweep runs the session's page once per head (over "heads") or block (over "blocks") with it
 // ablated (mode: AblateZero or AblateMean), on the session's engine (the weights read once),
 // against the session's finished run. Each run starts at its ablated block from the finished

@@ -256,6 +256,18 @@ func compareTable(r *CompareResult) string {
 		return fmt.Sprintf("%.1f (%.1f-%.1f)", 1e3*s.MedianS, 1e3*s.MinS, 1e3*s.MaxS)
 	}
 	fmt.Fprintf(&b, "%6s %22s %22s %7.3f\n", "total", total(r.A), total(r.B), r.Ratio)
-	fmt.Fprintf(&b, "B/A %.3f, 95%% interval %.3f-%.3f over %d pairs of passes: %s\n", r.Ratio, r.RatioLow, r.RatioHigh, r.Reps, r.Verdict)
+	if r.IntervalNote != "" {
+		fmt.Fprintf(&b, "B/A %.3f: %s: %s\n", r.Ratio, r.IntervalNote, r.Verdict)
+	} else {
+		fmt.Fprintf(&b, "B/A %.3f, 95%% interval %.3f-%.3f over %d pairs of passes: %s\n", r.Ratio, r.RatioLow, r.RatioHigh, r.Reps, r.Verdict)
+	}
+	for _, x := range []struct {
+		side string
+		nf   *engine.NonFinite
+	}{{"A", r.NonFiniteA}, {"B", r.NonFiniteB}} {
+		if x.nf != nil { // the differences above are not numbers to read
+			fmt.Fprintf(&b, "side %s: %s\n", x.side, x.nf)
+		}
+	}
 	return b.String()
 }

@@ -625,21 +625,26 @@ func (c *Controller) doneStatus(sess *session) Status {
 	if run.Finished() {
 		// The backend's name carries its threads or device; the rest of Describe is added.
 		return Status{Text: fmt.Sprintf("done: %d blocks + merger in %.0f ms on %s, %s, tile %d%s%s", depth, sess.Report.Totals.WallMS,
-			name, sess.Settings.Residency, sess.Settings.TileRows, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote)), Progress: 1}
+			name, sess.Settings.Residency, sess.Settings.TileRows, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote, sess.Input.Note)), Progress: 1}
 	}
 	next := "the merger is next"
 	if run.Next() < depth {
 		next = fmt.Sprintf("block %d is next", run.Next())
 	}
-	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s%s", run.Next(), depth, name, next, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote)),
+	return Status{Text: fmt.Sprintf("%d of %d blocks run on %s, %s%s%s", run.Next(), depth, name, next, interventionsSuffix(sess.Settings), noteSuffix(sess.BackendNote, sess.Input.Note)),
 		Progress: float64(run.Next()) / float64(depth)}
 }
 
-func noteSuffix(note string) string {
-	if note == "" {
-		return ""
+// noteSuffix is the notes the status line keeps while the run is shown: why the backend is not
+// the one asked for, what the image is to transformers (a 16-bit gray PNG).
+func noteSuffix(notes ...string) string {
+	var s string
+	for _, n := range notes {
+		if n != "" {
+			s += " — " + n
+		}
 	}
-	return " — " + note
+	return s
 }
 
 // windowShare bounds the time Run all lends the window between two blocks, as a share of

@@ -15,7 +15,6 @@ package ui
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/jsonx"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -237,9 +237,7 @@ func (in *Inspector) ExportTimingsJSON(path string) error {
 		return err
 	}
 	return in.writeOutput(path, func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(rep)
+		return jsonx.Encode(w, rep, "  ")
 	})
 }
 
@@ -252,9 +250,7 @@ func (in *Inspector) ExportCompareJSON(path string) error {
 		return errors.New("no Compare has finished yet: run one in the Compare tab")
 	}
 	return in.writeOutput(path, func(w io.Writer) error {
-		e := json.NewEncoder(w)
-		e.SetIndent("", "  ")
-		return e.Encode(map[string]any{"checkpoint": in.Snap.CheckpointDir, "image": in.Snap.ImagePath, "comparison": r.Comparison})
+		return jsonx.Encode(w, map[string]any{"checkpoint": in.Snap.CheckpointDir, "image": in.Snap.ImagePath, "comparison": r.Comparison}, "  ")
 	})
 }
 

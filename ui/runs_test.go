@@ -7,6 +7,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +20,8 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -566,5 +569,54 @@ func TestExportsNeverReplaceThePatchSource(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(source); !bytes.Equal(now, raw) {
 		t.Error("the patch's source image changed")
+	}
+}
+
+// A checkpoint whose values go non-finite: the window's JSON exports (timings, a Compare of one
+// pair, the trace) are still JSON, with null where a number is not finite, and the Compare
+// says which side went non-finite.
+func TestExportsOfANonFiniteRunAreJSON(t *testing.T) {
+	cfg, err := synth.Preset("tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3, Fill: func(name string, shape []int) []float32 {
+		if name != "blocks.1.attn.qkv.bias" {
+			return nil
+		}
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]float32, n)
+		v[5] = float32(math.NaN())
+		return v
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.in.OpenFiles(dir, demoPhoto)
+	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Report != nil && h.in.Snap.Report.NonFinite != nil })
+	p := h.in.compare
+	p.reps.SetText("1")
+	p.run()
+	h.pump("compare", func() bool { return h.in.compareRes != nil })
+	if !strings.Contains(p.table.Text, "side A: values stopped being finite") || !strings.Contains(p.table.Text, "one pair of passes gives no interval") {
+		t.Errorf("the Compare table:\n%s", p.table.Text)
+	}
+	out := t.TempDir()
+	for name, export := range map[string]func(string) error{"timings.json": h.in.ExportTimingsJSON, "compare.json": h.in.ExportCompareJSON,
+		"trace.json": h.in.ExportTrace} {
+		path := filepath.Join(out, name)
+		if err := export(path); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		b, _ := os.ReadFile(path)
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Errorf("%s is not JSON: %v\n%.300s", name, err, b)
+		}
 	}
 }

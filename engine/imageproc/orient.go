@@ -36,7 +36,7 @@ func applyOrientation(img *RGB, o int) *RGB {
 	}
 	m := orientMaps[o]
 	W, H := img.W, img.H
-	out := &RGB{W: W, H: H}
+	out := &RGB{W: W, H: H, Note: img.Note}
 	if m.swap {
 		out.W, out.H = H, W
 	}
