@@ -27,7 +27,9 @@ func (l level) MarshalText() ([]byte, error) { return []byte("L-" + string(l)), 
 
 type custom struct{ x int }
 
-func (c custom) MarshalJSON() ([]byte, error) { return []byte(`{"custom":` + string(rune('0'+c.x)) + `}`), nil }
+func (c custom) MarshalJSON() ([]byte, error) {
+	return []byte(`{"custom":` + string(rune('0'+c.x)) + `}`), nil
+}
 
 type sample struct {
 	Embedded
