@@ -9,16 +9,22 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/metal"
 )
 
 // selftest passes on this machine, checks every op and both towers in both modes, and
 // off macOS says why Metal is skipped.
 func TestSelftest(t *testing.T) {
 	var out bytes.Buffer
-	if err := cmdSelftest([]string{"--no-times"}, &out, io.Discard); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
+	err := cmdSelftest([]string{"--no-times"}, &out, io.Discard)
 	text := out.String()
+	if err != nil && strings.Contains(text, "METAL WAS NOT TESTED") && isUnsupported(metal.Check()) {
+		// An Apple-silicon Mac whose GPU cannot run the kernels (macOS before 14, a virtual
+		// machine's GPU): selftest fails on purpose there, saying why; the rest must pass.
+		t.Logf("Metal cannot run on this Mac (%v): selftest says so and exits non-zero, as it must", metal.Check())
+	} else if err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
 	for _, want := range []string{"Attention (", "MatMul (", "GELU (", "demo (f32) on the sample photo, pread", "image + video, mapped", " 0 failed"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("selftest output lacks %q:\n%s", want, text)
