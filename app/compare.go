@@ -151,7 +151,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	sa, err := engine.OpenSession(ctx, f.checkpoint, f.image, a, beA)
 	if err != nil {
-		return err
+		return openFailed(ctx, err)
 	}
 	defer sa.Close()
 	beB, noteB, err := openBackend(&b)

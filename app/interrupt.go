@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -65,6 +66,15 @@ func (i *interrupt) watch() {
 // Writing says the work is done and the outputs named by what are being written: a first
 // signal from now on lets them finish.
 func (i *interrupt) Writing(what string) { i.writing.Store(&what) }
+
+// openFailed words an OpenSession that a signal stopped (the only work opening runs is an
+// activation patch's source image); any other error is err.
+func openFailed(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		return errors.New("interrupted before block 0 (while the --patch-from image ran); no output written")
+	}
+	return err
+}
 
 // Stop disarms the signals.
 func (i *interrupt) Stop() {

@@ -322,3 +322,35 @@ func (l *lockedBuilder) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// Ctrl-C while an activation patch's source image runs (inside the session's opening, before
+// block 0) stops it within moments and says so. The source is 65,536 patches: its blocks run
+// minutes on 2 threads here, tens of seconds on the fastest core, so the signal lands in them
+// (or in the pages' decoding before them: the same message) on any machine.
+func TestCtrlCWhileThePatchSourceRuns(t *testing.T) {
+	bin, page := buildInspector(t), gradientPNG(t, 4096, 4096)
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "16777216", "--threads", "2",
+		"--backend", "cpu", "--quiet", "--patch-from", page+":blocks.3.out@0,0,8,8")
+	stderr := &lockedBuilder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	time.Sleep(emulatedWait(2500 * time.Millisecond)) // both pages decoded; the source's blocks run
+	cmd.Process.Signal(syscall.SIGINT)
+	// As a plain run's (TestInterruptWhileOpening), the bound holds an image's decoding, which
+	// does not stop part way; the source's blocks stop within an op.
+	rc := waitExit(t, cmd, emulatedWait(10*time.Second))
+	if out := stderr.String(); rc == 0 || !strings.Contains(out, "interrupted before block 0 (while the --patch-from image ran)") {
+		t.Errorf("exit %d, stderr %q", rc, out)
+	}
+}
+
+// emulatedWait is d, longer under qemu-user.
+func emulatedWait(d time.Duration) time.Duration {
+	if os.Getenv("TS_EMULATED") != "" {
+		return 10 * d
+	}
+	return d
+}

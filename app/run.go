@@ -138,7 +138,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	sess, err := engine.OpenSession(ctx, f.checkpoint, f.image, f.settings, be)
 	if err != nil {
-		return err
+		return openFailed(ctx, err)
 	}
 	defer sess.Close()
 	sess.SetBackendNote(note)

@@ -63,7 +63,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	sess, err := engine.OpenSession(ctx, resolved, *image, s, be)
 	if err != nil {
-		return err
+		return openFailed(ctx, err)
 	}
 	defer sess.Close()
 	if note != "" {

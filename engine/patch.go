@@ -223,6 +223,9 @@ func (s *Session) patchFrom(ctx context.Context, spec string) error {
 	if c := s.Checkpoint.Config; block >= c.Depth || head >= c.Heads {
 		return fmt.Errorf("patch-from block %d head %d: the tower has blocks 0..%d of heads 0..%d", block, head, c.Depth-1, c.Heads-1)
 	}
+	if err := ctx.Err(); err != nil { // stopped while this session's own page was made
+		return err
+	}
 	src, err := loadPage(s.Checkpoint, image, s.Settings)
 	if err != nil {
 		return err
