@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -178,19 +179,19 @@ func TestSelftestStopsWhenTheGPUFailsEarly(t *testing.T) {
 }
 
 // selftestMetalSteps is the number of checks of the Metal section (without times).
-func selftestMetalSteps(t *testing.T) int {
-	towers, cleanup, err := selftestTowers()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	steps, closeSteps := metalSteps(towers, true)
-	closeSteps()
-	return len(steps)
-}
+func selftestMetalSteps(t *testing.T) int { return len(metalStepNames(t)) }
 
 // stepIndex is the index of the check named name in the Metal section.
 func stepIndex(t *testing.T, name string) int {
+	i := slices.Index(metalStepNames(t), name)
+	if i < 0 {
+		t.Fatalf("no check %q", name)
+	}
+	return i
+}
+
+// metalStepNames are the Metal section's checks, in order (without times).
+func metalStepNames(t *testing.T) []string {
 	towers, cleanup, err := selftestTowers()
 	if err != nil {
 		t.Fatal(err)
@@ -198,13 +199,11 @@ func stepIndex(t *testing.T, name string) int {
 	defer cleanup()
 	steps, closeSteps := metalSteps(towers, true)
 	closeSteps()
-	for i, s := range steps {
-		if s.name == name {
-			return i
-		}
+	var names []string
+	for _, s := range steps {
+		names = append(names, s.name)
 	}
-	t.Fatalf("no check %q", name)
-	return -1
+	return names
 }
 
 // A record with a NaN or Inf number travels as JSON: its numbers as text, the check failed.
