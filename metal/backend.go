@@ -215,14 +215,8 @@ func (b *Backend) has(kernel string) bool {
 func (b *Backend) WithoutFamily(family string) (restore func(), err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	u, ok := shaders.UnitNamed(family)
-	if !ok || u.Fallback == "" {
-		return nil, fmt.Errorf("metal: %q is no kernel family with a fallback", family)
-	}
-	for _, k := range u.Kernels() {
-		if fb := shaders.FallbackKernel(k); !b.dev.supports(fb) {
-			return nil, fmt.Errorf("metal: cannot run without %s: its fallback %s has no pipeline on this GPU", u.What, fb)
-		}
+	if err := b.canRunWithout(family); err != nil {
+		return nil, err
 	}
 	b.without[family]++
 	return sync.OnceFunc(func() {
@@ -230,6 +224,21 @@ func (b *Backend) WithoutFamily(family string) (restore func(), err error) {
 		defer b.mu.Unlock()
 		b.without[family]--
 	}), nil
+}
+
+// canRunWithout says why the backend cannot run without family (nil when it can): no such
+// family with a fallback, or a fallback kernel this GPU has no pipeline for.
+func (b *Backend) canRunWithout(family string) error {
+	u, ok := shaders.UnitNamed(family)
+	if !ok || u.Fallback == "" {
+		return fmt.Errorf("metal: %q is no kernel family with a fallback", family)
+	}
+	for _, k := range u.Kernels() {
+		if fb := shaders.FallbackKernel(k); !b.dev.supports(fb) {
+			return fmt.Errorf("metal: cannot run without %s: its fallback %s has no pipeline on this GPU", u.What, fb)
+		}
+	}
+	return nil
 }
 
 // encode appends a dispatch to the open pass (skipping empty ones), and commits the pass once

@@ -69,6 +69,20 @@ func TestProbeOnADegradedGPU(t *testing.T) {
 	}
 }
 
+// A GPU whose scalar matmul (a fallback only) did not build while the simdgroup matmul did:
+// Metal runs (units.go), and the probe passes without the cases that run the fallback.
+func TestProbeWithoutTheFallbackUnit(t *testing.T) {
+	b := newStandInBackend(t, standIn{failUnits: []string{"matmul_scalar"}})
+	p, err := ProbePipelines(func() (backend.Backend, error) { return b, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Unprobed) > 0 || slices.ContainsFunc(p.Kernels, func(k string) bool { return strings.HasPrefix(k, "matmul_scalar_") }) ||
+		!slices.Contains(p.Kernels, "matmul_bf16") {
+		t.Errorf("kernels %v, unprobed %v", p.Kernels, p.Unprobed)
+	}
+}
+
 // A wrong kernel fails the probe, and the error names it.
 func TestProbeCatchesWrongKernels(t *testing.T) {
 	for _, m := range []struct{ mutant, kernel string }{
