@@ -112,11 +112,8 @@ func shortMessage(msg string) string {
 	if len(msg) <= maxMessage {
 		return msg
 	}
-	cut := maxMessage
-	for cut > 0 && msg[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d more bytes of the message cut: it quoted a long value)", msg[:cut], len(msg)-cut)
+	return fmt.Sprintf("%s… (%d more bytes of the message cut: it quoted a long value)",
+		strings.ToValidUTF8(msg[:maxMessage], ""), len(msg)-maxMessage) // no rune cut in two
 }
 
 // shortLines writes each line cut to maxMessage bytes.

@@ -195,23 +195,30 @@ func runProbeChild() probeOutcome {
 }
 
 // diedBySignal says whether a child that gave no answer crashed: a signal of a fault (SIGSEGV,
-// SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS), in the kernel's report or the Go
-// runtime's (which catches SIGSEGV and SIGABRT, prints the signal and exits 2). Not our
-// timeout's kill, and not a signal a user sends the process group (Ctrl-C's SIGINT, SIGTERM,
-// SIGHUP, Ctrl-\'s SIGQUIT, a kill -9): those stop the child, they say nothing of Metal.
+// SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP, SIGSYS). Not our timeout's kill, and not a signal a
+// user sends the process group (Ctrl-C's SIGINT, SIGTERM, SIGHUP, Ctrl-\'s SIGQUIT, a kill -9):
+// those stop the child, they say nothing of Metal.
 func diedBySignal(ctx context.Context, err error, stderr string) bool {
+	sig, ok := deathSignal(ctx, err, stderr)
+	return ok && faultSignals[sig]
+}
+
+// deathSignal is the signal that ended a child, from the kernel's report or from the Go
+// runtime's (it catches SIGSEGV and SIGABRT, prints the signal and exits 2); none where our
+// context killed it or it exited.
+func deathSignal(ctx context.Context, err error, stderr string) (syscall.Signal, bool) {
 	var ee *exec.ExitError
 	if ctx.Err() != nil || !errors.As(err, &ee) {
-		return false
+		return 0, false
 	}
 	ws, _ := ee.Sys().(syscall.WaitStatus)
 	if ws.Signaled() {
-		return faultSignals[ws.Signal()]
+		return ws.Signal(), true
 	}
 	if m := crashSignal.FindStringSubmatch(stderr); ws.ExitStatus() == 2 && m != nil {
-		return faultSignals[unix.SignalNum(m[1])]
+		return unix.SignalNum(m[1]), true
 	}
-	return false
+	return 0, false
 }
 
 // faultSignals are the signals a fault in the child's own code raises.
@@ -228,14 +235,10 @@ func childDeath(ctx context.Context, err error, stderr string, limit time.Durati
 	case ctx.Err() == context.DeadlineExceeded:
 		what = fmt.Sprintf("did not answer within %v (hung) and was killed", limit)
 	case errors.As(err, &ee):
-		ws, _ := ee.Sys().(syscall.WaitStatus)
-		switch {
-		case ws.Signaled():
-			what = "was killed by " + unix.SignalName(ws.Signal())
-		case crashSignal.MatchString(stderr): // the Go runtime caught it, reported and exited 2
-			what = "was killed by " + crashSignal.FindStringSubmatch(stderr)[1]
-		default:
-			what = fmt.Sprintf("exited with status %d without an answer", ws.ExitStatus())
+		if sig, ok := deathSignal(ctx, err, stderr); ok {
+			what = "was killed by " + unix.SignalName(sig)
+		} else {
+			what = fmt.Sprintf("exited with status %d without an answer", ee.ExitCode())
 		}
 	case err != nil:
 		what = "could not run: " + err.Error()

@@ -10,9 +10,5 @@ func QuoteShort(s string) string {
 	if len(s) <= 2*keep {
 		return fmt.Sprintf("%q", s)
 	}
-	cut := keep
-	for cut > 0 && s[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
-		cut--
-	}
-	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+	return fmt.Sprintf("%q… (%d bytes)", s[:keep], len(s)) // %q escapes a rune cut in two
 }

@@ -26,7 +26,15 @@ import (
 
 // MarshalIndent is json.MarshalIndent with every NaN and ±Inf float written as null.
 func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
-	b, err := json.MarshalIndent(v, prefix, indent)
+	return marshal(v, func(x any) ([]byte, error) { return json.MarshalIndent(x, prefix, indent) })
+}
+
+// Marshal is json.Marshal with every NaN and ±Inf float written as null.
+func Marshal(v any) ([]byte, error) { return marshal(v, json.Marshal) }
+
+// marshal is enc(v), or, where enc refused a non-finite number, enc of v's finite tree.
+func marshal(v any, enc func(any) ([]byte, error)) ([]byte, error) {
+	b, err := enc(v)
 	var unsupported *json.UnsupportedValueError
 	if err == nil || !errors.As(err, &unsupported) {
 		return b, err
@@ -35,20 +43,7 @@ func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(tree, prefix, indent)
-}
-
-// Marshal is json.Marshal with every NaN and ±Inf float written as null.
-func Marshal(v any) ([]byte, error) {
-	b, err := MarshalIndent(v, "", "")
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer // MarshalIndent with no indent still keeps no spaces: compact anyway
-	if err := json.Compact(&out, b); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return enc(tree)
 }
 
 var (
