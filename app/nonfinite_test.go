@@ -6,40 +6,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine/dtype"
-	"github.com/turbospark/inspector/engine/synth"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // poisoned writes the tiny preset with a NaN in tensor bad.
-func poisoned(t *testing.T, bad string) string {
-	t.Helper()
-	cfg, err := synth.Preset("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3, Fill: func(name string, shape []int) []float32 {
-		if name != bad {
-			return nil
-		}
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		vals := make([]float32, n)
-		vals[5] = float32(math.NaN())
-		return vals
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func poisoned(t *testing.T, bad string) string { return testfixture.Poisoned(t, bad) }
 
 func TestRunNamesANaNWeight(t *testing.T) {
 	const bad = "blocks.1.attn.qkv.bias"

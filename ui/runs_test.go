@@ -20,9 +20,8 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
-	"github.com/turbospark/inspector/engine/dtype"
-	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/par"
+	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // slowCPU is the CPU backend with every pass made to last at least delay (so a run takes
@@ -576,25 +575,7 @@ func TestExportsNeverReplaceThePatchSource(t *testing.T) {
 // pair, the trace) are still JSON, with null where a number is not finite, and the Compare
 // says which side went non-finite.
 func TestExportsOfANonFiniteRunAreJSON(t *testing.T) {
-	cfg, err := synth.Preset("tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3, Fill: func(name string, shape []int) []float32 {
-		if name != "blocks.1.attn.qkv.bias" {
-			return nil
-		}
-		n := 1
-		for _, d := range shape {
-			n *= d
-		}
-		v := make([]float32, n)
-		v[5] = float32(math.NaN())
-		return v
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	dir := testfixture.Poisoned(t, "blocks.1.attn.qkv.bias")
 	h := newHarness(t)
 	h.in.OpenFiles(dir, demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Report != nil && h.in.Snap.Report.NonFinite != nil })
