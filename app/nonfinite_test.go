@@ -11,11 +11,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/internal/testfixture"
+	"github.com/turbospark/inspector/engine/synth"
 )
 
 // poisoned writes the tiny preset with a NaN in tensor bad.
-func poisoned(t *testing.T, bad string) string { return testfixture.Poisoned(t, bad) }
+func poisoned(t *testing.T, bad string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := synth.WritePoisoned(dir, "tiny", bad); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 func TestRunNamesANaNWeight(t *testing.T) {
 	const bad = "blocks.1.attn.qkv.bias"

@@ -20,8 +20,8 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/par"
-	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // slowCPU is the CPU backend with every pass made to last at least delay (so a run takes
@@ -575,7 +575,10 @@ func TestExportsNeverReplaceThePatchSource(t *testing.T) {
 // pair, the trace) are still JSON, with null where a number is not finite, and the Compare
 // says which side went non-finite.
 func TestExportsOfANonFiniteRunAreJSON(t *testing.T) {
-	dir := testfixture.Poisoned(t, "blocks.1.attn.qkv.bias")
+	dir := t.TempDir()
+	if err := synth.WritePoisoned(dir, "tiny", "blocks.1.attn.qkv.bias"); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t)
 	h.in.OpenFiles(dir, demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Report != nil && h.in.Snap.Report.NonFinite != nil })
