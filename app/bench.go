@@ -109,7 +109,7 @@ func parseBenchFlags(args []string) (*benchFlags, error) {
 	fs.StringVar(&residencies, "residency", "mapped", "residency modes, comma-separated: mapped, pread")
 	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
 	fs.IntVar(&f.blocks, "blocks", 4, "blocks timed per configuration (from block 0)")
-	fs.StringVar(&f.backend, "backend", engine.BackendCPU, "compute backend: cpu or metal")
+	fs.StringVar(&f.backend, "backend", cpu.Name, "compute backend: "+backend.Choices(false))
 	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
 	fs.BoolVar(&f.gemm, "gemm", false, "also time block 0's four matrix products alone at rows = patches (GFLOP/s of the fastest of 5 calls)")
 	fs.BoolVar(&f.loops, "loops", false, "also show where the CPU backend's threads wait: each parallel loop's wall, its tasks' time and the threads' idle share, per call site")

@@ -11,7 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/ui"
 )
 
 func cliFails(t *testing.T, args ...string) string {
@@ -92,7 +96,7 @@ func TestMetalBackendOffMacOS(t *testing.T) {
 	if metalOnThisMachine() {
 		t.Skip("Metal (or the tests' stand-in GPU) runs here (metal/metal_darwin_test.go, metalprobe_test.go)")
 	}
-	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "metal")
+	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", metal.Name)
 	if !strings.Contains(msg, "Metal backend needs macOS") {
 		t.Errorf("message %q", msg)
 	}
@@ -102,30 +106,30 @@ func TestMetalBackendOffMacOS(t *testing.T) {
 // on a Mac, or the tests' stand-in GPU); elsewhere it says why not; auto runs on Metal there
 // and on the CPU here.
 func TestBackendChoice(t *testing.T) {
-	b := windowBackends()
-	name, note, err := resolveBackend(backendAuto)
+	b := ui.MachineBackends()
+	name, note, err := backend.Resolve(backend.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checkErr := metalOK(); checkErr == nil {
-		if b.Default() != "metal" || !b.Offers("cpu") || name != "metal" {
+	if checkErr := backend.Available(metal.Name); checkErr == nil {
+		if b.Default() != metal.Name || !b.Offers(cpu.Name) || name != metal.Name {
 			t.Errorf("Metal runs here, but the window offers %v and auto picks %q", b.Names, name)
 		}
-		if a, c := b.ComparePair(); a.Backend != "cpu" || c.Backend != "metal" {
+		if a, c := b.ComparePair(); a.Backend != cpu.Name || c.Backend != metal.Name {
 			t.Errorf("Compare starts with %s vs %s, want cpu vs metal", a.Backend, c.Backend)
 		}
 	} else {
-		if b.Offers("metal") || b.Default() != "cpu" || name != "cpu" {
+		if b.Offers(metal.Name) || b.Default() != cpu.Name || name != cpu.Name {
 			t.Errorf("Metal does not run here (%v), but the window offers %v and auto picks %q", checkErr, b.Names, name)
 		}
-		if b.Unavailable["metal"] != checkErr.Error() {
-			t.Errorf("the window says %q about Metal, want the check's reason %q", b.Unavailable["metal"], checkErr)
+		if b.Unavailable[metal.Name] != checkErr.Error() {
+			t.Errorf("the window says %q about Metal, want the check's reason %q", b.Unavailable[metal.Name], checkErr)
 		}
 		if metalExpected() != (note != "") {
 			t.Errorf("auto's note %q: a Mac without Metal must say why, elsewhere the CPU is simply the engine", note)
 		}
 	}
-	if _, _, err := resolveBackend("cuda"); err == nil || !strings.Contains(err.Error(), "want auto, cpu or metal") {
+	if _, _, err := backend.Resolve("cuda"); err == nil || !strings.Contains(err.Error(), "want auto, cpu or metal") {
 		t.Errorf("--backend cuda: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 )
 
 type compareFlags struct {
@@ -69,7 +70,7 @@ var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "
 
 // parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
 func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
-	s := engine.DefaultSettings(backendAuto)
+	s := engine.DefaultSettings(backend.Auto)
 	if strings.TrimSpace(spec) == "" {
 		return s, nil
 	}

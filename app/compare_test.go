@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
@@ -424,7 +425,7 @@ func TestPatchFromCLI(t *testing.T) {
 // autoBackend is the backend --backend auto picks here: metal on a Mac (or under the tests'
 // stand-in GPU), else cpu.
 func autoBackend(t *testing.T) string {
-	name, _, err := resolveBackend(backendAuto)
+	name, _, err := backend.Resolve(backend.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}

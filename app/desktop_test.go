@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/ui"
 )
 
@@ -70,7 +71,7 @@ func TestCLIStderrQuietUnderCLocales(t *testing.T) {
 	bin := buildInspector(t)
 	cmds := [][]string{
 		{"verify", "--checkpoint", "../assets/demo"},
-		{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet", "--backend", "cpu"},
+		{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--quiet", "--backend", cpu.Name},
 		{"help"},
 	}
 	for _, locale := range [][]string{{"LANG=C.UTF-8"}, {"LC_ALL=C.UTF-8"}, {"LANG=C"}, {"LANG=POSIX"}, {"LANG=en_US.UTF-8"}, nil} {
@@ -151,7 +152,7 @@ func TestVerifyRepoID(t *testing.T) {
 func TestReadyLineOnce(t *testing.T) {
 	a := test.NewTempApp(t)
 	queue := make(chan func(), 1024)
-	ctl := ui.NewController(func(f func()) { queue <- f }, windowBackends())
+	ctl := ui.NewController(func(f func()) { queue <- f }, ui.MachineBackends())
 	t.Cleanup(ctl.Close)
 	in := ui.NewInspector(a.NewWindow(ui.Title), ctl, nil)
 	var out bytes.Buffer

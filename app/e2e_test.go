@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
@@ -133,7 +134,7 @@ func TestRunDumpExifJPEGQwen35(t *testing.T) {
 func TestRunJSON(t *testing.T) {
 	js := filepath.Join(t.TempDir(), "run.json")
 	out := cli(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png",
-		"--residency", "pread", "--tile", "100", "--threads", "1", "--backend", "cpu", "--json", js) // the CPU: its thread count is reported
+		"--residency", "pread", "--tile", "100", "--threads", "1", "--backend", cpu.Name, "--json", js) // the CPU: its thread count is reported
 	for _, want := range []string{"block", "total", "peak RSS"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)

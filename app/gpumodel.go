@@ -137,7 +137,7 @@ func cmdGPUModel(args []string, stdout, stderr io.Writer) error {
 	var blocks []modelBlock
 	kernels := map[int][]modelKernel{}
 	for _, p := range f.patches { // every page checked before the first is made
-		s := engine.DefaultSettings(engine.BackendMetal)
+		s := engine.DefaultSettings(metal.Name)
 		s.TileRows = f.tile
 		if err := engine.CheckMemory(engine.EstimatePatches(ck, p, s), 0); err != nil {
 			return fmt.Errorf("--patches %d: %w", p, err)
@@ -211,7 +211,7 @@ func (f *gpuModelFlags) measure(ctx context.Context, ck *engine.Checkpoint, tabl
 // the last block's numbers and, with a log, its dispatches.
 func (f *gpuModelFlags) runBlocks(ctx context.Context, ck *engine.Checkpoint, be backend.Backend, log *metal.ModelLog,
 	patches int) (modelBlock, []metal.ModelRecord, error) {
-	s := engine.DefaultSettings(engine.BackendMetal)
+	s := engine.DefaultSettings(metal.Name)
 	s.TileRows = f.tile
 	e, err := engine.NewEngine(ck, be, s) // owns be from here: closes it when it fails
 	if err != nil {

@@ -55,7 +55,7 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	fyneapp.SetMetadata(fyneMetadata(ui.Title, threadChecksAsked()))
 	a := fyneapp.NewWithID(appID)
 	w := a.NewWindow(ui.Title)
-	ctl := ui.NewController(fyne.Do, windowBackends())
+	ctl := ui.NewController(fyne.Do, ui.MachineBackends())
 	in := ui.NewInspector(w, ctl, a.Preferences())
 	if os.Getenv(readyEnv) != "" { // a watching script asked for it (the smoke test); never in normal use
 		announceReady(in, os.Stderr)
@@ -161,27 +161,4 @@ func announceReady(in *ui.Inspector, w io.Writer) {
 				s.Report.SpanMS(), s.Report.Totals.WallMS, engine.Millis(lent))
 		})
 	}
-}
-
-// windowBackends is what the window offers: Metal first where it runs, and the CPU; where
-// Metal was expected but failed, the note says why and Retry probes again.
-func windowBackends() ui.Backends {
-	b := ui.Backends{Names: []string{engine.BackendCPU}, New: newBackend, Unavailable: map[string]string{}}
-	err := metalOK()
-	if err == nil {
-		b.Names = []string{engine.BackendMetal, engine.BackendCPU}
-		if n := metalFallbacksNote(); n != "" {
-			b.Notes = map[string]string{engine.BackendMetal: n}
-		}
-		return b
-	}
-	b.Unavailable[engine.BackendMetal] = err.Error()
-	if metalExpected() {
-		b.Notes = map[string]string{engine.BackendCPU: "running on the CPU: " + err.Error()}
-		b.Retry = func() (ui.Backends, error) {
-			err := retryMetal()
-			return windowBackends(), err
-		}
-	}
-	return b
 }

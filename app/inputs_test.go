@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/turbospark/inspector/engine/cpu"
 )
 
 var fileFlags = map[string]map[string]string{
@@ -154,7 +156,7 @@ func TestTheExecutableIsAnInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"selftest", "--backend", "cpu", "--no-times", "--report", bin},
+	for _, args := range [][]string{{"selftest", "--backend", cpu.Name, "--no-times", "--report", bin},
 		{"run", "--checkpoint", "../assets/demo", "--image", "../assets/sample.png", "--json", bin}} {
 		out, err := exec.Command(bin, args...).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "would overwrite an input") {

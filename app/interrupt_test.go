@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -54,7 +55,7 @@ func startBigRun(t *testing.T) (*exec.Cmd, *strings.Builder) {
 	bin, page := buildInspector(t), bigPage(t)
 	// The CPU, pinned: the bound is the CPU engine's (a cancel lands within an op); on a Mac the
 	// default would be Metal, whose cancel waits for the pass in flight.
-	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "4194304", "--threads", "2", "--backend", "cpu")
+	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "4194304", "--threads", "2", "--backend", cpu.Name)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -330,7 +331,7 @@ func (l *lockedBuilder) String() string {
 func TestCtrlCWhileThePatchSourceRuns(t *testing.T) {
 	bin, page := buildInspector(t), gradientPNG(t, 4096, 4096)
 	cmd := exec.Command(bin, "run", "--checkpoint", "../assets/demo", "--image", page, "--max-pixels", "16777216", "--threads", "2",
-		"--backend", "cpu", "--quiet", "--patch-from", page+":blocks.3.out@0,0,8,8")
+		"--backend", cpu.Name, "--quiet", "--patch-from", page+":blocks.3.out@0,0,8,8")
 	stderr := &lockedBuilder{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {

@@ -17,8 +17,11 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/internal/cachedir"
+	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
+	"github.com/turbospark/inspector/ui"
 )
 
 // probeEnv is the environment of a child run on the stand-in GPU with fault (none if "").
@@ -106,7 +109,7 @@ func TestProbeRememberedUntilRetry(t *testing.T) {
 	if !strings.Contains(stderr, "the Metal start-up probe failed on ") || !strings.Contains(stderr, "killed by SIGABRT") {
 		t.Errorf("the second run (no fault now): %q, want the remembered failure", stderr)
 	}
-	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "cpu") {
+	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), cpu.Name) {
 		t.Errorf("the second run ran on %v after a remembered crash", s["backend"])
 	}
 	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "", envMetal+"=retry"))
@@ -117,7 +120,7 @@ func TestProbeRememberedUntilRetry(t *testing.T) {
 		t.Error("retry did not forget the crash")
 	}
 	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "probe:segv", envMetal+"=off"))
-	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "cpu") || !strings.Contains(stderr, "Metal is off (INSPECTOR_METAL=off)") {
+	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), cpu.Name) || !strings.Contains(stderr, "Metal is off (INSPECTOR_METAL=off)") {
 		t.Errorf("INSPECTOR_METAL=off: backend %v, stderr %q", s["backend"], stderr)
 	}
 }
@@ -137,13 +140,13 @@ func TestWindowBackendsAfterACrash(t *testing.T) {
 	probeState.Lock()
 	probeState.done = false
 	probeState.Unlock()
-	b := windowBackends()
-	if b.Offers("metal") || !strings.Contains(b.Notes["cpu"], "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable["metal"], "SIGSEGV") {
+	b := ui.MachineBackends()
+	if b.Offers(metal.Name) || !strings.Contains(b.Notes[cpu.Name], "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable[metal.Name], "SIGSEGV") {
 		t.Fatalf("after a crashed probe: %+v", b)
 	}
 	os.Unsetenv(envTestFault)
 	nb, err := b.Retry()
-	if err != nil || !nb.Offers("metal") || nb.Notes["cpu"] != "" {
+	if err != nil || !nb.Offers(metal.Name) || nb.Notes[cpu.Name] != "" {
 		t.Errorf("retry without the fault: %v, %+v", err, nb)
 	}
 	probeState.Lock()
@@ -161,7 +164,7 @@ func TestSelftestMetalChildFaults(t *testing.T) {
 		{"GELU/erf/n7:hang", "GELU/erf/n7", "did not finish within 3s (hung)"},
 	} {
 		report := filepath.Join(t.TempDir(), "report.json")
-		cmd := exec.Command(bin, "selftest", "--backend", "metal", "--no-times", "--report", report)
+		cmd := exec.Command(bin, "selftest", "--backend", metal.Name, "--no-times", "--report", report)
 		cmd.Env = probeEnv(t, t.TempDir(), c.fault)
 		out, err := cmd.CombinedOutput()
 		text := string(out)
@@ -186,7 +189,7 @@ func TestSelftestMetalChildFaults(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &rep) != nil {
 			t.Fatalf("%s: the report: %v\n%s", c.fault, err, b)
 		}
-		if rep.Failed != 1 || len(rep.Sections) != 1 || rep.Sections[0].Backend != "metal" {
+		if rep.Failed != 1 || len(rep.Sections) != 1 || rep.Sections[0].Backend != metal.Name {
 			t.Errorf("%s: report %d failed, sections %+v", c.fault, rep.Failed, rep.Sections)
 		}
 	}
@@ -200,7 +203,7 @@ func TestSelftestReportOffMac(t *testing.T) {
 	}
 	report := filepath.Join(t.TempDir(), "report.json")
 	var out strings.Builder
-	if err := cmdSelftest([]string{"--backend", "metal", "--no-times", "--report", report}, &out, &out); err != nil {
+	if err := cmdSelftest([]string{"--backend", metal.Name, "--no-times", "--report", report}, &out, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	var rep selftestReport
@@ -253,7 +256,7 @@ func TestProbeWrongKernelsStartOnTheCPU(t *testing.T) {
 		}
 		s, _ := rep["settings"].(map[string]any)
 		want := "note: running on the CPU: the Metal start-up probe found kernels that compute wrong numbers on this GPU: 27 of the 27 kernel checks failed: "
-		if !strings.HasPrefix(s["backend"].(string), "cpu") || !strings.Contains(stderr, want) || !strings.Contains(stderr, c.says) {
+		if !strings.HasPrefix(s["backend"].(string), cpu.Name) || !strings.Contains(stderr, want) || !strings.Contains(stderr, c.says) {
 			t.Errorf("%s: backend %v, stderr %q", c.fault, s["backend"], stderr)
 		}
 		if _, err := os.Stat(filepath.Join(cache, "metal-probe.json")); err == nil {

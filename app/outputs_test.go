@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turbospark/inspector/engine/cpu"
 )
 
 // copyDemo is a private copy of the tiny e2e checkpoint (outputs may be tried over it).
@@ -233,7 +235,7 @@ func TestDumpTapsOverTheBudgetRefusedFirst(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "d.safetensors")
 	start := time.Now()
 	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--dump", out, "--taps", "all", "--max-memory", "16MiB", "--quiet",
-		"--backend", "cpu", "--threads", "2") // the estimate grows with the threads' buffers: pinned
+		"--backend", cpu.Name, "--threads", "2") // the estimate grows with the threads' buffers: pinned
 	if !strings.Contains(msg, "needs the taps") || !strings.Contains(msg, "cannot keep within the memory limits") || time.Since(start) > 5*time.Second {
 		t.Errorf("%q after %v", msg, time.Since(start))
 	}

@@ -19,6 +19,7 @@ import (
 	"unicode"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/internal/jsonx"
 )
@@ -43,7 +44,7 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&residency, "residency", "mapped", "weight residency: mapped or pread")
 	fs.IntVar(&s.Slots, "slots", 2, "pread ring size (at least 2)")
 	fs.IntVar(&s.Threads, "threads", 0, "CPU threads (0: every core)")
-	fs.StringVar(&s.Backend, "backend", backendAuto, "compute backend: auto (Metal where it runs, else the CPU), cpu or metal")
+	fs.StringVar(&s.Backend, "backend", backend.Auto, "compute backend: auto (Metal where it runs, else the CPU), "+backend.Choices(false))
 	fs.StringVar(&f.dump, "dump", "", "write the run's tensors to this safetensors file")
 	fs.IntVar(&f.query, "attention-query", -1, "with --dump: also dump each block's attention row of this query patch")
 	fs.StringVar(&taps, "taps", "", "with --dump: also keep and dump these taps of every block as blocks.{i}.{tap}, comma-separated, or all: "+

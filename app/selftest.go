@@ -220,15 +220,15 @@ func (st *selftest) note(text string) {
 
 func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("selftest")
-	which := fs.String("backend", "all", "what to test: all (the CPU, and Metal where it runs), cpu or metal")
+	which := fs.String("backend", "all", "what to test: all (the CPU, and Metal where it runs), "+backend.Choices(false))
 	noTimes := fs.Bool("no-times", false, "skip the kernel timings at the 8B model's shapes")
 	reportOut := fs.String("report", "", "also write the whole result as JSON to this file (attach it to a bug report)")
 	child := fs.Int("metal-child", -1, "(internal) run the Metal section from this check on, as events on stdout")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *which != "all" && *which != engine.BackendCPU && *which != engine.BackendMetal {
-		return fmt.Errorf("--backend %q: want all, cpu or metal", *which)
+	if *which != "all" && *which != cpu.Name && *which != metal.Name {
+		return fmt.Errorf("--backend %q: want all, %s", *which, backend.Choices(false))
 	}
 	if *child >= 0 {
 		return runMetalChild(*child, *noTimes, stdout)
@@ -245,10 +245,10 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer cleanup()
-	if *which != engine.BackendMetal {
+	if *which != metal.Name {
 		st.cpu(towers)
 	}
-	if *which != engine.BackendCPU {
+	if *which != cpu.Name {
 		st.metal(towers)
 	}
 	st.coverage()
@@ -276,11 +276,11 @@ func cmdSelftest(args []string, stdout, stderr io.Writer) error {
 
 // metalMissing says whether the Metal section was skipped where it must run: Apple silicon.
 func metalMissing(which string, st *selftest) bool {
-	if which == engine.BackendCPU || runtime.GOOS != "darwin" || runtime.GOARCH != "arm64" {
+	if which == cpu.Name || runtime.GOOS != "darwin" || runtime.GOARCH != "arm64" {
 		return false
 	}
 	for _, s := range st.report.Sections {
-		if s.Backend == engine.BackendMetal && s.Skipped != "" {
+		if s.Backend == metal.Name && s.Skipped != "" {
 			return true
 		}
 	}
@@ -335,7 +335,7 @@ func (st *selftest) coverage() {
 func (st *selftest) fallbackNote() string {
 	for _, s := range st.report.Sections {
 		d := s.Device
-		if s.Backend != engine.BackendMetal || d == nil || len(d.FamilyErrors)+len(d.Fallbacks) == 0 {
+		if s.Backend != metal.Name || d == nil || len(d.FamilyErrors)+len(d.Fallbacks) == 0 {
 			continue
 		}
 		var missing []string
@@ -369,7 +369,7 @@ func newCPUBackend(threads int) func() (backend.Backend, error) {
 func (st *selftest) cpu(towers []selftestTower) {
 	be := cpu.New(0)
 	fmt.Fprintf(st.w, "\ncpu: %s\n", be.Name())
-	st.section(engine.BackendCPU)
+	st.section(cpu.Name)
 	be.Close()
 	st.ops(newCPUBackend(0))
 	for _, t := range towers {

@@ -54,7 +54,7 @@ func childSilence() time.Duration { return childLimit(2 * time.Minute) }
 // instead of starting a child per check that would die the same way.
 func (st *selftest) metal(towers []selftestTower) {
 	fmt.Fprintln(st.w, "\nmetal:")
-	st.section(engine.BackendMetal)
+	st.section(metal.Name)
 	if setting, err := metalSetting(); err != nil {
 		st.skip(err.Error())
 		return

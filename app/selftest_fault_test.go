@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
 )
@@ -35,7 +36,7 @@ type selftestRun struct {
 func runStandinSelftest(t *testing.T, bin, fault string, more ...string) selftestRun {
 	t.Helper()
 	report := filepath.Join(t.TempDir(), "report.json")
-	cmd := exec.Command(bin, "selftest", "--backend", "metal", "--no-times", "--report", report)
+	cmd := exec.Command(bin, "selftest", "--backend", metal.Name, "--no-times", "--report", report)
 	cmd.Env = probeEnv(t, t.TempDir(), fault, more...)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -231,7 +232,7 @@ func TestChildEventsCarryNonFiniteAsText(t *testing.T) {
 	}
 	// The parent's own records (the CPU section) are made finite too: the report is valid JSON.
 	st := &selftest{w: &bytes.Buffer{}}
-	st.section("cpu")
+	st.section(cpu.Name)
 	st.record(checkRecord{Name: "tower", OK: true, RelErr: math.Inf(1)})
 	if st.report.Failed != 1 || st.report.Passed != 0 {
 		t.Errorf("a check with an infinite error counted passed=%d failed=%d", st.report.Passed, st.report.Failed)
@@ -253,7 +254,7 @@ func TestCoverageLineNamesFallbacks(t *testing.T) {
 	}
 	// With the device's pipelines known, the kernels without one are named.
 	st := &selftest{w: &bytes.Buffer{}}
-	st.section("metal")
+	st.section(metal.Name)
 	info := &metal.DeviceInfo{FamilyErrors: []string{family}}
 	for _, k := range shaders.Kernels() {
 		if !strings.HasPrefix(k, "matmul_") || strings.HasPrefix(k, "matmul_scalar_") {

@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turbospark/inspector/engine/cpu"
 )
 
 // runCLI runs args in this process and returns the exit code, stdout and stderr.
@@ -44,7 +46,7 @@ const poisonedTensor = "blocks.1.attn.qkv.bias"
 func TestSweepNamesNonFiniteValues(t *testing.T) {
 	dir := poisoned(t, poisonedTensor)
 	out := filepath.Join(t.TempDir(), "sweep.json")
-	rc, _, stderr := runCLI("sweep", "--checkpoint", dir, "--image", "testdata/e2e/cat.png", "--over", "blocks", "--backend", "cpu", "--out", out)
+	rc, _, stderr := runCLI("sweep", "--checkpoint", dir, "--image", "testdata/e2e/cat.png", "--over", "blocks", "--backend", cpu.Name, "--out", out)
 	if rc != 0 || !strings.Contains(stderr, "warning: values stopped being finite") || !strings.Contains(stderr, poisonedTensor) {
 		t.Fatalf("exit %d, stderr %q: want the warning naming %s", rc, stderr, poisonedTensor)
 	}
@@ -99,7 +101,7 @@ func TestCompareOfOnePairWritesJSON(t *testing.T) {
 }
 
 func TestEmptyInterventionListsRefused(t *testing.T) {
-	base := []string{"--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "cpu", "--quiet"}
+	base := []string{"--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", cpu.Name, "--quiet"}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -142,7 +144,7 @@ func gray16PNG(t *testing.T) string {
 func TestGray16NoteIsSaid(t *testing.T) {
 	page := gray16PNG(t)
 	js := filepath.Join(t.TempDir(), "r.json")
-	rc, _, stderr := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", page, "--backend", "cpu", "--quiet", "--json", js)
+	rc, _, stderr := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", page, "--backend", cpu.Name, "--quiet", "--json", js)
 	if rc != 0 || !strings.Contains(stderr, "note: a 16-bit gray image") || !strings.Contains(stderr, "transformers would see another image") {
 		t.Errorf("exit %d, stderr %q: want the 16-bit note", rc, stderr)
 	}
@@ -150,7 +152,7 @@ func TestGray16NoteIsSaid(t *testing.T) {
 	if len(notes) == 0 || !strings.Contains(notes[0].(string), "16-bit gray") {
 		t.Errorf("the JSON's notes: %v", notes)
 	}
-	_, stdout, _ := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", page, "--backend", "cpu")
+	_, stdout, _ := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", page, "--backend", cpu.Name)
 	if !strings.Contains(stdout, "note: a 16-bit gray image") {
 		t.Errorf("the table does not say it:\n%s", stdout)
 	}
@@ -168,7 +170,7 @@ func TestLongValuesQuotedShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := strings.Repeat("7", 1<<20)
-	base := []string{"--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "cpu", "--quiet"}
+	base := []string{"--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", cpu.Name, "--quiet"}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -197,7 +199,7 @@ func TestLongValuesQuotedShort(t *testing.T) {
 }
 
 func TestPatchFromWithoutPatches(t *testing.T) {
-	rc, _, stderr := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", "cpu", "--quiet",
+	rc, _, stderr := runCLI("run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", cpu.Name, "--quiet",
 		"--patch-from", "testdata/e2e/cat.png:blocks.1.out@")
 	if rc == 0 || !strings.Contains(stderr, "no patches after @") || strings.Contains(stderr, "<nil>") {
 		t.Errorf("exit %d, stderr %q", rc, stderr)

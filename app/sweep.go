@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
@@ -25,7 +26,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	mode := fs.String("ablate-mode", engine.AblateZero, "what an ablated head becomes: zero, or mean (its mean over the page's patches)")
 	out := fs.String("out", "", "write the table here: .csv, or .json")
 	maxPixels := fs.Int("max-pixels", 0, "override the processor's max_pixels (page size)")
-	backendName := fs.String("backend", backendAuto, "compute backend: auto, cpu or metal")
+	backendName := fs.String("backend", backend.Auto, "compute backend: "+backend.Choices(true))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/metal"
 )
 
 var hookNames = []string{"INSPECTOR_TEST_FAULT", "INSPECTOR_TEST_GPU", "INSPECTOR_TEST_CHILD_SILENCE", "INSPECTOR_TEST_FALLBACKS", "stand-in GPU", "ts_segv"}
@@ -53,9 +56,9 @@ func TestReleaseBuildHasNoTestHooks(t *testing.T) {
 // autoBackendOf is what auto gives the release build here: metal on a Mac, else cpu.
 func autoBackendOf(t *testing.T) string {
 	if metalOnThisMachine() && !strings.Contains(os.Getenv(envTestGPU), "standin") {
-		return "metal"
+		return metal.Name
 	}
-	return "cpu"
+	return cpu.Name
 }
 
 // An INSPECTOR_METAL that is not a setting is named, on stderr and as the reason Metal is not
@@ -65,7 +68,7 @@ func TestUnknownMetalSettingIsNamed(t *testing.T) {
 	rc, stderr, rep := runJSON(t, bin, probeEnv(t, t.TempDir(), "", envMetal+"=on"))
 	s, _ := rep["settings"].(map[string]any)
 	want := `INSPECTOR_METAL="on" is not a setting (want off or retry, or leave it unset): Metal is not used`
-	if rc != 0 || !strings.Contains(stderr, "inspector: warning: "+want) || !strings.HasPrefix(s["backend"].(string), "cpu") ||
+	if rc != 0 || !strings.Contains(stderr, "inspector: warning: "+want) || !strings.HasPrefix(s["backend"].(string), cpu.Name) ||
 		!strings.Contains(reportNote(rep), want) {
 		t.Errorf("exit %d, stderr %q, backend %v, note %q", rc, stderr, s["backend"], reportNote(rep))
 	}

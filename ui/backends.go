@@ -1,8 +1,9 @@
 package ui
 
 // backends.go: which compute backends the window offers, which one it starts on, and how
-// to make one. The app builds it from what really works on this machine (Metal only after
-// a first pass on the GPU gave exact numbers) and hands it to the controller.
+// to make one. MachineBackends builds it from the backend registry (engine/backend/registry.go:
+// what really works on this machine, Metal only after a first pass on the GPU gave exact
+// numbers); tests hand the controller their own.
 //
 // Invariant: the settings forms offer exactly Names and the first is the default; a
 // backend that is not offered is listed in Unavailable with the reason, which the forms
@@ -33,10 +34,28 @@ type Backends struct {
 	Retry func() (Backends, error)
 }
 
-// CPUOnly offers the CPU backend made by newCPU (tests, and machines without Metal).
+// MachineBackends is what this machine offers, as the registry surveys it now (auto's choice
+// first), made by the registry; its Retry asks the registry again.
+func MachineBackends() Backends {
+	o := backend.Survey()
+	b := Backends{Names: o.Names, Unavailable: o.Unavailable, New: backend.New}
+	if len(o.Notes) > 0 {
+		b.Notes = o.Notes
+	}
+	if o.Retry != nil {
+		b.Retry = func() (Backends, error) {
+			err := o.Retry()
+			return MachineBackends(), err
+		}
+	}
+	return b
+}
+
+// CPUOnly offers the registry's fallback backend (the CPU) made by newCPU (tests).
 func CPUOnly(newCPU func(threads int) backend.Backend) Backends {
-	return Backends{Names: []string{engine.BackendCPU}, New: func(name string, threads int) (backend.Backend, error) {
-		if name != engine.BackendCPU {
+	fallback := backend.FallbackName()
+	return Backends{Names: []string{fallback}, New: func(name string, threads int) (backend.Backend, error) {
+		if name != fallback {
 			return nil, fmt.Errorf("backend %q is not available here", name)
 		}
 		return newCPU(threads), nil
@@ -46,7 +65,7 @@ func CPUOnly(newCPU func(threads int) backend.Backend) Backends {
 // Default is the backend a new window runs on.
 func (b Backends) Default() string {
 	if len(b.Names) == 0 {
-		return engine.BackendCPU
+		return backend.FallbackName()
 	}
 	return b.Names[0]
 }
@@ -57,13 +76,13 @@ func (b Backends) Offers(name string) bool { return slices.Contains(b.Names, nam
 // DefaultSettings are the default backend, mapped weights, the default tile, every core.
 func (b Backends) DefaultSettings() engine.Settings { return engine.DefaultSettings(b.Default()) }
 
-// ComparePair is what Compare starts with: the CPU against Metal where Metal runs (where
-// a backend diverges is the first question), else the default tile against a 4x larger one
-// (which must not change a bit).
+// ComparePair is what Compare starts with: the fallback (the CPU) against the default where
+// they differ (Metal where it runs: where a backend diverges is the first question), else the
+// default tile against a 4x larger one (which must not change a bit).
 func (b Backends) ComparePair() (engine.Settings, engine.Settings) {
 	a, c := b.DefaultSettings(), b.DefaultSettings()
-	if b.Offers(engine.BackendMetal) && b.Offers(engine.BackendCPU) {
-		a.Backend, c.Backend = engine.BackendCPU, engine.BackendMetal
+	if fallback := backend.FallbackName(); b.Default() != fallback && b.Offers(fallback) {
+		a.Backend = fallback
 		return a, c
 	}
 	c.TileRows = 4 * a.TileRows

@@ -514,24 +514,23 @@ func (c *Controller) openSession(ctx context.Context, dir, image string, s engin
 	return nil
 }
 
-// newBackend makes s's backend; when it fails and the CPU is offered, it falls back to the
-// CPU, changes s to say so, and returns why.
+// newBackend makes s's backend; when it fails and the fallback (the CPU) is offered, the
+// registry's one fallback (backend.FallBack) makes that instead, s says so, and the note why.
 func (c *Controller) newBackend(s *engine.Settings) (backend.Backend, string, error) {
 	bs := c.Backends()
 	be, err := bs.New(s.Backend, s.Threads)
 	if err == nil && bs.Offers(s.Backend) {
 		return be, bs.Notes[s.Backend], nil // why the CPU runs where Metal was expected; Metal's fallbacks ("" when none)
 	}
-	if err == nil || s.Backend == engine.BackendCPU || !bs.Offers(engine.BackendCPU) {
+	if err == nil {
+		return be, "", nil
+	}
+	fbe, ran, note, ok := backend.FallBack(s.Backend, s.Threads, err, bs.New, bs.Offers)
+	if !ok {
 		return be, "", err
 	}
-	cpuBe, cpuErr := bs.New(engine.BackendCPU, s.Threads)
-	if cpuErr != nil {
-		return nil, "", err
-	}
-	note := fmt.Sprintf("%s failed (%v): running on the CPU", s.Backend, err)
-	s.Backend = engine.BackendCPU
-	return cpuBe, note, nil
+	s.Backend = ran
+	return fbe, note, nil
 }
 
 // restart makes a new run of sess's page and posts it.
