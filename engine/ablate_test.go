@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -27,7 +28,7 @@ func TestAblationParity(t *testing.T) {
 		for _, mode := range []string{engine.AblateZero, engine.AblateMean} {
 			a, err := engine.ParseAblation(c.heads, mode)
 			must(t, err)
-			run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Ablate: a}, fx.input(t))
+			run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Ablate: a}}, fx.input(t))
 			for name, g := range towerOutputs(run) {
 				want, err := ref.ReadF32(mode + "_" + name)
 				must(t, err)
@@ -48,13 +49,13 @@ func TestAblationParity(t *testing.T) {
 func TestAblationTouchesOnlyItsBlocks(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	plain := runTower(t, fx.dir, cpuBackend(), engine.Settings{}, fx.input(t))
-	none := runTower(t, fx.dir, cpuBackend(), engine.Settings{Ablate: engine.Ablation{Mode: engine.AblateMean}}, fx.input(t))
+	none := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Ablate: engine.Ablation{Mode: engine.AblateMean}}}, fx.input(t))
 	if !bitEqual(plain.Merger, none.Merger) {
 		t.Error("an empty ablation changed the merger's bits")
 	}
 	a, err := engine.ParseAblation("2:1", "mean")
 	must(t, err)
-	late := runTower(t, fx.dir, cpuBackend(), engine.Settings{Ablate: a}, fx.input(t))
+	late := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Ablate: a}}, fx.input(t))
 	po, lo := plain.Probes.Outputs(), late.Probes.Outputs()
 	for b := range po {
 		if same := bitEqual(po[b], lo[b]); same != (b < 2) {
@@ -81,7 +82,7 @@ func TestParseAblation(t *testing.T) {
 		must(t, err)
 		ck, err := engine.OpenCheckpoint(fx.dir)
 		must(t, err)
-		e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Ablate: a})
+		e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Set: intervene.Set{Ablate: a}})
 		if err == nil {
 			_, err = e.Start(fx.input(t))
 			e.Close()
@@ -90,7 +91,7 @@ func TestParseAblation(t *testing.T) {
 			t.Errorf("ablate %s: %v, want an error naming %s", spec, err, want)
 		}
 	}
-	if d := (engine.Settings{Backend: "cpu", Ablate: a}).Describe(); !strings.Contains(d, "ablate 3:1,3:5,7:* (zero)") {
+	if d := (engine.Settings{Backend: "cpu", Set: intervene.Set{Ablate: a}}).Describe(); !strings.Contains(d, "ablate 3:1,3:5,7:* (zero)") {
 		t.Errorf("Describe %q does not name the ablation", d)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 func TestCancelInsideABlock(t *testing.T) {
@@ -69,7 +70,7 @@ func TestCancelWhileThePatchSourceRuns(t *testing.T) {
 	must(t, err)
 	must(t, (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(f, img))
 	must(t, f.Close())
-	s := engine.Settings{MaxPixels: 2048 * 2048, Threads: 2, PatchFrom: page + ":blocks.3.out@0,0,64,64"}
+	s := engine.Settings{MaxPixels: 2048 * 2048, Threads: 2, Set: intervene.Set{PatchFrom: page + ":blocks.3.out@0,0,64,64"}}
 	ctx, cancel := context.WithCancel(context.Background())
 	start := time.Now()
 	var cancelled time.Time

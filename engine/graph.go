@@ -21,6 +21,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 const layerNormEps = 1e-6 // hard-coded in the HF vision tower
@@ -32,24 +33,21 @@ type pageBufs struct {
 	up                    backend.Buffer // [tileRows, I]: a gated MLP's up projection (else none)
 	cos, sin              backend.Buffer // [S, hd]
 	merged, out           backend.Buffer // [S/4, M], [S/4, O]
-	keys                  backend.Buffer // [S, 3D]: the q|k|v rows of a key mask's kept keys (keymask.go); else none
+	keys                  backend.Buffer // [S, 3D]: the q|k|v rows of the kept keys when some block masks keys; else none
 }
 
 type graph struct {
-	be          backend.Backend
-	cfg         Config
-	seq         int
-	lay         *geom.Layout      // each block's attention segments (SegmentsOf)
-	ablate      [][]bool          // [block][head] ablated (ablate.go); nil: none
-	ablateMean  bool              // ablated heads take their page mean, not 0
-	heads       map[int]*headEdit // per block: attn captured or a head patched before proj (patch.go)
-	keyMask     *keyMaskPlan      // keys no query sees from a block on (keymask.go); nil: none
-	rows        []int             // after a token drop: the page rows the graph runs (seq of them); nil: every row
-	keptFrames  []backend.Segment // after a token drop: the frames cut to rows (segmentsOf)
-	keptWindows []backend.Segment // and the windows likewise
-	tileRows    int
-	buf         pageBufs
-	taps        tapSink // told where each tap is; nil: nobody asks
+	be       backend.Backend
+	cfg      Config
+	seq      int   // the rows the graph runs: the page's, or after RunRows the kept ones
+	held     []int // the page rows its buffers hold, when a subset (rows.go); nil: every row
+	lay      *geom.Layout
+	views    *geom.Views // each block's rows, segments and keys (geom.Views): interventions shape them
+	hooks    []any       // the run's interventions' hooks (intervene: ProjHook, ...), in order
+	tileRows int
+	buf      pageBufs
+	keysHost []float32 // the key gather's host rows, [S, 3D], when some block masks keys
+	taps     tapSink   // told where each tap is; nil: nobody asks
 }
 
 // tapSink learns where the graph leaves each named intermediate (tap.go).
@@ -92,7 +90,8 @@ func (g *graph) alloc() error {
 			n   int
 		}{&g.buf.up, g.tileRows * I})
 	}
-	if g.keyMask != nil {
+	if g.views.MasksKeys() {
+		g.keysHost = make([]float32, S*3*D)
 		sizes = append(sizes, struct {
 			dst *backend.Buffer
 			n   int
@@ -150,15 +149,43 @@ func (g *graph) attentionHalf(i int, w *BlockWeights) {
 	g.name(TapQ, q, 3*D)
 	g.name(TapK, k, 3*D)
 	g.name(TapV, val, 3*D)
-	segs, k, val := g.keysOf(i, k, val) // a key mask's kept keys and the segments' key ranges (keymask.go)
+	segs, k, val := g.keysOf(i, k, val) // the block's segments, and its kept keys when some are masked
 	b.Attention(v(g.buf.attn), q, k, val, 3*D, segs, H, hd, float32(1/math.Sqrt(float64(hd))))
-	g.ablateHeads(i) // where the heads enter proj; the tap attn is what proj reads
-	g.editHeads(i)   // then a head's patch (or the source run's capture), as proj reads it
+	g.beforeProj(i) // the interventions' edits where the heads enter proj; the tap attn is what proj reads
 	g.name(TapAttn, v(g.buf.attn), D)
 	// proj, and h += proj in its epilogue (fused on the CPU; tmp still holds the product)
 	b.MatMulEpilogue(v(g.buf.tmp), v(g.buf.attn), w[wProjW], w[wProjB], S, D, D, backend.Epilogue{Residual: v(g.buf.h)})
 	g.name(TapAttnProj, v(g.buf.tmp), D)
 	g.name(TapFFNIn, v(g.buf.h), D)
+}
+
+// keysOf is what block i's attention reads as keys, over the rows the graph holds: its
+// segments and k, v; or, where some keys are masked (geom.View.Keys), the kept rows' q|k|v
+// gathered (after rope) into the keys buffer in row order, its k and v, and the segments with
+// their key ranges there.
+func (g *graph) keysOf(i int, k, val backend.View) ([]backend.Segment, backend.View, backend.View) {
+	view, _ := g.views.Held(i).Keyed() // refused when planned (geom.Views.MaskKeys, Drop)
+	if view.Keys == nil {
+		return view.Segments, k, val
+	}
+	D := g.cfg.Hidden
+	W := 3 * D
+	g.be.Download(g.keysHost[:g.seq*W], v(g.buf.qkv))
+	for n, r := range view.Keys { // n <= r: compacting in place never reads a row already overwritten
+		copy(g.keysHost[n*W:(n+1)*W], g.keysHost[r*W:(r+1)*W])
+	}
+	g.be.Upload(v(g.buf.keys), g.keysHost[:len(view.Keys)*W])
+	return view.Segments, v(g.buf.keys).At(D), v(g.buf.keys).At(2 * D)
+}
+
+// beforeProj calls the hooks at attn, where block i's heads enter proj, in the run's order.
+func (g *graph) beforeProj(i int) {
+	site := intervene.ProjSite{Block: i, Rows: g.seq, Hidden: g.cfg.Hidden, HeadDim: g.cfg.HeadDim(), Attn: v(g.buf.attn), Backend: g.be}
+	for _, h := range g.hooks {
+		if p, ok := h.(intervene.ProjHook); ok {
+			p.BeforeProj(site)
+		}
+	}
 }
 
 // mlpHalf: h += fc2(act(fc1(LayerNorm2(h)))), act the family's (gelu_tanh for Qwen3-VL,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -34,7 +35,7 @@ func TestKeyMaskParity(t *testing.T) {
 		must(t, err)
 		km := keyMaskFixture(t, ref)
 		keep := engine.Keep{Outputs: true}
-		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeyMask: km, Keep: keep}, fx.input(t))
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep, Set: intervene.Set{KeyMask: km}}, fx.input(t))
 		for name, g := range towerOutputs(run) {
 			want, err := ref.ReadF32("masked_" + name)
 			must(t, err)
@@ -43,13 +44,13 @@ func TestKeyMaskParity(t *testing.T) {
 			}
 		}
 		plain := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep}, fx.input(t))
-		for b := range km.From {
+		for b := range km.Block {
 			if !bitEqual(run.Probes.Outputs()[b], plain.Probes.Outputs()[b]) {
-				t.Errorf("%s: block %d, before the mask's block %d, moved", c.tower, b, km.From)
+				t.Errorf("%s: block %d, before the mask's block %d, moved", c.tower, b, km.Block)
 			}
 		}
-		if e := relErr(run.Probes.Outputs()[km.From], plain.Probes.Outputs()[km.From]); e < 1e-4 {
-			t.Errorf("%s: the mask moved block %d by only %.2e", c.tower, km.From, e)
+		if e := relErr(run.Probes.Outputs()[km.Block], plain.Probes.Outputs()[km.Block]); e < 1e-4 {
+			t.Errorf("%s: the mask moved block %d by only %.2e", c.tower, km.Block, e)
 		}
 	}
 }
@@ -62,7 +63,7 @@ func TestKeyMaskProbes(t *testing.T) {
 	km, err := engine.ParseKeyMask("rows:56,57,58,59,60,61,62,63,64,65,66,67@2")
 	must(t, err)
 	keep := engine.Keep{Outputs: true, Attention: true}
-	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeyMask: km, Keep: keep}, fx.input(t))
+	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep, Set: intervene.Set{KeyMask: km}}, fx.input(t))
 	lay := run.Layout
 	const query = 100 // in the third image, rows 56-175
 	ctx := context.Background()
@@ -80,8 +81,8 @@ func TestKeyMaskProbes(t *testing.T) {
 			if math.Abs(sum-1) > 1e-5 {
 				t.Errorf("block %d head %d: the row sums to %v", b, h, sum)
 			}
-			if b >= km.From && masked != 0 || b < km.From && masked == 0 {
-				t.Errorf("block %d head %d: the masked patches hold %v of the row (mask from block %d)", b, h, masked, km.From)
+			if b >= km.Block && masked != 0 || b < km.Block && masked == 0 {
+				t.Errorf("block %d head %d: the masked patches hold %v of the row (mask from block %d)", b, h, masked, km.Block)
 			}
 		}
 		dist, ent, err := run.Probes.HeadStats(ctx, b, 64)
@@ -127,7 +128,7 @@ func TestKeyMaskSettings(t *testing.T) {
 	} {
 		km, err := engine.ParseKeyMask(spec)
 		must(t, err)
-		if err := startErr(t, fx, engine.Settings{KeyMask: km}); err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{Set: intervene.Set{KeyMask: km}}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("key mask %s: %v, want an error naming %s", spec, err, want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -23,7 +24,7 @@ func TestMaskParity(t *testing.T) {
 		must(t, err)
 		m, err := engine.ParseMask("rows:" + ref.Metadata["rows"])
 		must(t, err)
-		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Mask: m}, fx.input(t))
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Mask: m}}, fx.input(t))
 		for name, g := range towerOutputs(run) {
 			want, err := ref.ReadF32("masked_" + name)
 			must(t, err)
@@ -51,8 +52,8 @@ func TestMaskRect(t *testing.T) {
 		must(t, err)
 		rows, err := engine.ParseMask("rows:11,10,9,8")
 		must(t, err)
-		a := runTower(t, fx.dir, cpuBackend(), engine.Settings{Mask: rect}, first)
-		b := runTower(t, fx.dir, cpuBackend(), engine.Settings{Mask: rows}, first)
+		a := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Mask: rect}}, first)
+		b := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{Mask: rows}}, first)
 		plain := runTower(t, fx.dir, cpuBackend(), engine.Settings{}, first)
 		if !bitEqual(a.Merger, b.Merger) || bitEqual(a.Merger, plain.Merger) {
 			t.Errorf("%s: the rectangle 4,0,6,2 is not rows 8-11's occlusion", name)
@@ -67,7 +68,7 @@ func TestMaskRect(t *testing.T) {
 	for spec, want := range map[string]string{"0,0,7,1": "6 x 4 patches", "rows:176": "has 176 patches"} {
 		m, err := engine.ParseMask(spec)
 		must(t, err)
-		if err := startErr(t, fx, engine.Settings{Mask: m}); err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{Set: intervene.Set{Mask: m}}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("mask %s: %v, want an error naming %s", spec, err, want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
 
@@ -51,8 +52,8 @@ func TestRunReusesOnlyTheOutputsNoOneReads(t *testing.T) {
 	fx, _, drop := dropFixture(t, "qwen3vl")
 	for _, k := range []engine.KeepTop{{}, drop} {
 		name := k.Spec()
-		mine := stepAll(t, fx.dir, engine.Settings{KeepTop: k}, fx.input(t))
-		kept := stepAll(t, fx.dir, engine.Settings{KeepTop: k, Keep: engine.Keep{Outputs: true}}, fx.input(t))
+		mine := stepAll(t, fx.dir, engine.Settings{Set: intervene.Set{KeepTop: k}}, fx.input(t))
+		kept := stepAll(t, fx.dir, engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{KeepTop: k}}, fx.input(t))
 		for i := range kept.outs {
 			if !bitEqual(mine.outs[i], kept.outs[i]) || !reflect.DeepEqual(mine.stats[i], kept.stats[i]) {
 				t.Fatalf("%q: block %d's output or statistics differ between a run that keeps no output and one that keeps all", name, i)

@@ -117,7 +117,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 		r.Settings.Slots = e.Settings.Slots
 	}
 	if a := e.Settings.Ablate; !a.None() {
-		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.mode()
+		r.Settings.Ablate, r.Settings.AblateMode = a.Heads, a.ModeOrZero()
 	}
 	r.Settings.Mask = string(e.Settings.Mask)
 	r.Settings.KeyMask = e.Settings.KeyMask.Spec()

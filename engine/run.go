@@ -18,6 +18,7 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/probe"
 )
@@ -117,14 +118,13 @@ type Run struct {
 	MergerTime time.Duration
 	MergerAt   time.Duration // when the merger's pass began
 	Timings    []BlockTiming
-	NonFinite  *NonFinite          // where the first NaN or Inf appeared (nil: none so far)
-	Probes     *probe.Store        // the kept taps (Settings.Keep.Taps) of every block run, for the probes
-	Ablation   Ablation            // the heads this run ablates (Settings.Ablate, or StartWith's)
-	maskRows   []int               // pixel_values rows occluded (Settings.Mask)
-	patches    map[int]outputPatch // blocks whose output is patched (PatchOutput)
-	drop       *tokenDrop          // the tokens dropped after a block (Settings.KeepTop), once dropped
-	dropQK     []float32           // the drop's block's q|k, taken for the ranking when the run keeps none
-	prev, cur  []float32           // the last block's input and output, on the host
+	NonFinite  *NonFinite   // where the first NaN or Inf appeared (nil: none so far)
+	Probes     *probe.Store // the kept taps (Settings.Keep.Taps) of every block run, for the probes
+	Ablation   Ablation     // the heads this run ablates (Settings.Ablate, or StartWith's)
+	sub        *rowSubset   // the rows the later blocks run, once a hook cut them (rows.go)
+	hookQK     []float32    // the block in flight's q|k, taken for a hook when the run keeps none
+	patched    bool         // a patch was put on the run (patchfrom.go): no resume from a base
+	prev, cur  []float32    // the last block's input and output, on the host
 	// Whether only the run reads prev and cur (a block output it downloaded for its own
 	// statistics and checks, TapOut not kept, not lent, not frozen by a drop): such a buffer
 	// becomes spare once the block that took it as input is done (runtaps.go).
@@ -169,23 +169,12 @@ func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 		be = timer
 	}
 	r := &Run{e: e, Layout: lay, Input: in, timer: timer, Probes: probe.NewStore(lay, cfg.Heads, cfg.HeadDim()), began: time.Now(),
-		g: graph{be: be, cfg: cfg, seq: S, lay: lay, tileRows: min(e.Settings.TileRows, S)}}
+		g: graph{be: be, cfg: cfg, seq: S, lay: lay, views: geom.NewViews(lay, cfg.Depth), tileRows: min(e.Settings.TileRows, S)}}
 	r.g.taps = r
-	if r.g.ablate, err = a.heads(cfg.Depth, cfg.Heads); err != nil {
-		return nil, err
-	}
-	r.g.ablateMean = a.mode() == AblateMean
-	r.Ablation = a
-	if r.maskRows, err = e.Settings.Mask.rows(lay); err != nil {
-		return nil, err
-	}
-	if r.g.keyMask, err = e.Settings.KeyMask.plan(lay, cfg.Depth, cfg.Hidden); err != nil {
-		return nil, err
-	}
-	if p := r.g.keyMask; p != nil {
-		r.Probes.MaskKeys(p.from, p.masked) // the maps score the keys the blocks saw
-	}
-	if err := e.Settings.KeepTop.check(S/(cfg.MergeSize*cfg.MergeSize), cfg.Depth); err != nil {
+	r.Probes.Views = r.g.views // the maps score what the blocks saw
+	set := e.Settings.Set
+	set.Ablate, r.Ablation = a, a
+	if r.g.hooks, err = planHooks(set, r.tower()); err != nil {
 		return nil, err
 	}
 	if err := r.g.alloc(); err != nil {
@@ -196,6 +185,40 @@ func (e *Engine) StartWith(in *Input, a Ablation) (run *Run, err error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// tower is the tower and page the run's interventions are planned for.
+func (r *Run) tower() intervene.Tower {
+	c := r.Config()
+	return intervene.Tower{Depth: c.Depth, Heads: c.Heads, HeadDim: c.HeadDim(), Hidden: c.Hidden, MergeSize: c.MergeSize,
+		PatchDim: c.PatchDim(), Channels: c.InChannels, Layout: r.Layout, Views: r.g.views}
+}
+
+// planHooks plans set's interventions on t, in the set's order: their hooks.
+func planHooks(set intervene.Set, t intervene.Tower) ([]any, error) {
+	var hooks []any
+	for _, iv := range set.List() {
+		h, err := iv.Plan(t)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			hooks = append(hooks, h)
+		}
+	}
+	return hooks, nil
+}
+
+// pixels is the page's pixel_values as the hooks before the embedding leave them (the
+// processor's order).
+func (r *Run) pixels() []float32 {
+	px := r.Input.Pixels
+	for _, h := range r.g.hooks {
+		if p, ok := h.(intervene.PixelsHook); ok {
+			px = p.Pixels(px)
+		}
+	}
+	return px
 }
 
 func (r *Run) embed() error {
@@ -215,8 +238,8 @@ func (r *Run) embed() error {
 		return err
 	}
 	defer be.Free(pix)
-	pixels := occlude(r.Input.Pixels, cfg.PatchDim(), cfg.InChannels, r.maskRows) // in the processor's order (mask.go)
-	be.Upload(v(pix), r.Layout.ToLayoutOrder(pixels, cfg.PatchDim()))             // rows in the blocks' order
+	pixels := r.pixels()                                              // in the processor's order (an occlusion's hook)
+	be.Upload(v(pix), r.Layout.ToLayoutOrder(pixels, cfg.PatchDim())) // rows in the blocks' order
 	r.g.embed(v(pix), patchW, patchB, pos)
 	if _, err := be.Commit(); err != nil {
 		return err
@@ -290,11 +313,11 @@ func (r *Run) Step(ctx context.Context) (res BlockResult, err error) {
 	if err != nil {
 		return BlockResult{}, err
 	}
-	r.applyPatch(i) // before anything reads the block's output (patch.go)
+	r.afterBlock(i) // the hooks' edits of the output, before anything reads it (rows.go)
 	if err := r.deepstackAfter(i, &t); err != nil {
 		return BlockResult{}, err
 	}
-	if err := r.dropTokens(ctx, i); err != nil { // after the block's deepstack: it saw every token
+	if err := r.beforeNext(ctx, i); err != nil { // after the block's deepstack: it saw every token (rows.go)
 		return BlockResult{}, err
 	}
 	t.Ops = r.takeOps()
@@ -393,7 +416,7 @@ func (r *Run) deepstackAfter(i int, t *BlockTiming) error {
 func (r *Run) observe(i int, t *BlockTiming, start time.Time) BlockResult {
 	D := r.e.Checkpoint.Config.Hidden
 	res := BlockResult{Stats: probe.NewPatchStats(r.prev, r.cur, D, r.e.Settings.Threads)}
-	if d := r.drop; d != nil && i > d.after { // the mean over the patches the block ran, not the frozen ones
+	if d := r.sub; d != nil && i > d.after { // the mean over the patches the block ran, not the frozen ones
 		var sum float64
 		for _, row := range d.rows {
 			sum += float64(res.Stats.Change[row])
@@ -445,8 +468,8 @@ func (r *Run) Finish(ctx context.Context) (d time.Duration, err error) {
 func (r *Run) mergedOut() []float32 {
 	O := r.Config().OutHidden
 	out := r.download(r.g.buf.out, r.g.mergedRows()*O)
-	if r.drop != nil {
-		out = r.drop.expandMerged(out, O, r.Layout.Rows()/(r.Config().MergeSize*r.Config().MergeSize))
+	if r.sub != nil {
+		out = r.sub.expandMerged(out, O, r.Layout.Rows()/(r.Config().MergeSize*r.Config().MergeSize))
 	}
 	return r.Layout.ToProcessorOrder(out, O)
 }

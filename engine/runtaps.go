@@ -61,9 +61,9 @@ func (r *Run) namedTile(t Tap, x backend.View, r0, rows int) error {
 // of them, not three (q, k, then interleaved).
 func (r *Run) takeTaps() (taps map[Tap][]float32, qk []float32) {
 	want := r.e.Settings.Keep.Taps | TapSetOf(TapOut)
-	if r.ranksTokens() && !want.Has(TapQ) { // the drop ranks the tokens by this block's attention
+	if r.needsQK() && !want.Has(TapQ) { // a hook reads this block's attention (a drop ranks the tokens by it)
 		if qk := r.takeQK(want | TapSetOf(TapQ, TapK)); qk != nil { // the attention pass's
-			r.dropQK = qk
+			r.hookQK = qk
 		}
 	}
 	if qk = r.takeQK(want); qk != nil {
@@ -90,13 +90,6 @@ func (r *Run) takeOut(site tapSite) []float32 {
 	}
 	r.downloadRows(out, D, site.x, site.stride, S, D)
 	return out
-}
-
-// ranksTokens says whether the block in flight is the one whose attention ranks the tokens a
-// drop keeps (Settings.KeepTop, not random).
-func (r *Run) ranksTokens() bool {
-	k := r.e.Settings.KeepTop
-	return !k.None() && !k.Random && r.next == k.After
 }
 
 // takeQK downloads q|k ([S, 2D]: each row q's then k's) when want holds both and this pass
@@ -165,7 +158,7 @@ func (r *Run) downloadRows(dst []float32, dstStride int, src backend.View, srcSt
 // one q|k takeTaps brought down), and makes its output the current hidden state.
 func (r *Run) keepTaps(taps map[Tap][]float32, qk []float32) {
 	keep := r.e.Settings.Keep.Taps
-	if d := r.drop; d != nil { // a block after a token drop ran the kept rows: back to the page
+	if d := r.sub; d != nil { // a block after a token drop ran the kept rows: back to the page
 		S, cfg := r.Layout.Rows(), r.Config()
 		for t, x := range taps {
 			var fill []float32

@@ -3,7 +3,11 @@ package engine
 // settings.go: what a user can change about a run, in one struct — the CLI's flags, the
 // window's forms and both sides of Compare fill it, and the engine reads it.
 //
-// Invariant: of these, only Backend, MaxPixels, Ablate, Mask, KeyMask, KeepTop and PatchFrom may change a run's outputs; residency,
+// Settings holds how the tower runs (backend, threads, residency, slots, tile, pixels,
+// memory, what it keeps) and, apart, what is done to it (intervene.Set, embedded: its
+// fields read as the settings' own).
+//
+// Invariant: of these, only Backend, MaxPixels and the interventions may change a run's outputs; residency,
 // slots, tile rows and threads change timings and memory only (the engine is bit-identical
 // across them, tested). Mutation that would silently break it: letting the tile size decide
 // a reduction's order — every setting would still run, Compare would show differences where
@@ -12,9 +16,9 @@ package engine
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 // The compute backends a Settings.Backend names (app/backends.go says which run here and
@@ -86,14 +90,8 @@ type Settings struct {
 	MaxPixels int           // the page's pixel budget (0: the checkpoint processor's max_pixels)
 	MaxMemory int64         // refuse a run estimated to hold more (0: what RAM, a cgroup's limit and ulimit -v leave)
 	Keep      Keep          // what the run keeps on the host
-	Ablate    Ablation      // attention heads ablated (zero or page mean); none by default
-	Mask      Mask          // patches occluded at the input by the page's mean colour; none by default
-	KeyMask   KeyMask       // patches no query attends to from a block on; none by default
-	KeepTop   KeepTop       // tokens dropped after a block (the most attended, or random, go on); none by default
-	// PatchFrom is activation patching, "IMAGE:blocks.B.out@PATCHES": block B's output at the
-	// patches taken from IMAGE's run, or "IMAGE:blocks.B.attn.hH@PATCHES": head H's slice of
-	// what block B's proj reads (the session applies it to every run); "" none.
-	PatchFrom string
+
+	intervene.Set // what is done to the tower: none by default
 }
 
 // Keep is what a run keeps on the host besides the merger outputs: the taps (tap.go) of
@@ -203,33 +201,17 @@ func (s Settings) Describe() string {
 	return d
 }
 
-// Intervention is one way a run departs from the plain tower: its name as settings, captions
-// and dumps give it ("ablate 3:5 (zero)") and what it does, for people.
+// Intervention is one way a run departs from the plain tower, as the surfaces name it: its
+// name ("ablate 3:5 (zero)") and what it does, for people.
 type Intervention struct{ Name, Effect string }
 
-// Interventions are the settings' interventions in one order (ablation, mask, key mask, token drop, patch): the one
+// Interventions are the settings' interventions in one order (intervene.Set.List): the one
 // list Describe, the CLI's header, the window's status and captions and a dump's provenance
-// read, so a new intervention is named everywhere by adding it here.
+// read, so a new intervention is named everywhere by its registration in intervene.Set.
 func (s Settings) Interventions() []Intervention {
 	var out []Intervention
-	if a := s.Ablate.String(); a != "" {
-		out = append(out, Intervention{a, "the heads' output replaced where it enters proj"})
-	}
-	if m := s.Mask.String(); m != "" {
-		out = append(out, Intervention{m, "the patches replaced by the page's mean colour before the embedding"})
-	}
-	if k := s.KeyMask.String(); k != "" {
-		out = append(out, Intervention{k, "no query attends to those patches from that block on (they stay as queries)"})
-	}
-	if k := s.KeepTop.String(); k != "" {
-		out = append(out, Intervention{k, "the later blocks and the merger run on those merged tokens' patches only"})
-	}
-	if s.PatchFrom != "" {
-		effect := "that block's output at those patches taken from the other image's run"
-		if strings.Contains(s.PatchFrom, ".attn.h") {
-			effect = "that head's slice of what the block's proj reads, at those patches, taken from the other image's run"
-		}
-		out = append(out, Intervention{"patch " + s.PatchFrom, effect})
+	for _, iv := range s.Set.List() {
+		out = append(out, Intervention{iv.Name(), iv.Effect()})
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
 
@@ -36,7 +37,7 @@ func TestTokenDropParity(t *testing.T) {
 	for _, name := range []string{"qwen3vl", "qwen25vl"} {
 		fx, ref, k := dropFixture(t, name)
 		keep := engine.Keep{Outputs: true, Attention: true}
-		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeepTop: k, Keep: keep}, fx.input(t))
+		run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep, Set: intervene.Set{KeepTop: k}}, fx.input(t))
 		after, rows := run.Dropped()
 		units, err := ref.ReadI64("kept_units")
 		must(t, err)
@@ -114,7 +115,7 @@ func TestTokenDropKeepsAndProbes(t *testing.T) {
 	run := func(spec string) *engine.Run {
 		k, err := engine.ParseKeepTop(spec)
 		must(t, err)
-		return runTower(t, fx.dir, cpuBackend(), engine.Settings{KeepTop: k, Keep: keep}, fx.input(t))
+		return runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep, Set: intervene.Set{KeepTop: k}}, fx.input(t))
 	}
 	plain, all := run(""), run("44@1")
 	for b := range 4 {
@@ -200,13 +201,13 @@ func TestTokenDropSettings(t *testing.T) {
 	for spec, want := range map[string]string{"45@0": "44 merged tokens", "4@4": "blocks 0-3"} {
 		k, err := engine.ParseKeepTop(spec)
 		must(t, err)
-		if err := startErr(t, fx, engine.Settings{KeepTop: k}); err == nil || !strings.Contains(err.Error(), want) {
+		if err := startErr(t, fx, engine.Settings{Set: intervene.Set{KeepTop: k}}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("keep top %s: %v, want an error naming %s", spec, err, want)
 		}
 	}
 	// a patch of a block after the drop is refused
 	k, _ := engine.ParseKeepTop("10@1")
-	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k})
+	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Set: intervene.Set{KeepTop: k}})
 	must(t, err)
 	defer e.Close()
 	r, err := e.Start(fx.input(t))
@@ -228,7 +229,7 @@ func TestTokenDropWithKeyMask(t *testing.T) {
 	k, err := engine.ParseKeepTop("30@2")
 	must(t, err)
 	keep := engine.Keep{Outputs: true, Attention: true, Taps: engine.TapSetOf(engine.TapAttn, engine.TapV)}
-	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeyMask: km, KeepTop: k, Keep: keep}, fx.input(t))
+	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: keep, Set: intervene.Set{KeyMask: km, KeepTop: k}}, fx.input(t))
 	ctx := context.Background()
 	got, err := run.Probes.Received(ctx, 2)
 	must(t, err)
@@ -283,13 +284,13 @@ func TestTokenDropMaskLeavesNoKey(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	k, err := engine.ParseKeepTop("random:1@0")
 	must(t, err)
-	one := runTower(t, fx.dir, cpuBackend(), engine.Settings{KeepTop: k}, fx.input(t))
+	one := runTower(t, fx.dir, cpuBackend(), engine.Settings{Set: intervene.Set{KeepTop: k}}, fx.input(t))
 	u := int(one.KeptUnits()[0])
 	km, err := engine.ParseKeyMask(fmt.Sprintf("rows:%d,%d,%d,%d@1", 4*u, 4*u+1, 4*u+2, 4*u+3))
 	must(t, err)
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
-	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k, KeyMask: km})
+	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Set: intervene.Set{KeepTop: k, KeyMask: km}})
 	must(t, err)
 	defer e.Close()
 	r, err := e.Start(fx.input(t))
@@ -308,7 +309,7 @@ func TestTokenDropReplayKeepsState(t *testing.T) {
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	k, err := engine.ParseKeepTop("12@1")
 	must(t, err)
-	set := engine.Settings{KeepTop: k, Keep: engine.Keep{Outputs: true}}
+	set := engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{KeepTop: k}}
 	plain := runTower(t, fx.dir, cpuBackend(), set, fx.input(t))
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
@@ -344,7 +345,7 @@ func TestTokenDropWhileProbing(t *testing.T) {
 	must(t, err)
 	ck, err := engine.OpenCheckpoint(fx.dir)
 	must(t, err)
-	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{KeepTop: k, Keep: engine.Keep{Attention: true}})
+	e, err := engine.NewEngine(ck, cpuBackend(), engine.Settings{Keep: engine.Keep{Attention: true}, Set: intervene.Set{KeepTop: k}})
 	must(t, err)
 	defer e.Close()
 	r, err := e.Start(fx.input(t))

@@ -161,7 +161,7 @@ func (r *Run) resume(base *Run, block int) error {
 		return nil
 	case r.next != 0 || block > base.next || block > c.Depth || base.Layout.Rows() != r.Layout.Rows():
 		return fmt.Errorf("resume at block %d: the run is at block %d, its base at %d", block, r.next, base.next)
-	case len(r.patches) > 0 || len(r.g.heads) > 0:
+	case r.patched:
 		return fmt.Errorf("resume at block %d: the run has patches of its own", block)
 	case !r.e.Settings.KeepTop.None() && r.e.Settings.KeepTop.After < block:
 		return fmt.Errorf("resume at block %d: the run drops tokens after block %d", block, r.e.Settings.KeepTop.After)

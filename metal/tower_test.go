@@ -21,6 +21,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
@@ -114,7 +115,7 @@ func TestAblationTower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := engine.Settings{Ablate: a, Keep: engine.Keep{Outputs: true}}
+		set := engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{Ablate: a}}
 		c := cpu.New(0)
 		want := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, c, set), in)
 		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), in)
@@ -125,6 +126,41 @@ func TestAblationTower(t *testing.T) {
 			if e := numcheck.RelErr(o, want.Probes.Outputs()[b]); !(e <= 1e-5) {
 				t.Errorf("%s block %d: off the CPU engine's by %.3e", mode, b, e)
 			}
+		}
+	}
+}
+
+// Heads scaled where they enter proj (intervene.ScaleHeads: attn brought down mid-pass,
+// scaled and sent back, which the backend must order after the attention that wrote it)
+// through Backend, against transformers (make_fixtures.py scalehead) and the CPU engine
+// within 1e-5.
+func TestScaleHeadTower(t *testing.T) {
+	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
+	ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_scalehead.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := engine.ParseScaleHeads(ref.Metadata["scale"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{ScaleHead: sh}}
+	in := fx.Input(t)
+	want := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, cpu.New(0), set), in)
+	got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), in)
+	tf, err := ref.ReadF32("scaled_pooler_output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := numcheck.RelErr(got.Merger, tf); !(e <= 1e-5) {
+		t.Errorf("the merger is off transformers' by %.3e", e)
+	}
+	if e := numcheck.RelErr(got.Merger, want.Merger); !(e <= 1e-5) {
+		t.Errorf("the merger is off the CPU engine's by %.3e", e)
+	}
+	for b, o := range got.Probes.Outputs() {
+		if e := numcheck.RelErr(o, want.Probes.Outputs()[b]); !(e <= 1e-5) {
+			t.Errorf("block %d: off the CPU engine's by %.3e", b, e)
 		}
 	}
 }
@@ -200,7 +236,7 @@ func TestKeyMaskTower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := engine.Settings{KeyMask: km, Keep: engine.Keep{Outputs: true}}
+		set := engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{KeyMask: km}}
 		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
 		checkIntervened(t, name, got, ref, "masked_", nil)
 	}
@@ -218,7 +254,7 @@ func TestTokenDropTower(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set := engine.Settings{KeepTop: k, Keep: engine.Keep{Outputs: true}}
+		set := engine.Settings{Keep: engine.Keep{Outputs: true}, Set: intervene.Set{KeepTop: k}}
 		got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), fx.Input(t))
 		_, rows := got.Dropped()
 		D := got.Config().Hidden

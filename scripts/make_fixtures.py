@@ -66,6 +66,11 @@ Runs wherever torch and transformers (5.x) are installed; CPU is enough. Two kin
       dropped_blk{i} (the kept rows only after AFTER), dropped_pooler_output,
       dropped_deepstack{k}.
 
+  scalehead TOWER.safetensors OUT.safetensors --scale 1:2=0.5,2:0=1.5
+      Scaling heads: block B's attn (what attn.proj reads) in head H's columns multiplied by
+      F (a forward pre-hook on proj), for each B:H=F: scaled_blk{i}, scaled_pooler_output,
+      scaled_deepstack{k}.
+
   exif-jpeg IMAGE OUT.jpg ORIENTATION
       Writes IMAGE as a 4:4:4 JPEG whose pixels are stored so that applying the EXIF
       orientation tag gives the upright image back (tests the orientation path).
@@ -341,6 +346,39 @@ def cmd_ablate(a):
             out["%s_deepstack%d" % (mode, k)] = d
     import transformers
     save(a.out, out, {"heads": a.heads, "tower": os.path.basename(a.tower), "transformers": transformers.__version__})
+    print("wrote", a.out, sorted(out))
+
+
+def cmd_scalehead(a):
+    m, X, G = load_tower(a.tower)
+    H = m.blocks[0].attn.num_heads
+    hd = m.blocks[0].attn.qkv.in_features // H
+    scale = {}
+    for item in a.scale.split(","):
+        bh, f = item.split("=")
+        b, h = bh.split(":")
+        scale.setdefault(int(b), {})[int(h)] = float(f)
+    hooks = []
+    for b, hs in scale.items():
+        def pre(mod, args, hs=hs):
+            x = args[0].clone()
+            for h, f in hs.items():
+                x[:, h * hd:(h + 1) * hd] = x[:, h * hd:(h + 1) * hd] * f
+            return (x,) + tuple(args[1:])
+        hooks.append(m.blocks[b].attn.proj.register_forward_pre_hook(pre))
+    rec = capture(m)
+    with torch.no_grad():
+        o = m(X, grid_thw=G)
+    for hk in hooks:
+        hk.remove()
+    out = {}
+    for i, blk in enumerate(rec["out"]):
+        out["scaled_blk%d" % i] = blk
+    out["scaled_pooler_output"] = o.pooler_output
+    for k, d in enumerate(getattr(o, "deepstack_features", None) or []):
+        out["scaled_deepstack%d" % k] = d
+    import transformers
+    save(a.out, out, {"scale": a.scale, "tower": os.path.basename(a.tower), "transformers": transformers.__version__})
     print("wrote", a.out, sorted(out))
 
 
@@ -637,12 +675,16 @@ def main():
     dt.add_argument("out")
     dt.add_argument("--keep", type=int, required=True)
     dt.add_argument("--after", type=int, required=True)
+    sh = sub.add_parser("scalehead")
+    sh.add_argument("tower")
+    sh.add_argument("out")
+    sh.add_argument("--scale", required=True)
     j = sub.add_parser("exif-jpeg")
     j.add_argument("image")
     j.add_argument("out")
     j.add_argument("orientation", type=int)
     a = p.parse_args()
-    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "keymask": cmd_keymask, "droptokens": cmd_droptokens, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
+    {"e2e": cmd_e2e, "tower": cmd_tower, "ablate": cmd_ablate, "mask": cmd_mask, "patch": cmd_patch, "patchhead": cmd_patchhead, "keymask": cmd_keymask, "droptokens": cmd_droptokens, "scalehead": cmd_scalehead, "exif-jpeg": cmd_exif_jpeg}[a.cmd](a)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,8 @@ type attnBlock struct {
 	qk           []float32 // [S, 2D]: q (D) then k (D) per row
 	d, hd, heads int
 	scale        float64
-	masked       []bool // key rows the run's attention did not see (Store.MaskKeys, DropAfter); nil: none
-	dropped      []bool // rows the block did not run at all (Store.DropAfter); nil: none
+	masked       []bool // key rows the run's attention did not see (Store.Views: masked or dropped); nil: none
+	dropped      []bool // rows the block did not run at all (Store.Views: dropped); nil: none
 	// With kernel.UseFMA (decided when the block is set up): the keys of the segments asked
 	// for, packed for the kernel by packKeys; kpOff maps a segment's Start to its region, and
 	// slot[h] is head h's place inside a region (-1: head h is not packed).

@@ -8,7 +8,7 @@ package probe
 //
 // Invariant: the sum runs over query groups in a fixed order into a fixed number of partial
 // vectors (maxChunks), added in order at the end: the same bits for any GOMAXPROCS. A key the
-// run masked (MaskKeys) or dropped receives 0.
+// run masked or dropped (Store.Views) receives 0.
 // Mutation that would silently break it: summing over the keys of a query's row (every
 // patch would receive exactly 1 and the ranking would be the order of the rows).
 
@@ -147,23 +147,6 @@ func addColumns(sc *scratch, n int, seg backend.Segment, part []float64) {
 	}
 }
 
-// DropAfter says that the blocks after block ran without the rows where dropped is true
-// ([S], the blocks' row order: token dropping, engine/tokendrop.go): in those blocks they are
-// keys no query saw (probability 0) and not queries at all (their rows are refused). Before
-// any later block is kept; dropped is the store's now.
-func (s *Store) DropAfter(block int, dropped []bool) {
-	var union []bool
-	if s.keyMask != nil { // the key mask's keys and the dropped rows together
-		union = make([]bool, len(dropped))
-		for i := range union {
-			union[i] = dropped[i] || s.keyMask[i]
-		}
-	}
-	s.mu.Lock()
-	s.dropped, s.dropAfter, s.keyMaskDropped = dropped, block, union
-	s.mu.Unlock()
-}
-
 // Dropped says whether row was dropped before block ran (token dropping).
 func (s *Store) Dropped(block, row int) bool { return s.droppedAt(block, row) }
 
@@ -173,14 +156,7 @@ func (s *Store) droppedAt(block, row int) bool {
 }
 
 // droppedBefore is the rows dropped before block ran (nil: none).
-func (s *Store) droppedBefore(block int) []bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.dropped == nil || block <= s.dropAfter {
-		return nil
-	}
-	return s.dropped
-}
+func (s *Store) droppedBefore(block int) []bool { return s.view(block).Dropped }
 
 // checkQueryAt is checkQuery, and refuses a query its block no longer had.
 func (s *Store) checkQueryAt(block, q int) error {
@@ -188,9 +164,7 @@ func (s *Store) checkQueryAt(block, q int) error {
 		return err
 	}
 	if d := s.droppedBefore(block); d != nil && d[q] {
-		s.mu.RLock()
-		after := s.dropAfter
-		s.mu.RUnlock()
+		after, _ := s.Views.DropAfter()
 		return fmt.Errorf("patch %d was dropped after block %d: block %d did not run it", s.Layout.ProcessorRow(q), after, block)
 	}
 	return nil

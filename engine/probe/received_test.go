@@ -52,9 +52,16 @@ func TestReceived(t *testing.T) {
 	if err != nil || !slices.Equal(one, got) {
 		t.Errorf("one core gives other bits (%v)", err)
 	}
-	dropped := make([]bool, S)
-	dropped[3], dropped[50] = true, true
-	s.DropAfter(0, dropped)
+	var kept []int
+	for r := range S {
+		if r != 3 && r != 50 {
+			kept = append(kept, r)
+		}
+	}
+	s.Views = geom.NewViews(s.Layout, 2)
+	if err := s.Views.Drop(0, kept); err != nil {
+		t.Fatal(err)
+	}
 	after, err := s.Received(ctx, 1)
 	if err != nil {
 		t.Fatal(err)

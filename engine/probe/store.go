@@ -30,20 +30,14 @@ type Store struct {
 	Layout                 *geom.Layout
 	Heads, HeadDim, Hidden int
 
-	// keyMask: from block keyMaskFrom on, the run's attention did not see the keys whose rows
-	// are true (engine/keymask.go); set before the first block is kept, read only after.
-	keyMask     []bool
-	keyMaskFrom int
-	mu          sync.RWMutex
-	// dropped: the blocks after dropAfter ran without these rows (token dropping: DropAfter,
-	// which comes while probes of earlier blocks may run: read under mu); keyMaskDropped is
-	// them and keyMask together.
-	dropped        []bool
-	dropAfter      int
-	keyMaskDropped []bool
-	qk             [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
-	taps           map[string][][]float32 // per tap name, per block [S, W]
-	names          []string               // the kept taps, in the order first added (the graph's)
+	// Views is what each block ran over (geom.Views: the keys it saw, the rows it ran), as
+	// the run's interventions shaped it; nil: every block ran every row and saw every key.
+	// Set before the first block is kept.
+	Views *geom.Views
+	mu    sync.RWMutex
+	qk    [][]float32            // per block [S, 2D]: post-rope q (D) then k (D) per row
+	taps  map[string][][]float32 // per tap name, per block [S, W]
+	names []string               // the kept taps, in the order first added (the graph's)
 }
 
 // The taps the Store knows by name.
@@ -58,31 +52,16 @@ func NewStore(lay *geom.Layout, heads, headDim int) *Store {
 	return &Store{Layout: lay, Heads: heads, HeadDim: headDim, Hidden: heads * headDim, taps: map[string][][]float32{}}
 }
 
-// MaskKeys says that from block from on, the run's attention did not see the keys of the
-// rows where masked is true ([S], the blocks' row order): every attention row, rollout and
-// statistic of those blocks gives them probability 0, as the run did. Before any block is
-// kept; masked is the store's now.
-func (s *Store) MaskKeys(from int, masked []bool) {
-	s.keyMask, s.keyMaskFrom = masked, from
+// view is block's view of the page (every row, every key without Views).
+func (s *Store) view(block int) geom.View {
+	if s.Views == nil {
+		return geom.View{}
+	}
+	return s.Views.Of(block)
 }
 
-// maskedKeys is block's key rows no query saw (nil: none): the key mask's from its block on,
-// and the dropped rows after the drop's block.
-func (s *Store) maskedKeys(block int) []bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	masked := s.keyMask != nil && block >= s.keyMaskFrom
-	dropped := s.dropped != nil && block > s.dropAfter
-	switch {
-	case masked && dropped:
-		return s.keyMaskDropped
-	case dropped:
-		return s.dropped
-	case masked:
-		return s.keyMask
-	}
-	return nil
-}
+// maskedKeys is block's key rows no query saw (nil: none): masked, or dropped before it.
+func (s *Store) maskedKeys(block int) []bool { return s.view(block).Masked }
 
 // register lists name among the kept taps the first time it is added. Callers hold mu.
 func (s *Store) register(names ...string) {

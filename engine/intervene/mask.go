@@ -1,4 +1,4 @@
-package engine
+package intervene
 
 // mask.go: input occlusion, an intervention (issue 22): chosen patches of the page are
 // replaced, before the patch embedding, by the page's mean colour (each channel's mean over
@@ -75,9 +75,9 @@ func parseInts(s string) ([]int, error) {
 	return out, nil
 }
 
-// rows is the mask's pixel_values rows on the page lay (before any arrangement), refusing
+// Rows is the mask's pixel_values rows on the page lay (before any arrangement), refusing
 // patches outside it.
-func (m Mask) rows(lay *geom.Layout) ([]int, error) {
+func (m Mask) Rows(lay *geom.Layout) ([]int, error) {
 	if m.None() {
 		return nil, nil
 	}
@@ -106,6 +106,37 @@ func (m Mask) rows(lay *geom.Layout) ([]int, error) {
 	}
 	slices.Sort(rows)
 	return rows, nil
+}
+
+// Name is how settings and captions name it (Intervention).
+func (m Mask) Name() string { return m.String() }
+
+// Effect says what it does (Intervention).
+func (m Mask) Effect() string {
+	return "the patches replaced by the page's mean colour before the embedding"
+}
+
+// From is 0: the embedding changes (Intervention).
+func (m Mask) From() int { return 0 }
+
+// Plan lays the mask out on the page (Intervention): the hook occludes its rows.
+func (m Mask) Plan(t Tower) (any, error) {
+	rows, err := m.Rows(t.Layout)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return occlusion{rows: rows, dim: t.PatchDim, channels: t.Channels}, nil
+}
+
+// occlusion is a mask laid out on a page: the pixel_values rows it occludes.
+type occlusion struct {
+	rows          []int
+	dim, channels int
+}
+
+// Pixels is the page with the rows occluded (a copy).
+func (o occlusion) Pixels(pixels []float32) []float32 {
+	return occlude(pixels, o.dim, o.channels, o.rows)
 }
 
 // occlude returns pixels ([S, C*rest], the processor's order) with rows replaced by the

@@ -1,4 +1,4 @@
-package engine
+package intervene
 
 // ablate.go: head ablation, the first intervention (issue 22): chosen attention heads of
 // chosen blocks are zeroed, or replaced by their mean over the page's rows, where their
@@ -13,6 +13,7 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +42,9 @@ func (a Ablation) String() string {
 	}
 	return fmt.Sprintf("ablate %s (%s)", a.Heads, a.mode())
 }
+
+// ModeOrZero is the ablation's mode, the default (zero) when none is set.
+func (a Ablation) ModeOrZero() string { return a.mode() }
 
 func (a Ablation) mode() string {
 	if a.Mode == "" {
@@ -146,23 +150,52 @@ func (a Ablation) heads(depth, H int) ([][]bool, error) {
 	return out, nil
 }
 
-// ablateHeads applies block i's ablation to attn ([S, D], heads side by side), runs of
-// consecutive heads at a time.
-func (g *graph) ablateHeads(i int) {
-	if i >= len(g.ablate) || g.ablate[i] == nil {
+// Name is how settings and captions name it (Intervention).
+func (a Ablation) Name() string { return a.String() }
+
+// Effect says what it does (Intervention).
+func (a Ablation) Effect() string { return "the heads' output replaced where it enters proj" }
+
+// From is the first block it ablates (Intervention).
+func (a Ablation) From() int {
+	set, err := parseHeads(a.Heads)
+	if a.None() || err != nil {
+		return 0
+	}
+	return slices.Min(slices.Collect(maps.Keys(set)))
+}
+
+// Plan checks the heads against the tower (Intervention): the hook zeroes (or sets to their
+// page mean) each block's ablated heads before proj.
+func (a Ablation) Plan(t Tower) (any, error) {
+	heads, err := a.heads(t.Depth, t.Heads)
+	if err != nil || heads == nil {
+		return nil, err
+	}
+	return &ablateHook{heads: heads, mean: a.mode() == AblateMean}, nil
+}
+
+// ablateHook is an ablation laid out on a tower: [block][head] ablated.
+type ablateHook struct {
+	heads [][]bool
+	mean  bool
+}
+
+// BeforeProj applies block s.Block's ablation to attn, runs of consecutive heads at a time.
+func (h *ablateHook) BeforeProj(s ProjSite) {
+	if s.Block >= len(h.heads) || h.heads[s.Block] == nil {
 		return
 	}
-	hd, D := g.cfg.HeadDim(), g.cfg.Hidden
-	hs := g.ablate[i]
-	for h := 0; h < len(hs); h++ {
-		if !hs[h] {
+	hs := h.heads[s.Block]
+	for k := 0; k < len(hs); k++ {
+		if !hs[k] {
 			continue
 		}
-		h1 := h
-		for h1+1 < len(hs) && hs[h1+1] {
-			h1++
+		k1 := k
+		for k1+1 < len(hs) && hs[k1+1] {
+			k1++
 		}
-		g.be.FillColumns(v(g.buf.attn), g.seq, D, h*hd, (h1+1)*hd, g.ablateMean)
-		h = h1
+		s.Backend.FillColumns(s.Attn, s.Rows, s.Hidden, k*s.HeadDim, (k1+1)*s.HeadDim, h.mean)
+		k = k1
 	}
 }
