@@ -17,6 +17,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 type compareFlags struct {
@@ -65,8 +66,28 @@ func parseCompareFlags(args []string) (*compareFlags, error) {
 	return f, checkOutputs(newInputs(f.checkpoint, f.image), output{"--json", f.jsonOut})
 }
 
-// settingKeys are what --a and --b set.
-var settingKeys = []string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)", "mask-keys (x0+y0+x1+y1@B)", "keep-top (K@B)"}
+// settingKeys are what --a and --b set: these, and the keys of intervene's table (Kinds).
+var settingKeys = append([]string{"backend", "threads", "residency", "slots", "tile", "max-pixels", "ablate (pairs joined by +)", "ablate-mode", "mask (x0+y0+x1+y1)", "mask-keys (x0+y0+x1+y1@B)", "keep-top (K@B)"},
+	kindKeys()...)
+
+// kindKeys are the Compare keys of intervene's table, each with its example.
+func kindKeys() []string {
+	var out []string
+	for _, k := range intervene.Kinds() {
+		out = append(out, fmt.Sprintf("%s (%s)", k.Flag, k.Example))
+	}
+	return out
+}
+
+// kindOf is the tenant of intervene's table whose key is k.
+func kindOf(k string) (intervene.Kind, bool) {
+	for _, kind := range intervene.Kinds() {
+		if kind.Flag == k {
+			return kind, true
+		}
+	}
+	return intervene.Kind{}, false
+}
 
 // parseSettingSpec reads "tile=512,residency=mapped" over the default settings.
 func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
@@ -128,7 +149,13 @@ func parseSettingSpec(flagName, spec string) (engine.Settings, error) {
 			}
 			*map[string]*int{"threads": &s.Threads, "slots": &s.Slots, "tile": &s.TileRows, "max-pixels": &s.MaxPixels}[k] = n
 		default:
-			return s, fmt.Errorf("%s: unknown setting %q (keys: %s)", flagName, k, strings.Join(settingKeys, ", "))
+			kind, ok := kindOf(k)
+			if !ok {
+				return s, fmt.Errorf("%s: unknown setting %q (keys: %s)", flagName, k, strings.Join(settingKeys, ", "))
+			}
+			if err := kind.Set(&s.Set, v); err != nil {
+				return s, fmt.Errorf("%s: %w", flagName, err)
+			}
 		}
 	}
 	if err := s.ValidateAs(func(b engine.Bound) string { return flagName + " " + b.Flag }); err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/internal/jsonx"
 )
@@ -60,6 +61,11 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	fs.StringVar(&mask, "mask-patches", "", "occlude patches at the input with the page's mean colour: x0,y0,x1,y1 (patch columns x0..x1-1, rows y0..y1-1), or a FILE of pixel_values rows")
 	fs.StringVar(&maskKeys, "mask-keys", "", "mask patches as keys from a block on (no query attends to them; they stay as queries): PATCHES@B, PATCHES as --mask-patches takes them, e.g. 2,2,5,5@3")
 	fs.StringVar(&keepTop, "keep-top", "", "drop tokens: after block B only the K merged tokens that received the most attention in block B go on (K@B, e.g. 64@3), or K at random (random:K@B, the control)")
+	kinds := intervene.Kinds() // the tenants every surface offers from intervene's table (--scale-head)
+	kindValues := make([]string, len(kinds))
+	for i, k := range kinds {
+		fs.StringVar(&kindValues[i], k.Flag, "", k.Usage)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -105,6 +111,11 @@ func parseRunFlags(args []string) (*runFlags, error) {
 	}
 	if s.KeepTop, err = engine.ParseKeepTop(keepTop); err != nil {
 		return nil, fmt.Errorf("--keep-top: %w", err)
+	}
+	for i, k := range kinds {
+		if err := k.Set(&s.Set, kindValues[i]); err != nil {
+			return nil, fmt.Errorf("--%s: %w", k.Flag, err)
+		}
 	}
 	var source string
 	if s.PatchFrom, source, _, _, _, err = engine.ParsePatchFrom(s.PatchFrom); err != nil {

@@ -4,7 +4,7 @@ package engine
 // grid_thw [3] int64, embed [S, D], blocks.{i}.out [S, D], merger [S/4, O],
 // deepstack.{k} [S/4, O], with a query, blocks.{i}.attn_row [H, S], and with taps asked
 // for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go). A run
-// that dropped tokens (tokendrop.go) adds kept_units [K] int64 (the merged tokens that went
+// that dropped tokens (intervene/tokendrop.go) adds kept_units [K] int64 (the merged tokens that went
 // on, in the merger's row order): the dropped ones are 0 rows of merger and deepstack after
 // the drop, a dropped row's later outputs its output at the drop, its later attention rows 0.
 //

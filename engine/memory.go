@@ -90,15 +90,15 @@ func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
 	page += f * S * int64(c.PatchDim())                                                    // the pixels' buffer while the embedding runs
 	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
 	if !s.Mask.None() {
-		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (mask.go)
+		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (intervene/mask.go)
 	}
 	if c.ArrangesRows() {
 		host += f * S * int64(c.PatchDim()) // the pixels gathered into the blocks' order
 	}
-	if !s.KeepTop.None() { // the dropped rows' frozen state, and the ranking block's q|k (tokendrop.go)
+	if !s.KeepTop.None() { // the dropped rows' frozen state, and the ranking block's q|k (intervene/tokendrop.go, rows.go)
 		host += f * 3 * S * D
 	}
-	if !s.KeyMask.None() { // the kept keys' q|k|v: the backend's buffer and the host's gather (keymask.go)
+	if !s.KeyMask.None() { // the kept keys' q|k|v: the backend's buffer and the host's gather (geom.Views.MaskKeys, graph.keysOf)
 		page += f * 3 * S * D
 		host += f * 3 * S * D
 	}

@@ -137,7 +137,7 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	saved := r.e.Settings.Keep.Taps
 	r.e.Settings.Keep.Taps = AllTaps // read everything this once; nothing reaches the Store
 	defer func() { r.e.Settings.Keep.Taps = saved }()
-	r.g.uploadHidden(in) // the block's input, on the rows the graph runs (tokendrop.go)
+	r.g.uploadHidden(in) // the block's input, on the rows the graph runs (rows.go)
 	r.startPass()
 	r.g.attentionHalf(i, w)
 	if _, err := be.Commit(); err != nil {

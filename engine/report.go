@@ -65,6 +65,9 @@ type ReportSettings struct {
 	KeepTop string `json:"keep_top,omitempty"`
 	// PatchFrom is the activation patch (IMAGE:blocks.B.out@PATCHES or IMAGE:blocks.B.attn.hH@PATCHES).
 	PatchFrom string `json:"patch_from,omitempty"`
+	// Interventions names every intervention of the run, in one order (Settings.Interventions):
+	// the one field a new tenant needs nothing added for ("scale heads 1:2=0.5").
+	Interventions []string `json:"interventions,omitempty"`
 }
 
 // ReportImage is the image before and after smart_resize.
@@ -123,6 +126,9 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 	r.Settings.KeyMask = e.Settings.KeyMask.Spec()
 	r.Settings.KeepTop = e.Settings.KeepTop.Spec()
 	r.Settings.PatchFrom = e.Settings.PatchFrom
+	for _, iv := range e.Settings.Interventions() {
+		r.Settings.Interventions = append(r.Settings.Interventions, iv.Name)
+	}
 	if p := in.Image; p != nil {
 		r.Image = &ReportImage{p.OrigW, p.OrigH, p.Resized.W, p.Resized.H}
 	}

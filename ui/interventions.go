@@ -1,8 +1,9 @@
 package ui
 
 // interventions.go: the fields of the interventions a user types (heads ablated and as
-// what, patches occluded at the input, patches masked as keys, tokens dropped), one set per form: the Settings tab, both Compare sides and the
-// What if tab make, load and read them here.
+// what, patches occluded at the input, patches masked as keys, tokens dropped, and one field
+// per tenant of intervene's table: heads scaled), one set per form: the Settings tab, both
+// Compare sides and the What if tab make, load and read them here.
 //
 // Invariant: every form shows, loads and parses the interventions the same way. Mutation
 // that would silently break it: one form reading the ablation mode from its own radio group
@@ -14,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 type interventionFields struct {
@@ -22,6 +24,7 @@ type interventionFields struct {
 	mask     *widget.Entry      // patches occluded: x0,y0,x1,y1 ("" none)
 	maskKeys *widget.Entry      // patches masked as keys from a block on: x0,y0,x1,y1@B ("" none)
 	keepTop  *widget.Entry      // tokens dropped: K@B, random:K@B ("" none)
+	kinds    []*widget.Entry    // one per tenant of intervene.Kinds, in its order
 }
 
 func newInterventionFields() interventionFields {
@@ -33,18 +36,27 @@ func newInterventionFields() interventionFields {
 	f.mask.SetPlaceHolder("x0,y0,x1,y1")
 	f.maskKeys.SetPlaceHolder("x0,y0,x1,y1@block")
 	f.keepTop.SetPlaceHolder("tokens@block, e.g. 64@3")
+	for _, k := range intervene.Kinds() {
+		e := widget.NewEntry()
+		e.SetPlaceHolder("e.g. " + strings.ReplaceAll(k.Example, "+", ","))
+		f.kinds = append(f.kinds, e)
+	}
 	return f
 }
 
 // items are the fields' rows of a form.
 func (f interventionFields) items() []*widget.FormItem {
-	return []*widget.FormItem{
+	items := []*widget.FormItem{
 		widget.NewFormItem("ablate heads", withTip(f.ablate, tipAblate)),
 		widget.NewFormItem("ablated as", withTip(f.ablateAs, tipAblateAs)),
 		widget.NewFormItem("mask patches", withTip(f.mask, tipMask)),
 		widget.NewFormItem("mask as keys", withTip(f.maskKeys, tipMaskKeys)),
 		widget.NewFormItem("keep top", withTip(f.keepTop, tipKeepTop)),
 	}
+	for i, k := range intervene.Kinds() {
+		items = append(items, widget.NewFormItem(k.Label, withTip(f.kinds[i], "An intervention: "+k.Usage+".")))
+	}
+	return items
 }
 
 // load shows s's interventions.
@@ -53,6 +65,9 @@ func (f interventionFields) load(s engine.Settings) {
 	f.mask.SetText(strings.TrimPrefix(string(s.Mask), "rect:"))
 	f.maskKeys.SetText(s.KeyMask.Spec())
 	f.keepTop.SetText(s.KeepTop.Spec())
+	for i, k := range intervene.Kinds() {
+		f.kinds[i].SetText(k.Get(s.Set))
+	}
 	if s.Ablate.Mode == "" {
 		f.ablateAs.SetSelected(engine.AblateZero)
 	} else {
@@ -73,6 +88,11 @@ func (f interventionFields) read(s *engine.Settings) (field string, err error) {
 	}
 	if s.KeepTop, err = engine.ParseKeepTop(f.keepTop.Text); err != nil {
 		return "keep top", err
+	}
+	for i, k := range intervene.Kinds() {
+		if err := k.Set(&s.Set, f.kinds[i].Text); err != nil {
+			return k.Label, err
+		}
 	}
 	return "", nil
 }

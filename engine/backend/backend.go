@@ -144,7 +144,7 @@ type Backend interface {
 	Add(dst, src View, n int) // dst += src
 	Mul(dst, src View, n int) // dst *= src (a gated MLP's gate times its up projection)
 	// FillColumns sets columns [c0, c1) of rows rows of x (row stride `stride`) to 0, or with
-	// mean to each column's mean over the rows (head ablation: engine/ablate.go).
+	// mean to each column's mean over the rows (head ablation: engine/intervene/ablate.go).
 	FillColumns(x View, rows, stride, c0, c1 int, mean bool)
 	// Commit ends a pass and returns the time the backend spent on it. A GPU backend: the GPU
 	// time of the pass's command buffers. The CPU backend, which runs each op as it is called:

@@ -12,7 +12,7 @@ package intervene
 // What a run shows stays page-shaped: a later block's kept taps are expanded back to the page
 // (a dropped row's output is its output after block After, unchanged, as its state is; its
 // other taps and its q|k are 0), the mergers' dropped tokens are 0 rows, and the probes know
-// the dropped rows (probe.Store.DropAfter): no query sees them, they attend to nothing.
+// the dropped rows (geom.Views.Drop, which the probes read): no query sees them, they attend to nothing.
 //
 // Invariant: keeping every token changes no bit (the compaction is then the identity);
 // transformers with the same rows gathered before block After+1 (its hidden state, rope and

@@ -262,7 +262,7 @@ func (ab *attnBlock) clearDropped(sc *scratch, qs []int, L int) {
 
 // dropMasked sets the scores of the masked keys among a row's (the keys from row start on) to
 // -inf: softmaxExp and expNonPos then give them exactly 0, as the run's attention, which never
-// saw them (engine/keymask.go).
+// saw them (engine/intervene/keymask.go, geom.Views).
 func (ab *attnBlock) dropMasked(scores []float64, start int) {
 	if ab.masked == nil {
 		return

@@ -3,7 +3,7 @@ package probe
 // received.go: the attention each patch receives in one block — the sum over the queries of
 // its segment of the head-mean attention row's entry for it (so each segment hands out its
 // own length in total, one per query, and a patch receives 1 on average whatever the size of
-// its image) — what token dropping ranks patches by (engine/tokendrop.go), and the rows a
+// its image) — what token dropping ranks patches by (engine/intervene/tokendrop.go), and the rows a
 // run dropped, which the probes of the later blocks leave out.
 //
 // Invariant: the sum runs over query groups in a fixed order into a fixed number of partial
