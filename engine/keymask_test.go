@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/safetensors"
 )
@@ -132,7 +133,7 @@ func TestKeyMaskSettings(t *testing.T) {
 			t.Errorf("key mask %s: %v, want an error naming %s", spec, err, want)
 		}
 	}
-	set := engine.DefaultSettings(engine.BackendCPU)
+	set := engine.DefaultSettings(cpu.Name)
 	set.KeyMask = km
 	if d := set.Describe(); !strings.Contains(d, "mask keys 2,1,4,3 from block 1") {
 		t.Errorf("Describe: %q", d)

@@ -21,13 +21,6 @@ import (
 	"github.com/turbospark/inspector/engine/intervene"
 )
 
-// The compute backends a Settings.Backend names (app/backends.go says which run here and
-// makes them): the one spelling of each.
-const (
-	BackendCPU   = "cpu"
-	BackendMetal = "metal"
-)
-
 // DefaultTileRows is the MLP tile when none is given. Measured on the 16-core device (8B,
 // BF16 weights on AMX, three rounds with the tile order rotated): at 16 threads the MLP half
 // ran 0.011-0.013 s at 1,024 patches with one tile of 1,024 rows against 0.014-0.015 with two
@@ -82,7 +75,7 @@ func (b Bound) Wants() string { return fmt.Sprintf("%d to %d, or 0 for %s", b.Lo
 
 // Settings are a run's settings.
 type Settings struct {
-	Backend   string        // compute backend: BackendCPU or BackendMetal
+	Backend   string        // compute backend: a registered name (backend.Names), or backend.Auto
 	Threads   int           // CPU threads (0: every core)
 	Residency ResidencyMode // mapped (default) or pread
 	Slots     int           // pread ring size (at least 2)
