@@ -1,4 +1,4 @@
-package ui
+package control
 
 import (
 	"context"
@@ -12,24 +12,23 @@ import (
 // a shared scale over 27 blocks), a result delivered twice (inline and through land), a
 // quick result that waits for the next frame.
 func TestStartWithinWaitsOnlyItsBudget(t *testing.T) {
-	h := newHarness(t)
-	ctl := h.in.Ctl
-	var l latest
+	h := newTestHost(t)
+	var l Latest
 	landed := 0
 	land := func(v any, err error) { landed++ }
 
-	v, err, done := l.startWithin(ctl, time.Minute, func(context.Context) (any, error) { return 42, nil }, land)
+	v, err, done := l.StartWithin(h, time.Minute, func(context.Context) (any, error) { return 42, nil }, land)
 	if !done || err != nil || v != 42 {
 		t.Fatalf("a quick result: %v, %v, done %v; want 42 in the call", v, err, done)
 	}
-	if l.busy() {
+	if l.Busy() {
 		t.Error("a result taken in the call leaves the job busy")
 	}
 
 	release := make(chan struct{})
 	returned := make(chan bool, 1)
 	go func() { // the UI goroutine's call: the test goroutine only pumps until it returns
-		_, _, done := l.startWithin(ctl, time.Millisecond, func(context.Context) (any, error) {
+		_, _, done := l.StartWithin(h, time.Millisecond, func(context.Context) (any, error) {
 			<-release // longer than any wait
 			return 7, nil
 		}, func(v any, err error) {
@@ -49,13 +48,13 @@ func TestStartWithinWaitsOnlyItsBudget(t *testing.T) {
 		close(release)
 		t.Fatal("startWithin waited for the computation")
 	}
-	if !l.busy() {
+	if !l.Busy() {
 		t.Error("a computation in flight is not busy")
 	}
 	close(release)
 	h.pump("the late result", func() bool { return landed > 0 })
-	h.settle()
-	if landed != 1 || l.busy() {
-		t.Errorf("the late result landed %d times (busy %v), want once", landed, l.busy())
+	h.drain()
+	if landed != 1 || l.Busy() {
+		t.Errorf("the late result landed %d times (busy %v), want once", landed, l.Busy())
 	}
 }

@@ -1,15 +1,14 @@
-package ui
-
-// async.go: the one way the window computes a probe off the UI goroutine. A latest holds at
+// async.go: the one way the window computes a probe off the UI goroutine. A Latest holds at
 // most one computation; starting another cancels the one in flight, and a result lands (on
-// the UI goroutine, through the controller) only if it is still the latest asked for. Its
-// context ends with the run it is of (Controller.ProbeContext), so a new run stops it too,
+// the UI goroutine, through the Host) only if it is still the latest asked for. Its
+// context ends with the run it is of (Host.ProbeContext), so a new run stops it too,
 // and carries the controller's gate: its loops wait while a block runs, and Run all, which
 // lends the window time between blocks, waits for it (up to its share) as begun work.
 //
 // Invariant: a superseded computation never reaches the panels. Mutation that would silently
 // break it: delivering every result as it finishes — a slow result for an old query would
 // overwrite the newer one the user is looking at.
+package control
 
 import (
 	"context"
@@ -17,34 +16,34 @@ import (
 	"time"
 )
 
-// latest is a background computation of which only the newest request matters. UI
+// Latest is a background computation of which only the newest request matters. UI
 // goroutine only.
-type latest struct {
+type Latest struct {
 	gen     int
 	stop    context.CancelFunc
 	running bool
 }
 
-// start runs compute off the UI goroutine, cancelling the computation in flight; land gets
+// Start runs compute off the UI goroutine, cancelling the computation in flight; land gets
 // its result on the UI goroutine if no newer start came meanwhile.
-func (l *latest) start(ctl *Controller, compute func(context.Context) (any, error), land func(any, error)) {
-	l.startWithin(ctl, 0, compute, land)
+func (l *Latest) Start(h Host, compute func(context.Context) (any, error), land func(any, error)) {
+	l.StartWithin(h, 0, compute, land)
 }
 
-// startWithin is start, but the UI goroutine waits up to wait for the result: one that comes
+// StartWithin is Start, but the UI goroutine waits up to wait for the result: one that comes
 // in time is returned (done) and never reaches land, so the caller draws it in the frame of
 // the event that asked for it (a background result lands a frame later at the earliest:
 // the GL loop handles events, then paints, once per tick). A result later than wait lands
-// as start's does. wait is the window's frame budget, never the computation's length: the
+// as Start's does. wait is the window's frame budget, never the computation's length: the
 // UI goroutine is never held longer, however slow the probe (a shared scale over 27
 // blocks, a probe waiting at the gate while a block runs).
-func (l *latest) startWithin(ctl *Controller, wait time.Duration, compute func(context.Context) (any, error), land func(any, error)) (v any, err error, done bool) {
-	l.cancel()
+func (l *Latest) StartWithin(h Host, wait time.Duration, compute func(context.Context) (any, error), land func(any, error)) (v any, err error, done bool) {
+	l.Cancel()
 	l.gen++
-	ctx, cancel := context.WithCancel(ctl.ProbeContext())
+	ctx, cancel := context.WithCancel(h.ProbeContext())
 	l.stop, l.running = cancel, true
 	gen := l.gen
-	end := ctl.gate.Begin()
+	end := h.BeginProbe()
 	type result struct {
 		v   any
 		err error
@@ -62,7 +61,7 @@ func (l *latest) startWithin(ctl *Controller, wait time.Duration, compute func(c
 			return
 		}
 		mu.Unlock()
-		ctl.do(func() {
+		h.Do(func() {
 			if gen != l.gen {
 				return // superseded (and cancelled)
 			}
@@ -103,11 +102,11 @@ func (l *latest) startWithin(ctl *Controller, wait time.Duration, compute func(c
 	return r.v, r.err, true
 }
 
-// busy says whether a computation is in flight.
-func (l *latest) busy() bool { return l.running }
+// Busy says whether a computation is in flight.
+func (l *Latest) Busy() bool { return l.running }
 
-// cancel stops the computation in flight; its result never lands.
-func (l *latest) cancel() {
+// Cancel stops the computation in flight; its result never lands.
+func (l *Latest) Cancel() {
 	if l.stop != nil {
 		l.stop()
 	}
