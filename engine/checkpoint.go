@@ -18,6 +18,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/fsx"
@@ -70,6 +71,15 @@ func (c *Checkpoint) VisionBytes() int64 {
 	var n int64
 	for _, l := range c.tensors {
 		n += l.Bytes()
+	}
+	return n
+}
+
+// tensorBytes sums the stored size of the named tensors.
+func (c *Checkpoint) tensorBytes(specs []TensorSpec) int64 {
+	var n int64
+	for _, sp := range specs {
+		n += c.tensors[sp.Name].Bytes()
 	}
 	return n
 }
@@ -135,7 +145,7 @@ func (c *Checkpoint) weightMap() (map[string]string, error) {
 	}
 	idx := filepath.Join(c.Dir, "model.safetensors.index.json")
 	if st, err := os.Stat(idx); err == nil && st.Mode().IsRegular() && st.Size() <= maxIndexBytes {
-		if err := checkParse(idx, "shard index", st.Size()); err != nil {
+		if err := guard.CheckParse(idx, "shard index", st.Size()); err != nil {
 			return nil, err
 		}
 	}
@@ -244,7 +254,7 @@ func openChecked(path string) (*safetensors.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkParse(path, "safetensors header", n); err != nil {
+	if err := guard.CheckParse(path, "safetensors header", n); err != nil {
 		return nil, err
 	}
 	return safetensors.Open(path)
@@ -283,4 +293,55 @@ func (c *Checkpoint) LoadImage(path string, lim imageproc.Limits) (*Input, error
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page, Note: img.Note, Path: path}, nil
+}
+
+// loadPage decodes path and makes its page with ck's processor settings, refusing what the
+// memory limits in force (s.MaxMemory among them) cannot take, before it is allocated.
+func loadPage(ck *Checkpoint, path string, s Settings) (*Input, error) {
+	limits := guard.Limits(s.MaxMemory)
+	guard.ApplyGoLimit(limits) // the decoder's garbage is collected near the limit, not mapped past it
+	lim, per := imageproc.DefaultLimits(), guard.DecodeBytesPerPixel(guard.SniffFormat(path))
+	var bind *guard.Limit
+	for i := range limits {
+		if fit := max(limits[i].Free, 0) / per; fit < lim.MaxPixels {
+			lim.MaxPixels, bind = max(fit, 1), &limits[i]
+		}
+	}
+	img, err := imageproc.Load(path, lim)
+	if err != nil {
+		if bind != nil && strings.Contains(err.Error(), "more than the limit of") {
+			return nil, guard.DecodeRefused(path, err, per, *bind)
+		}
+		return nil, err
+	}
+	pixels, width := guard.PageBound(img.H, img.W, ck.Pre)
+	c := ck.Config
+	patches := (pixels + int64(c.PatchSize*c.PatchSize) - 1) / int64(c.PatchSize*c.PatchSize)
+	// Preprocess holds the decoded image (made: what the process maps now has it), the
+	// horizontal pass (resized width x height), the resized image and the page's pixel_values
+	// at once; the limits are read again, the decoder's garbage collected.
+	pixelValues := 4 * patches * int64(c.PatchDim())
+	est := guard.MemoryEstimate{Activations: int64(len(img.Pix)) + 3*width*int64(img.H) + 3*pixels + pixelValues,
+		Held: int64(len(img.Pix)), Largest: pixelValues}
+	for _, l := range guard.Limits(s.MaxMemory) {
+		if need := l.Need(est); need > l.Free {
+			return nil, fmt.Errorf("%s: a %dx%d image makes a page of up to %d patches (max pixels %d) whose preprocessing would hold about %s, more than %s: %s; lower max pixels",
+				path, img.W, img.H, patches, ck.Pre.MaxPixels, guard.FormatBytes(need), l.Why, l.Needs(need))
+		}
+	}
+	page, err := imageproc.Preprocess(img, ck.Pre)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page,
+		Note: img.Note, Path: path}, nil // Note: what transformers would see otherwise (a 16-bit gray PNG)
+}
+
+// Patches is the page's sequence length S.
+func (in *Input) Patches() int {
+	n := 0
+	for _, g := range in.Grids {
+		n += g.Patches()
+	}
+	return n
 }

@@ -147,6 +147,26 @@ func (ck *Checkpoint) mappingBytes() int64 {
 	return n
 }
 
+// Resident is what a residency of mode with slots pread slots holds of the weights, and the
+// address space it takes: mapped, every vision byte and each shard's vision span whole from
+// its first page; pread, the slots (each the largest block), the embeddings and one merger.
+func (ck *Checkpoint) Resident(mode ResidencyMode, slots int) (weights, mapping int64) {
+	if mode != Pread {
+		return ck.VisionBytes(), ck.mappingBytes()
+	}
+	c := ck.Config
+	var block int64
+	for i := range c.Depth {
+		block = max(block, ck.tensorBytes(c.BlockTensors(i)))
+	}
+	var merger int64
+	for _, prefix := range c.MergerPrefixes() {
+		merger = max(merger, ck.tensorBytes(c.MergerTensors(prefix)))
+	}
+	weights = int64(max(slots, 2))*block + ck.tensorBytes(c.EmbedTensors()) + merger // the slots, the embeddings, one merger
+	return weights, weights
+}
+
 // mapSpan maps only the bytes of the vision tensors (page-aligned down), not the whole shard.
 func (m *mappedRes) mapSpan(path string, begin, end int64) error {
 	f, err := fsx.OpenRegular(path)

@@ -1,6 +1,6 @@
-package engine
+package guard
 
-// memlimit_cgroup.go: the memory limit of the cgroup this process runs in, read from the
+// cgroup.go: the memory limit of the cgroup this process runs in, read from the
 // files under a root ("/" for the real ones; a fake tree in tests): /proc/self/cgroup names
 // the process's cgroup in each hierarchy, /proc/self/mountinfo where each hierarchy is
 // mounted; cgroup v2's memory.max ("max": none) and v1's memory.limit_in_bytes (2^63 rounded

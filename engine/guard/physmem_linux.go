@@ -1,8 +1,8 @@
-package engine
+package guard
 
 // physmem_linux.go: what Linux says about this process's memory: the RAM, the cgroup's limit,
 // RLIMIT_AS (ulimit -v) and the address space already mapped, and what a thread yet to come
-// will map. memlimit.go turns these into the budget.
+// will map. limits.go turns these into the budget.
 //
 // Invariant: under RLIMIT_AS every mapping counts at its size, whether or not it is touched:
 // the Go runtime's reservations (about 1.1 GiB of PROT_NONE page-allocator summaries on

@@ -1,4 +1,4 @@
-package engine
+package guard
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ func adam7PNG(w, h int) []byte {
 	return out.Bytes()
 }
 
-// Decoding any format holds at most decodeBytesPerPixel a pixel of its format: every byte it allocates,
+// Decoding any format holds at most DecodeBytesPerPixel a pixel of its format: every byte it allocates,
 // garbage included (TotalAlloc, an upper bound of its peak), for the formats and depths that
 // decode widest (16-bit RGBA PNG, interlaced; 16-bit TIFF, deflated; 4:4:4 JPEG).
 func TestDecodeMemory(t *testing.T) {
@@ -108,7 +108,7 @@ func TestDecodeMemory(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		per := float64(after.TotalAlloc-before.TotalAlloc) / (w * h)
-		allowed := decodeBytesPerPixel(sniffFormat(path))
+		allowed := DecodeBytesPerPixel(SniffFormat(path))
 		t.Logf("%s: %.1f bytes a pixel allocated, %d allowed", name, per, allowed)
 		if per > float64(allowed) {
 			t.Errorf("%s: decoding allocated %.1f bytes a pixel, more than the %d the memory check allows for", name, per, allowed)

@@ -1,4 +1,4 @@
-package engine
+package guard
 
 // physmem_darwin.go: what macOS says about this process's memory: the RAM only. macOS has no
 // cgroups and does not enforce RLIMIT_AS (setrlimit accepts it and mmap ignores it), so the

@@ -1,4 +1,4 @@
-package engine
+package guard
 
 import (
 	"fmt"
@@ -121,46 +121,46 @@ func TestMemoryLimits(t *testing.T) {
 	as := ls[1]
 	// 3 GiB - (2 GiB - 128 MiB free in the heap) - the heap's next arena (threads: more than
 	// GOMAXPROCS + extraThreads already, none to come)
-	if want := 3*gib - (2*gib - 128<<20) - heapArena; as.free != want {
-		t.Errorf("RLIMIT_AS leaves %d, want %d", as.free, want)
+	if want := 3*gib - (2*gib - 128<<20) - heapArena; as.Free != want {
+		t.Errorf("RLIMIT_AS leaves %d, want %d", as.Free, want)
 	}
-	if !strings.Contains(as.why, "ulimit -v (RLIMIT_AS) of 3.00 GiB") {
-		t.Errorf("why: %q", as.why)
+	if !strings.Contains(as.Why, "ulimit -v (RLIMIT_AS) of 3.00 GiB") {
+		t.Errorf("why: %q", as.Why)
 	}
 	est := MemoryEstimate{Weights: 500 << 20, Activations: 300 << 20, Mapping: 520 << 20, Largest: 10 << 20}
-	if n := as.need(est); n != 800<<20+20<<20+20<<20 {
+	if n := as.Need(est); n != 800<<20+20<<20+20<<20 {
 		t.Errorf("need under RLIMIT_AS %d: want the total, the mapping past the weights and twice the largest block", n)
 	}
-	if n := ls[0].need(est); n != est.Total() {
+	if n := ls[0].Need(est); n != est.Total() {
 		t.Errorf("need under the RAM %d, want the total %d", n, est.Total())
 	}
-	if err := checkMemory(est, ls, runTip); err != nil {
+	if err := Check(est, ls, RunTip); err != nil {
 		t.Errorf("a run of 840 MiB under 1.06 GiB free: %v", err)
 	}
 	big := est
 	big.Activations = 2 * gib
-	err := checkMemory(big, ls, runTip)
+	err := Check(big, ls, RunTip)
 	if err == nil || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") || !strings.Contains(err.Error(), "it would need ulimit -v ") {
 		t.Fatalf("a run past RLIMIT_AS: %v", err)
 	}
 	var kib int64
 	fmt.Sscanf(err.Error()[strings.Index(err.Error(), "it would need ulimit -v ")+len("it would need ulimit -v "):], "%d", &kib)
-	if fits := limitsOf(procMemory{RAM: p.RAM, AS: kib << 10, Mapped: p.Mapped, GoThreads: p.GoThreads}, g, 0, heldMemory{}); checkMemory(big, fits, runTip) != nil {
-		t.Errorf("ulimit -v %d, what the message asked for, still refuses it: %v", kib, checkMemory(big, fits, runTip))
+	if fits := limitsOf(procMemory{RAM: p.RAM, AS: kib << 10, Mapped: p.Mapped, GoThreads: p.GoThreads}, g, 0, heldMemory{}); Check(big, fits, RunTip) != nil {
+		t.Errorf("ulimit -v %d, what the message asked for, still refuses it: %v", kib, Check(big, fits, RunTip))
 	}
 
 	// --max-memory binds below the rest; the cgroup likewise; the open runs' holdings come off.
 	ls = limitsOf(procMemory{RAM: 64 * gib, Cgroup: 2 * gib, CgroupFile: "/sys/fs/cgroup/a/memory.max"}, g, gib, heldMemory{Total: 600 << 20})
-	if l := tightest(ls); l.kind != limitFlag || l.free != gib-600<<20 || !strings.Contains(l.why, "--max-memory") ||
-		!strings.Contains(l.why, "held by the other open runs") {
+	if l := tightest(ls); l.kind != limitFlag || l.Free != gib-600<<20 || !strings.Contains(l.Why, "--max-memory") ||
+		!strings.Contains(l.Why, "held by the other open runs") {
 		t.Errorf("tightest %+v, want --max-memory less the open runs' 600 MiB", l)
 	}
-	err = checkMemory(MemoryEstimate{Activations: 1500 << 20}, ls, runTip)
+	err = Check(MemoryEstimate{Activations: 1500 << 20}, ls, RunTip)
 	if err == nil || !strings.Contains(err.Error(), "--max-memory") || !strings.Contains(err.Error(), "it would need --max-memory 2.05 GiB or more") {
 		t.Errorf("1.46 GiB under --max-memory 1 GiB with 600 MiB held: %v", err)
 	}
 	ls = limitsOf(procMemory{RAM: 64 * gib, Cgroup: 2 * gib, CgroupFile: "/sys/fs/cgroup/a/memory.max"}, g, 0, heldMemory{})
-	if err := checkMemory(MemoryEstimate{Activations: 3 * gib}, ls, runTip); err == nil || !strings.Contains(err.Error(), "the cgroup's memory limit /sys/fs/cgroup/a/memory.max (2.00 GiB)") {
+	if err := Check(MemoryEstimate{Activations: 3 * gib}, ls, RunTip); err == nil || !strings.Contains(err.Error(), "the cgroup's memory limit /sys/fs/cgroup/a/memory.max (2.00 GiB)") {
 		t.Errorf("3 GiB in a 2 GiB cgroup: %v", err)
 	}
 	if ls := limitsOf(procMemory{}, g, 0, heldMemory{}); len(ls) != 0 {
@@ -182,7 +182,7 @@ func TestThreadSlack(t *testing.T) {
 	}
 }
 
-// pageBound is never below the page Preprocess makes, and not far above it where the size
+// PageBound is never below the page Preprocess makes, and not far above it where the size
 // is inside the bounds.
 func TestPageBound(t *testing.T) {
 	pre := imageproc.QwenConfig()
@@ -198,7 +198,7 @@ func TestPageBound(t *testing.T) {
 					continue // an aspect ratio past 200: refused before anything is allocated
 				}
 				got := int64(page.Resized.W * page.Resized.H)
-				px, width := pageBound(h, w, pre)
+				px, width := PageBound(h, w, pre)
 				if px < got || width < int64(page.Resized.W) {
 					t.Fatalf("%dx%d (h x w), pixels %d..%d: bound %d pixels, %d wide; Preprocess made %dx%d",
 						h, w, pre.MinPixels, pre.MaxPixels, px, width, page.Resized.H, page.Resized.W)

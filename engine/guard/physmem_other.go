@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package engine
+package guard
 
 // physmem_other.go: elsewhere nothing is known of the machine's memory; only --max-memory
 // bounds a run.

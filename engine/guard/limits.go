@@ -1,6 +1,6 @@
-package engine
+package guard
 
-// memlimit.go: the one owner of "how much this process may hold". Every limit in force is
+// limits.go: the one owner of "how much this process may hold". Every limit in force is
 // listed — the machine's memory, the cgroup's memory.max, ulimit -v (RLIMIT_AS) less what the
 // process maps already and what its threads and heap will still map, and --max-memory — each
 // less what the other open sessions hold or have yet to take; a run is refused before anything
@@ -22,43 +22,9 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 )
-
-// procMemory is what the operating system says about this process (physmem_*.go).
-type procMemory struct {
-	RAM        int64  // the machine's memory (0: unknown)
-	Cgroup     int64  // the tightest memory limit of the process's cgroups (0: none)
-	CgroupFile string // the file that sets it
-	AS         int64  // RLIMIT_AS, ulimit -v (0: none)
-	Mapped     int64  // address space mapped now (VmSize)
-	Threads    int    // threads now
-	GoThreads  int    // of them, the Go runtime's (its Ms; not C's: GL's, llvmpipe's)
-	// What one more thread maps: its stack, and a malloc arena where glibc gives it one.
-	ThreadStack, ThreadArena int64
-}
-
-// goMemory is what the Go runtime has mapped (runtime/metrics).
-type goMemory struct {
-	Total    int64 // every byte the runtime mapped read-write (/memory/classes/total)
-	Released int64 // heap pages returned to the OS, still mapped (reused before the heap grows)
-	Free     int64 // heap pages free and resident (reused likewise)
-}
-
-func readGoMemory() goMemory {
-	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"},
-		{Name: "/memory/classes/heap/free:bytes"}}
-	metrics.Read(s)
-	v := func(i int) int64 {
-		if s[i].Value.Kind() != metrics.KindUint64 {
-			return 0
-		}
-		return int64(s[i].Value.Uint64())
-	}
-	return goMemory{Total: v(0), Released: v(1), Free: v(2)}
-}
 
 // heldMemory is what the sessions open in this process hold and may still take.
 type heldMemory struct {
@@ -78,21 +44,16 @@ const (
 	limitFlag
 )
 
-// memLimit is one limit on what a new run may hold.
-type memLimit struct {
+// Limit is one limit on what a new run may hold.
+type Limit struct {
 	kind  limitKind
 	value int64  // the limit's own value
-	free  int64  // what a new run may hold under it now
-	why   string // the limit, named, and how free was found
+	Free  int64  // what a new run may hold under it now
+	Why   string // the limit, named, and how Free was found
 	goMax int64  // what the Go runtime may map under it (its soft memory limit)
 	// RLIMIT_AS: the largest heap block the room kept for the heap already allows for.
 	largest int64
 }
-
-// extraThreads is how many threads a process has beyond GOMAXPROCS at most, measured: the
-// CLI's run peaks at GOMAXPROCS + 7 (sysmon, the template thread, the signal and timer threads,
-// a pread or a cgo call blocked in the kernel), the window adds Fyne's and GL's.
-const extraThreads = 8
 
 // heapArena is the address space the Go heap reserves at a time (heapArenaBytes on 64-bit
 // Linux): the heap's next growth maps this much, whatever it was for.
@@ -104,33 +65,17 @@ const heapArena = 64 << 20
 // page of the 8B died asking for its 24 MiB output with 36 MiB free in pieces).
 func heapRoom(largest int64) int64 { return heapArena + 2*largest }
 
-// threadSlack is what the threads yet to come will map.
-func (p procMemory) threadSlack() int64 {
-	n := max(0, runtime.GOMAXPROCS(0)+extraThreads-p.GoThreads)
-	arenas := min(n, max(0, 8*runtime.NumCPU()-p.Threads)) // glibc stops at 8 arenas a core
-	if mallocArenas.Load() > 0 {
-		arenas = 0 // capped: the arenas past the main one were made by the runtime's first threads
-	}
-	return int64(n)*p.ThreadStack + int64(arenas)*p.ThreadArena
-}
-
-var mallocArenas atomic.Int64
-
-// SetMallocArenas says the process capped glibc's malloc arenas at n (mallopt M_ARENA_MAX,
-// before its first thread; 0: not capped): the threads to come then map no arena of their own.
-func SetMallocArenas(n int) { mallocArenas.Store(int64(n)) }
-
 // limitsOf lists the limits in force for a new run, given what the process holds (h: the
 // open sessions) and maxMemory (Settings.MaxMemory, 0: none).
-func limitsOf(p procMemory, g goMemory, maxMemory int64, h heldMemory) []memLimit {
-	var out []memLimit
+func limitsOf(p procMemory, g goMemory, maxMemory int64, h heldMemory) []Limit {
+	var out []Limit
 	others := ""
 	if h.Total > 0 {
 		others = fmt.Sprintf(", %s of it held by the other open runs", FormatBytes(h.Total))
 	}
 	add := func(kind limitKind, value int64, name string) {
-		out = append(out, memLimit{kind: kind, value: value, free: value - h.Total, goMax: value - h.Outside,
-			why: fmt.Sprintf("%s (%s%s)", name, FormatBytes(value), others)})
+		out = append(out, Limit{kind: kind, value: value, Free: value - h.Total, goMax: value - h.Outside,
+			Why: fmt.Sprintf("%s (%s%s)", name, FormatBytes(value), others)})
 	}
 	if p.RAM > 0 {
 		add(limitRAM, p.RAM, "this machine's memory")
@@ -149,8 +94,8 @@ func limitsOf(p procMemory, g goMemory, maxMemory int64, h heldMemory) []memLimi
 		// The Go runtime may map what nothing else does, less the room its heap wants and the
 		// mappings the open runs will still make (the CPU's widened weights: counted whole).
 		goMax := p.AS - (p.Mapped - g.Total) - slack - (h.Outside - h.Weights)
-		out = append(out, memLimit{kind: limitAS, value: p.AS, free: free, goMax: goMax, largest: h.Largest,
-			why: fmt.Sprintf("ulimit -v (RLIMIT_AS) of %s: the process maps %s already and keeps %s for its threads and heap%s, which leaves %s",
+		out = append(out, Limit{kind: limitAS, value: p.AS, Free: free, goMax: goMax, largest: h.Largest,
+			Why: fmt.Sprintf("ulimit -v (RLIMIT_AS) of %s: the process maps %s already and keeps %s for its threads and heap%s, which leaves %s",
 				FormatBytes(p.AS), FormatBytes(mapped), FormatBytes(slack), toCome(h.ToCome), FormatBytes(max(free, 0)))})
 	}
 	return out
@@ -163,20 +108,20 @@ func toCome(n int64) string {
 	return fmt.Sprintf(" and %s for what the other open runs will still take", FormatBytes(n))
 }
 
-// need is what a run estimated at est takes under l: its total; under RLIMIT_AS, less what it
-// holds already (mapped now, counted in free), with the whole of the weights' mapping (every
+// Need is what a run estimated at est takes under l: its total; under RLIMIT_AS, less what it
+// holds already (mapped now, counted in Free), with the whole of the weights' mapping (every
 // mapped byte counts there, touched or not) and the room its heap wants for its largest
 // blocks beyond what the other runs' allow for.
-func (l memLimit) need(est MemoryEstimate) int64 {
+func (l Limit) Need(est MemoryEstimate) int64 {
 	if l.kind != limitAS {
 		return est.Total()
 	}
 	return est.Total() - est.Held - est.Weights + max(est.Mapping, est.Weights) + 2*max(est.Largest-l.largest, 0)
 }
 
-// needs says what the limit would have to be for need bytes to fit.
-func (l memLimit) needs(need int64) string {
-	short := need - l.free
+// Needs says what the limit would have to be for need bytes to fit.
+func (l Limit) Needs(need int64) string {
+	short := need - l.Free
 	switch l.kind {
 	case limitAS:
 		kib := (l.value + short + 1023) >> 10
@@ -189,9 +134,9 @@ func (l memLimit) needs(need int64) string {
 	return fmt.Sprintf("it would need %s more memory", FormatBytes(short))
 }
 
-// memoryLimits are the limits in force now for a new run (excluding self's own holdings
-// when it is an open session asking again).
-func memoryLimits(maxMemory int64, self *Session) []memLimit {
+// Limits are the limits in force now for a new run, each less what the open holdings
+// (Register) hold; maxMemory is the run's own max memory setting (0: none).
+func Limits(maxMemory int64) []Limit {
 	p := readProcess()
 	if p.AS > 0 {
 		// What the heap holds is what is live, not what the last collection left: the decoded
@@ -199,14 +144,14 @@ func memoryLimits(maxMemory int64, self *Session) []memLimit {
 		runtime.GC()
 		p = readProcess()
 	}
-	return limitsOf(p, readGoMemory(), maxMemory, heldBy(self))
+	return limitsOf(p, readGoMemory(), maxMemory, held())
 }
 
 // tightest is the limit with the least room (nil when none is known).
-func tightest(ls []memLimit) *memLimit {
-	var best *memLimit
+func tightest(ls []Limit) *Limit {
+	var best *Limit
 	for i := range ls {
-		if best == nil || ls[i].free < best.free {
+		if best == nil || ls[i].Free < best.Free {
 			best = &ls[i]
 		}
 	}
@@ -218,59 +163,67 @@ func tightest(ls []memLimit) *memLimit {
 // what is mapped already and what the threads and heap will map, and maxMemory (0: none),
 // each less what the open sessions hold. 0 and "" when no limit is known.
 func MemoryBudget(maxMemory int64) (bytes int64, why string) {
-	l := tightest(memoryLimits(maxMemory, nil))
+	l := tightest(Limits(maxMemory))
 	if l == nil {
 		return 0, ""
 	}
-	return max(l.free, 0), l.why
+	return max(l.Free, 0), l.Why
 }
 
 // ---- the open sessions ----
 
-var open struct {
-	sync.Mutex
-	sessions map[*Session]struct{}
+// Holding is what an open session holds, as the limits see it while it is open: its
+// estimate, its tower's depth and the blocks its current run has done (what it has yet to keep
+// shrinks as they run; the session counts them, from 0 at each restart), and its max memory
+// setting (0: none), which binds every other run while it is open.
+type Holding struct {
+	Memory    MemoryEstimate
+	Depth     int
+	Done      *atomic.Int64
+	MaxMemory int64
 }
 
-// progress counts the blocks of a session's current run (Restart starts it again).
-type progress struct{ blocks atomic.Int64 }
+var open struct {
+	sync.Mutex
+	holdings map[any]Holding
+}
 
-func register(s *Session) {
+// Register counts h, the holding of the open session key, against every later run until
+// Unregister(key); the Go runtime's soft memory limit follows.
+func Register(key any, h Holding) {
 	open.Lock()
-	if open.sessions == nil {
-		open.sessions = map[*Session]struct{}{}
+	if open.holdings == nil {
+		open.holdings = map[any]Holding{}
 	}
-	open.sessions[s] = struct{}{}
+	open.holdings[key] = h
 	open.Unlock()
 	applyGoLimit()
 }
 
-func unregister(s *Session) {
+// Unregister stops counting key's holding (a key not registered: nothing happens).
+func Unregister(key any) {
 	open.Lock()
-	_, was := open.sessions[s]
-	delete(open.sessions, s)
+	_, was := open.holdings[key]
+	delete(open.holdings, key)
 	open.Unlock()
 	if was {
 		applyGoLimit()
 	}
 }
 
-// heldBy sums what the open sessions but except hold and may still take.
-func heldBy(except *Session) heldMemory {
+// held sums what the open sessions hold and may still take.
+func held() heldMemory {
 	open.Lock()
 	defer open.Unlock()
 	var h heldMemory
-	for s := range open.sessions {
-		if s == except {
-			continue
-		}
+	for _, s := range open.holdings {
 		m := s.Memory
 		h.Total += m.Total()
 		h.Outside += m.Outside
 		h.Weights += m.Weights
 		h.Largest = max(h.Largest, m.Largest)
-		depth := int64(max(s.Checkpoint.Config.Depth, 1))
-		done := min(s.progress.blocks.Load(), depth)
+		depth := int64(max(s.Depth, 1))
+		done := min(s.Done.Load(), depth)
 		h.ToCome += m.Scratch + m.Probes*(depth-done)/depth
 	}
 	return h
@@ -281,8 +234,8 @@ func flagLimits() int64 {
 	open.Lock()
 	defer open.Unlock()
 	var n int64
-	for s := range open.sessions {
-		if m := s.Settings.MaxMemory; m > 0 && (n == 0 || m < n) {
+	for _, s := range open.holdings {
+		if m := s.MaxMemory; m > 0 && (n == 0 || m < n) {
 			n = m
 		}
 	}
@@ -302,7 +255,7 @@ const minGoLimit = 64 << 20
 // heap's slack; the others: the limit less the open sessions' weights, which lie outside the
 // heap). It returns the limit set.
 func applyGoLimit() int64 {
-	return applyGoLimitFrom(limitsOf(readProcess(), readGoMemory(), flagLimits(), heldBy(nil)))
+	return ApplyGoLimit(limitsOf(readProcess(), readGoMemory(), flagLimits(), held()))
 }
 
 // readProcess is readProcMemory (the OS's view) with the Go runtime's thread count.
@@ -312,7 +265,9 @@ func readProcess() procMemory {
 	return p
 }
 
-func applyGoLimitFrom(ls []memLimit) int64 {
+// ApplyGoLimit sets the Go runtime's soft memory limit to the least that ls leave the Go
+// heap (never above the limit the process started with, never below minGoLimit), and returns it.
+func ApplyGoLimit(ls []Limit) int64 {
 	limit := initialGoLimit
 	for _, l := range ls {
 		limit = min(limit, max(l.goMax, minGoLimit))
