@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/probe"
 )
@@ -69,7 +70,7 @@ func (r *Run) checkEmbedding() {
 	if !guard.Finite(r.Input.Pixels) {
 		op = "pixel values (the preprocessor's mean/std?)"
 	}
-	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: guard.NonFiniteWeights(embedWeights(r.e.Checkpoint.Config, res))}
+	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: guard.NonFiniteWeights(ckpt.EmbedWeights(r.e.Checkpoint.Config, res))}
 }
 
 // checkBlock records block i's failure the first time an output is not finite (st: the

@@ -34,7 +34,7 @@ type Session struct {
 	Report      *Report // the current run's; its totals are filled when the merger ran
 	BackendNote string  // why the backend is not the one asked for ("" when it is)
 	Notes       []string
-	// Memory is what the session's runs hold, estimated before it opened (memory.go): what
+	// Memory is what the session's runs hold, estimated before it opened (estimate.go): what
 	// the next session of this process is refused against while this one is open.
 	Memory MemoryEstimate
 	// Observers see every block of every run of the session, from when they are added.
@@ -57,7 +57,7 @@ func OpenSession(ctx context.Context, dir, image string, s Settings, be backend.
 	if s.MaxPixels > 0 {
 		ck.Pre.MaxPixels = s.MaxPixels
 	}
-	in, err := loadPage(ck, image, s)
+	in, err := ck.LoadPage(image, s.MaxMemory)
 	if err != nil {
 		be.Close()
 		return nil, err

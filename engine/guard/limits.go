@@ -1,3 +1,9 @@
+// Package guard is the engine's memory and sanity room: the limits a run must fit under (the
+// machine's memory, the cgroup's, ulimit -v, --max-memory, less what the open sessions hold:
+// limits.go, proc.go, physmem_*.go, cgroup.go), what a run will hold (estimate.go), the checks
+// made before allocating (check.go, image.go), and where a value first stopped being finite
+// (nonfinite.go). It imports no engine room: callers pass plain values (guard.Shape,
+// guard.Holding); the engine root aliases its names (engine/face.go).
 package guard
 
 // limits.go: the one owner of "how much this process may hold". Every limit in force is

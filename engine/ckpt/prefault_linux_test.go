@@ -1,4 +1,4 @@
-package engine_test
+package ckpt_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/ckpt"
 )
 
 // pagesPresent counts the pages of b that are mapped into this process now (bit 63 of their
@@ -67,7 +67,7 @@ func TestPrefaultMapsTheSpan(t *testing.T) {
 		t.Fatalf("%d of a fresh mapping's %d pages are mapped before anything read them: the check below could not fail", p, n)
 	}
 	span := m[16*ps : 40*ps+5] // page-aligned start, as pageSpan gives; a part of its last page
-	engine.PrefaultPages(span)
+	ckpt.PrefaultPages(span)
 	if p, n := pagesPresent(t, span); p != n {
 		t.Errorf("after the prefault %d of the span's %d pages are mapped; want all", p, n)
 	}
@@ -87,7 +87,7 @@ func TestPopulateMapsFreshMemory(t *testing.T) {
 			t.Fatalf("%d of fresh memory's %d pages are mapped before anything wrote them: the check below could not fail", p, n)
 		}
 		f := unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), tc.pages*ps/4)[3 : tc.pages*ps/4-5] // neither end on a page boundary
-		engine.PopulateRows(f, tc.threads)
+		ckpt.Populate(f, tc.threads)
 		if p, n := pagesPresent(t, m[ps:(tc.pages-1)*ps]); p != n {
 			t.Errorf("%d pages, %d threads: after populate %d of the %d pages wholly inside are mapped; want all", tc.pages, tc.threads, p, n)
 		}
@@ -95,7 +95,7 @@ func TestPopulateMapsFreshMemory(t *testing.T) {
 	}
 	vals := []float32{1.5, -2, 3.25, 7}
 	g := append(make([]float32, 0, 1<<20), vals...)
-	engine.PopulateRows(g[:cap(g)], 4)
+	ckpt.Populate(g[:cap(g)], 4)
 	if !slices.Equal(g[:4], vals) {
 		t.Errorf("populate changed values: %v, want %v", g[:4], vals)
 	}

@@ -1,7 +1,8 @@
-package engine
+package ckpt
 
 // config.go reads config.json (through engine/model, which checks it) and
-// preprocessor_config.json (spec sections 1 and 3).
+// preprocessor_config.json (spec sections 1 and 3). The families the engine runs are each a
+// folder under engine/model that registers itself there: importing it here is all it takes.
 //
 // Invariant: a missing preprocessor_config.json gives transformers' class defaults, a present
 // one overlays them key by key, and the result is checked before any image is read.
@@ -14,6 +15,9 @@ import (
 
 	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/model"
+	_ "github.com/turbospark/inspector/engine/model/qwen25vl" // Qwen2.5-VL
+	_ "github.com/turbospark/inspector/engine/model/qwen2vl"  // Qwen2-VL
+	_ "github.com/turbospark/inspector/engine/model/qwen3vl"  // Qwen3-VL, Qwen3.5
 	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/internal/jsonobj"
 )
@@ -22,12 +26,12 @@ import (
 const maxConfigBytes = 16 << 20
 
 // loadConfig reads and checks path (a config.json).
-func loadConfig(path string) (Config, error) {
+func loadConfig(path string) (model.Config, error) {
 	data, err := fsx.ReadSmall(path, maxConfigBytes)
 	if err != nil {
-		return Config{}, err
+		return model.Config{}, err
 	}
-	return ParseConfig(data, path)
+	return model.ParseConfig(data, path)
 }
 
 type preprocessorJSON struct {

@@ -1,4 +1,4 @@
-package engine
+package ckpt
 
 // hfcache.go: a checkpoint named as a Hugging Face repo id ("Qwen/Qwen3-VL-2B-Instruct",
 // optionally "@revision") is found in the local Hugging Face cache, laid out as

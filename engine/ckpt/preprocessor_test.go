@@ -1,10 +1,10 @@
-package engine_test
+package ckpt_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/ckpt"
 )
 
 // preprocessor_config.json values that make no page, or a page past the bounds, are refused
@@ -19,12 +19,12 @@ func TestPreprocessorBounds(t *testing.T) {
 		{`{"image_std":[0.5,1e-45,0.5]}`, "image_std"},
 		{`{"rescale_factor":-1}`, "rescale_factor"},
 	} {
-		_, err := engine.ParsePreprocessorConfig([]byte(c.json), "pre.json")
+		_, err := ckpt.ParsePreprocessorConfig([]byte(c.json), "pre.json")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "pre.json") {
 			t.Errorf("%s: %v (want an error naming pre.json and %s)", c.json, err, c.want)
 		}
 	}
-	if c, err := engine.ParsePreprocessorConfig([]byte(`{"size":{"shortest_edge":65536,"longest_edge":16384}}`), "pre.json"); err != nil || c.MinPixels != 65536 {
+	if c, err := ckpt.ParsePreprocessorConfig([]byte(`{"size":{"shortest_edge":65536,"longest_edge":16384}}`), "pre.json"); err != nil || c.MinPixels != 65536 {
 		t.Errorf("min above max (a lowered max): %v", err)
 	}
 }

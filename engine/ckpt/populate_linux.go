@@ -1,4 +1,4 @@
-package engine
+package ckpt
 
 import (
 	"unsafe"
@@ -8,19 +8,19 @@ import (
 	"github.com/turbospark/inspector/internal/par"
 )
 
-// populateChunkPages is the fewest pages one thread of populate maps (1 MiB of 4 KiB pages):
+// populateChunkPages is the fewest pages one thread of Populate maps (1 MiB of 4 KiB pages):
 // a q|k tap at 64 patches stays one call, a block output at 5,120 patches (24 MB) is spread
 // over every thread of a 16-thread run.
 const populateChunkPages = 256
 
-// populate maps the pages of fresh memory f writable (MADV_POPULATE_WRITE, Linux 5.14+) before
+// Populate maps the pages of fresh memory f writable (MADV_POPULATE_WRITE, Linux 5.14+) before
 // a copy fills it, where the copy would otherwise fault them in one by one: the whole pages
 // inside f (the residency's pageSize and alignUp), in contiguous ranges on up to threads
 // threads. One call maps and zeroes its pages on one thread: a block output at 5,120 patches
 // took 6-7 ms of a 16-thread block's host work that way (blocks 0 and 1 of a run, whose
 // outputs are fresh). Advice only: the pages hold zeros either way, and an error (an older
 // kernel) changes nothing.
-func populate(f []float32, threads int) {
+func Populate(f []float32, threads int) {
 	if len(f) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package engine
+package ckpt
 
 import "golang.org/x/sys/unix"
 

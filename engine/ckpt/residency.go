@@ -1,4 +1,4 @@
-package engine
+package ckpt
 
 // residency.go keeps the vision weights in host memory in one of two modes (DESIGN.md):
 //   mapped: each shard's vision span is mmapped read-only; weights are views into it.
@@ -14,14 +14,12 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/internal/fsx"
 )
@@ -68,10 +66,18 @@ type Residency interface {
 	Close() error
 }
 
-var regionIDs atomic.Int64
-
-func newRegion(b []byte, mapped bool) *backend.Region {
-	return &backend.Region{ID: int(regionIDs.Add(1)), Bytes: b, Mapped: mapped}
+// EmbedWeights are the embedding's weights from res: the bias and the table zero Weights
+// (nil Region) where the family has none, which MatMul reads as "no bias" and the embedding
+// as "no table", never a lookup of a name the checkpoint need not hold.
+func EmbedWeights(c model.Config, res Residency) (patch, bias, pos backend.Weight) {
+	patch = res.Global(model.PatchWeightName)
+	if c.HasPatchBias() {
+		bias = res.Global(model.PatchBiasName)
+	}
+	if c.HasPosEmbed() {
+		pos = res.Global(model.PosEmbedName)
+	}
+	return patch, bias, pos
 }
 
 // NewResidency opens the checkpoint's weights in the given mode; slots is the pread ring
@@ -85,10 +91,6 @@ func NewResidency(ck *Checkpoint, mode ResidencyMode, slots int) (Residency, err
 	}
 	return nil, fmt.Errorf("residency %q: want mapped or pread", mode)
 }
-
-func pageSize() int64 { return int64(os.Getpagesize()) }
-
-func alignUp(n, a int64) int64 { return (n + a - 1) / a * a }
 
 // ---- mapped ----
 
@@ -379,7 +381,7 @@ func pageAlloc(n int64) ([]byte, error) {
 	return unix.Mmap(-1, 0, int(alignUp(max(n, 1), pageSize())), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 }
 
-func (p *preadRes) layoutBytes(specs []TensorSpec) int64 {
+func (p *preadRes) layoutBytes(specs []model.TensorSpec) int64 {
 	var off int64
 	for _, s := range specs {
 		off = alignUp(off, slotAlign) + p.ck.tensors[s.Name].Bytes()
@@ -388,7 +390,7 @@ func (p *preadRes) layoutBytes(specs []TensorSpec) int64 {
 }
 
 // fill preads specs into region in layout order and returns their weights and bytes read.
-func (p *preadRes) fill(region *backend.Region, specs []TensorSpec, out []backend.Weight) (int64, error) {
+func (p *preadRes) fill(region *backend.Region, specs []model.TensorSpec, out []backend.Weight) (int64, error) {
 	var off int64
 	for _, s := range specs {
 		l := p.ck.tensors[s.Name]
@@ -552,6 +554,3 @@ func (p *preadRes) Close() error {
 	}
 	return nil
 }
-
-// decodeInto widens a weight into dst (host-side use: position table).
-func decodeInto(dst []float32, w backend.Weight) { dtype.DecodeF32(dst, w.Bytes(), w.DType) }

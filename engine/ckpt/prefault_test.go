@@ -1,4 +1,4 @@
-package engine_test
+package ckpt_test
 
 import (
 	"math"
@@ -8,8 +8,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/model"
 )
@@ -20,23 +20,23 @@ import (
 func TestMappedPrefaultsWhatRunsNext(t *testing.T) {
 	var mu sync.Mutex
 	var asked [][2]uintptr // [start, end) of each span asked for
-	defer engine.RecordPrefaults(func(b []byte) {
+	defer ckpt.RecordPrefaults(func(b []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 		asked = append(asked, [2]uintptr{p, p + uintptr(len(b))})
 	})()
-	ck, err := engine.OpenCheckpoint(tinyCheckpoint(t))
+	ck, err := ckpt.OpenCheckpoint(tinyCheckpoint(t))
 	must(t, err)
 	if len(ck.Config.Deepstack) == 0 {
 		t.Fatal("the tiny tower has no deepstack merger: nothing here would check one")
 	}
-	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	res, err := ckpt.NewResidency(ck, ckpt.Mapped, 2)
 	must(t, err)
 	defer res.Close()
 	// take returns the spans asked for so far (after the prefault in flight) and forgets them.
 	take := func() [][2]uintptr {
-		engine.WaitPrefault(res)
+		ckpt.WaitPrefault(res)
 		mu.Lock()
 		defer mu.Unlock()
 		s := asked
@@ -99,15 +99,15 @@ func TestMappedPrefaultsWhatRunsNext(t *testing.T) {
 // WidenedF32 gives the weight's exact float32 values in a region of its own whose base is
 // page-aligned, as every region's is (a backend may wrap a region's memory in place).
 func TestWidenedF32(t *testing.T) {
-	ck, err := engine.OpenCheckpoint(tinyCheckpointDType(t, dtype.BF16))
+	ck, err := ckpt.OpenCheckpoint(tinyCheckpointDType(t, dtype.BF16))
 	must(t, err)
-	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	res, err := ckpt.NewResidency(ck, ckpt.Mapped, 2)
 	must(t, err)
 	defer res.Close()
 	w, _, err := res.Block(0)
 	must(t, err)
 	for _, g := range w.GEMMs(ck.Config) {
-		f := engine.WidenedF32(g.W)
+		f := ckpt.WidenedF32(g.W)
 		if f.DType != dtype.F32 || f.Region == g.W.Region {
 			t.Fatalf("%s: dtype %v, region shared %v", g.Name, f.DType, f.Region == g.W.Region)
 		}
@@ -130,13 +130,13 @@ func TestWidenedF32(t *testing.T) {
 // and reports that wait as the block's weight wait.
 func TestMappedBlockWaitsForThePrefault(t *testing.T) {
 	release := make(chan struct{})
-	defer engine.RecordPrefaults(func([]byte) { <-release })()
-	ck, err := engine.OpenCheckpoint(tinyCheckpoint(t))
+	defer ckpt.RecordPrefaults(func([]byte) { <-release })()
+	ck, err := ckpt.OpenCheckpoint(tinyCheckpoint(t))
 	must(t, err)
-	res, err := engine.NewResidency(ck, engine.Mapped, 2)
+	res, err := ckpt.NewResidency(ck, ckpt.Mapped, 2)
 	must(t, err)
 	type handed struct {
-		fetch engine.WeightFetch
+		fetch ckpt.WeightFetch
 		err   error
 	}
 	got := make(chan handed, 1)

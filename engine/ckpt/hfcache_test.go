@@ -1,4 +1,4 @@
-package engine
+package ckpt
 
 // hfcache_test.go: a fake Hugging Face cache in t.TempDir(), laid out as huggingface_hub
 // writes it (refs/main -> snapshots/<hash>/ whose files are symlinks into blobs/), holding
@@ -26,7 +26,7 @@ func fakeHFCache(t *testing.T, owner, name, hash string, refs ...string) string 
 		}
 	}
 	for i, f := range []string{"config.json", "preprocessor_config.json", "model.safetensors"} {
-		b, err := os.ReadFile(filepath.Join("../assets/demo", f))
+		b, err := os.ReadFile(filepath.Join("../../assets/demo", f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestResolveCheckpointKeepsPathsAndRefusesEscapes(t *testing.T) {
 	clearHFEnv(t)
 	cache := fakeHFCache(t, "o", "m", "h1")
 	t.Setenv("HF_HUB_CACHE", cache)
-	if got, err := ResolveCheckpoint("../assets/demo"); err != nil || got != "../assets/demo" {
+	if got, err := ResolveCheckpoint("../../assets/demo"); err != nil || got != "../../assets/demo" {
 		t.Errorf("a directory: %s, %v", got, err)
 	}
 	if got, err := ResolveCheckpoint("/no/such/dir"); err != nil || got != "/no/such/dir" {

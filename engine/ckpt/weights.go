@@ -1,11 +1,12 @@
-package engine
+package ckpt
 
-// weights.go: a block's weights by role as the graph reads them, and the block's matrix
+// weights.go: a block's and a merger's weights as the graph reads them, and the block's matrix
 // products listed for the benchmarks.
 //
 // Invariant: BlockWeights is indexed by engine/model's roles, the order every family lists its
-// tensor names in, so w[wFC1W] is fc1 (a gated MLP's gate) whatever the family.
-// Mutation that would silently break it: numbering a role here apart from model's, e.g.
+// tensor names in, so w[model.RoleFC1W] is fc1 (a gated MLP's gate) whatever the family (the
+// engine's graph reads them by the short names of its face.go: wFC1W = model.RoleFC1W).
+// Mutation that would silently break it: numbering a role apart from model's, e.g.
 // wFC1W = model.RoleUpW: Qwen2.5-VL would run its up projection as the gate (the same shape),
 // a fluent wrong tower (TestParityQwen25VL catches it).
 
@@ -17,28 +18,12 @@ import (
 	"github.com/turbospark/inspector/engine/model"
 )
 
-// Indices of a block's weights: engine/model's roles.
-const (
-	wNorm1W          = model.RoleNorm1W
-	wNorm1B          = model.RoleNorm1B
-	wQKVW            = model.RoleQKVW
-	wQKVB            = model.RoleQKVB
-	wProjW           = model.RoleProjW
-	wProjB           = model.RoleProjB
-	wNorm2W          = model.RoleNorm2W
-	wNorm2B          = model.RoleNorm2B
-	wFC1W            = model.RoleFC1W // a gated MLP's gate
-	wFC1B            = model.RoleFC1B
-	wFC2W            = model.RoleFC2W // a gated MLP's down projection
-	wFC2B            = model.RoleFC2B
-	wUpW             = model.RoleUpW // a gated MLP's up projection
-	wUpB             = model.RoleUpB
-	blockWeightCount = model.Roles
-)
-
 // BlockWeights are one block's weights by role; a role the family has not (the norms' biases
 // of an RMS-norm family, the up projection of an ungated MLP) is the zero Weight.
-type BlockWeights [blockWeightCount]backend.Weight
+type BlockWeights [model.Roles]backend.Weight
+
+// MergerWeights are one merger's six weights.
+type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B backend.Weight }
 
 // GEMM is one of a block's four matrix products: y[S, Out] = x[S, In] W^T + B.
 type GEMM struct {
@@ -49,14 +34,14 @@ type GEMM struct {
 
 // GEMMs lists the block's matrix products in graph order (qkv, proj, fc1, fc2; a gated MLP's
 // gate, up and down), for benchmarks that time them at the block's shapes with its own weights.
-func (w *BlockWeights) GEMMs(c Config) []GEMM {
+func (w *BlockWeights) GEMMs(c model.Config) []GEMM {
 	D, I := c.Hidden, c.Intermediate
 	if c.Gated() {
-		return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
-			{"gate", w[wFC1W], w[wFC1B], D, I}, {"up", w[wUpW], w[wUpB], D, I}, {"down", w[wFC2W], w[wFC2B], I, D}}
+		return []GEMM{{"qkv", w[model.RoleQKVW], w[model.RoleQKVB], D, 3 * D}, {"proj", w[model.RoleProjW], w[model.RoleProjB], D, D},
+			{"gate", w[model.RoleFC1W], w[model.RoleFC1B], D, I}, {"up", w[model.RoleUpW], w[model.RoleUpB], D, I}, {"down", w[model.RoleFC2W], w[model.RoleFC2B], I, D}}
 	}
-	return []GEMM{{"qkv", w[wQKVW], w[wQKVB], D, 3 * D}, {"proj", w[wProjW], w[wProjB], D, D},
-		{"fc1", w[wFC1W], w[wFC1B], D, I}, {"fc2", w[wFC2W], w[wFC2B], I, D}}
+	return []GEMM{{"qkv", w[model.RoleQKVW], w[model.RoleQKVB], D, 3 * D}, {"proj", w[model.RoleProjW], w[model.RoleProjB], D, D},
+		{"fc1", w[model.RoleFC1W], w[model.RoleFC1B], D, I}, {"fc2", w[model.RoleFC2W], w[model.RoleFC2B], I, D}}
 }
 
 // WidenedF32 is w widened exactly to float32 in host memory of its own (a region no
@@ -76,3 +61,7 @@ func WidenedF32(w backend.Weight) backend.Weight {
 	b := dtype.EncodeF32(mem[off:off], vals, dtype.F32)
 	return backend.Weight{Name: w.Name, DType: dtype.F32, Shape: w.Shape, Region: newRegion(b, false)}
 }
+
+// DecodeInto widens a weight into dst (host-side use: the position table, the non-finite
+// checks).
+func DecodeInto(dst []float32, w backend.Weight) { dtype.DecodeF32(dst, w.Bytes(), w.DType) }

@@ -1,4 +1,4 @@
-package engine_test
+package ckpt_test
 
 // pagesize_test.go: the residency's page arithmetic at the page size the process really runs
 // with, and proof that a runner which asks for a page size got it.
@@ -22,8 +22,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
@@ -74,7 +74,7 @@ func offsetCheckpoint(t *testing.T) string {
 }
 
 // residencyWeights is every weight the residency hands out: globals, then each block's.
-func residencyWeights(t *testing.T, ck *engine.Checkpoint, res engine.Residency) map[string]backend.Weight {
+func residencyWeights(t *testing.T, ck *ckpt.Checkpoint, res ckpt.Residency) map[string]backend.Weight {
 	t.Helper()
 	ws := map[string]backend.Weight{}
 	for _, s := range ck.Config.EmbedTensors() {
@@ -104,7 +104,7 @@ func TestResidencyPageSize(t *testing.T) {
 	ps := expectedPageSize(t)
 	P := int64(ps)
 	dir := offsetCheckpoint(t)
-	ck, err := engine.OpenCheckpoint(dir)
+	ck, err := ckpt.OpenCheckpoint(dir)
 	must(t, err)
 	first := int64(-1)
 	for _, s := range ck.Config.ExpectedTensors() {
@@ -117,7 +117,7 @@ func TestResidencyPageSize(t *testing.T) {
 	}
 
 	t.Run("mapped", func(t *testing.T) {
-		res, err := engine.NewResidency(ck, engine.Mapped, 2)
+		res, err := ckpt.NewResidency(ck, ckpt.Mapped, 2)
 		must(t, err)
 		defer res.Close()
 		ws := residencyWeights(t, ck, res)
@@ -152,7 +152,7 @@ func TestResidencyPageSize(t *testing.T) {
 
 	t.Run("pread", func(t *testing.T) {
 		for _, slots := range []int{2, 3} {
-			res, err := engine.NewResidency(ck, engine.Pread, slots)
+			res, err := ckpt.NewResidency(ck, ckpt.Pread, slots)
 			must(t, err)
 			regions := map[*backend.Region]bool{}
 			for name, w := range residencyWeights(t, ck, res) {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package engine
+package ckpt
 
 import "golang.org/x/sys/unix"
 

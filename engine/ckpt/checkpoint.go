@@ -1,4 +1,10 @@
-package engine
+// Package ckpt is the engine's checkpoint room: a Hugging Face checkpoint directory opened and
+// checked (checkpoint.go, config.go; a repo id found in the local cache, hfcache.go), the page
+// its processor makes (page.go), and its vision weights held in host memory, mapped or pread
+// (residency.go, weights.go, region.go; the pages mapped ahead, prefault_*.go and
+// populate_*.go). It asks engine/guard before it allocates what may not fit, and imports no
+// other engine room; the engine root aliases its names (engine/face.go).
+package ckpt
 
 // checkpoint.go opens a Hugging Face checkpoint directory and finds the vision tensors.
 //
@@ -17,9 +23,9 @@ import (
 	"unicode"
 
 	"github.com/turbospark/inspector/engine/dtype"
-	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/internal/jsonobj"
@@ -30,7 +36,7 @@ var visionPrefixes = []string{"model.visual.", "visual."}
 
 // located is one vision tensor: where it lies and what it should be.
 type located struct {
-	Spec TensorSpec
+	Spec model.TensorSpec
 	File *safetensors.File
 	Info safetensors.TensorInfo
 }
@@ -41,7 +47,7 @@ func (l located) Bytes() int64 { return l.Info.End - l.Info.Begin }
 // Checkpoint is an opened, checked checkpoint directory.
 type Checkpoint struct {
 	Dir             string
-	Config          Config
+	Config          model.Config
 	Pre             imageproc.Config
 	HasPreprocessor bool   // false: the HF class defaults apply (spec section 3)
 	Prefix          string // "model.visual." or "visual."
@@ -76,7 +82,7 @@ func (c *Checkpoint) VisionBytes() int64 {
 }
 
 // tensorBytes sums the stored size of the named tensors.
-func (c *Checkpoint) tensorBytes(specs []TensorSpec) int64 {
+func (c *Checkpoint) tensorBytes(specs []model.TensorSpec) int64 {
 	var n int64
 	for _, sp := range specs {
 		n += c.tensors[sp.Name].Bytes()
@@ -260,7 +266,7 @@ func openChecked(path string) (*safetensors.File, error) {
 	return safetensors.Open(path)
 }
 
-func checkTensor(path string, info safetensors.TensorInfo, spec TensorSpec) error {
+func checkTensor(path string, info safetensors.TensorInfo, spec model.TensorSpec) error {
 	if !info.DType.IsFloatWeight() {
 		return fmt.Errorf("%s: tensor %q: dtype %s is not supported (F32, BF16 or F16)", path, info.Name, info.DType)
 	}
@@ -280,68 +286,4 @@ func equalShape(a, b []int) bool {
 		}
 	}
 	return true
-}
-
-// LoadImage decodes and preprocesses an image with the checkpoint's processor settings.
-func (c *Checkpoint) LoadImage(path string, lim imageproc.Limits) (*Input, error) {
-	img, err := imageproc.Load(path, lim)
-	if err != nil {
-		return nil, err
-	}
-	page, err := imageproc.Preprocess(img, c.Pre)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page, Note: img.Note, Path: path}, nil
-}
-
-// loadPage decodes path and makes its page with ck's processor settings, refusing what the
-// memory limits in force (s.MaxMemory among them) cannot take, before it is allocated.
-func loadPage(ck *Checkpoint, path string, s Settings) (*Input, error) {
-	limits := guard.Limits(s.MaxMemory)
-	guard.ApplyGoLimit(limits) // the decoder's garbage is collected near the limit, not mapped past it
-	lim, per := imageproc.DefaultLimits(), guard.DecodeBytesPerPixel(guard.SniffFormat(path))
-	var bind *guard.Limit
-	for i := range limits {
-		if fit := max(limits[i].Free, 0) / per; fit < lim.MaxPixels {
-			lim.MaxPixels, bind = max(fit, 1), &limits[i]
-		}
-	}
-	img, err := imageproc.Load(path, lim)
-	if err != nil {
-		if bind != nil && strings.Contains(err.Error(), "more than the limit of") {
-			return nil, guard.DecodeRefused(path, err, per, *bind)
-		}
-		return nil, err
-	}
-	pixels, width := guard.PageBound(img.H, img.W, ck.Pre)
-	c := ck.Config
-	patches := (pixels + int64(c.PatchSize*c.PatchSize) - 1) / int64(c.PatchSize*c.PatchSize)
-	// Preprocess holds the decoded image (made: what the process maps now has it), the
-	// horizontal pass (resized width x height), the resized image and the page's pixel_values
-	// at once; the limits are read again, the decoder's garbage collected.
-	pixelValues := 4 * patches * int64(c.PatchDim())
-	est := guard.MemoryEstimate{Activations: int64(len(img.Pix)) + 3*width*int64(img.H) + 3*pixels + pixelValues,
-		Held: int64(len(img.Pix)), Largest: pixelValues}
-	for _, l := range guard.Limits(s.MaxMemory) {
-		if need := l.Need(est); need > l.Free {
-			return nil, fmt.Errorf("%s: a %dx%d image makes a page of up to %d patches (max pixels %d) whose preprocessing would hold about %s, more than %s: %s; lower max pixels",
-				path, img.W, img.H, patches, ck.Pre.MaxPixels, guard.FormatBytes(need), l.Why, l.Needs(need))
-		}
-	}
-	page, err := imageproc.Preprocess(img, ck.Pre)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return &Input{Pixels: page.Pixels, Grids: []geom.Grid{{T: page.Grid[0], H: page.Grid[1], W: page.Grid[2]}}, Image: page,
-		Note: img.Note, Path: path}, nil // Note: what transformers would see otherwise (a 16-bit gray PNG)
-}
-
-// Patches is the page's sequence length S.
-func (in *Input) Patches() int {
-	n := 0
-	for _, g := range in.Grids {
-		n += g.Patches()
-	}
-	return n
 }
