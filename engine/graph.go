@@ -222,9 +222,6 @@ func (g *graph) mlpHalf(ctx context.Context, w *BlockWeights) error {
 	return nil
 }
 
-// MergerWeights are one merger's six weights.
-type MergerWeights struct{ NormW, NormB, FC1W, FC1B, FC2W, FC2B backend.Weight }
-
 // merger: the final merger normalizes each token over D, then concatenates each 2x2 window
 // (m*m consecutive rows in merge-window order) into one row of M = m*m*D. The result is in buf.out.
 func (g *graph) merger(w MergerWeights) {

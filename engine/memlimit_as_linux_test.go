@@ -21,6 +21,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/synth"
 )
 
@@ -39,7 +40,7 @@ func TestAddressLimit(t *testing.T) {
 	must(t, err)
 	const room = 320 << 20
 	limit := limitAddressSpace(t, room)
-	budget, why := engine.MemoryBudget(0)
+	budget, why := guard.MemoryBudget(0)
 	if !strings.Contains(why, "ulimit -v (RLIMIT_AS)") || budget <= 0 || budget > room {
 		t.Fatalf("budget %d: %q", budget, why)
 	}
@@ -186,7 +187,7 @@ func TestAddressLimitImage(t *testing.T) {
 	}
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	limit := limitAddressSpace(t, 320<<20)
-	free, why := engine.MemoryBudget(0)
+	free, why := guard.MemoryBudget(0)
 	side := int(math.Sqrt(float64(free) / 37)) // decoding (24 a pixel) fits; the page's 33 too, without the decoder's
 	side -= side % 32
 	img := image.NewNRGBA64(image.Rect(0, 0, side, side))

@@ -3,7 +3,8 @@ package engine
 // nonfinite.go: when a value stops being a number. A NaN or Inf weight, or a preprocessor
 // std of 1e-45, makes every later block NaN; the run names the first place it happened —
 // the embedding, or a block and the op in it — and the weights of that op that are not
-// finite, so the user knows which file and tensor to look at.
+// finite, so the user knows which file and tensor to look at (what is said, and the checks:
+// engine/guard's NonFinite).
 //
 // Invariant: the diagnosis re-runs the block from its own input (kept on the host) with
 // every intermediate read, and never changes what the run keeps or computes next: the block
@@ -14,42 +15,13 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
+	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/probe"
 )
-
-// NonFinite is where the first NaN or Inf of a run appeared.
-type NonFinite struct {
-	Block   int      `json:"block"`             // -1: the embedding; a merger's: the block it ran after
-	Merger  string   `json:"merger,omitempty"`  // a merger's output: its weights' prefix ("merger.", "deepstack_merger_list.0.")
-	Tap     string   `json:"tap,omitempty"`     // the first intermediate that is not finite
-	Op      string   `json:"op"`                // what made it
-	Weights []string `json:"weights,omitempty"` // that op's weights holding NaN or Inf
-}
-
-func (n *NonFinite) String() string {
-	where := "the embedding"
-	switch {
-	case n.Merger != "":
-		where = n.Op
-	case n.Block >= 0:
-		where = fmt.Sprintf("block %d, %s", n.Block, n.Op)
-	}
-	s := "values stopped being finite (NaN or Inf) in " + where
-	if n.Block < 0 {
-		s += " (" + n.Op + ")"
-	}
-	if len(n.Weights) > 0 {
-		s += fmt.Sprintf("; not finite in the weights %v", n.Weights)
-	}
-	if n.Merger != "" {
-		return s + "; the blocks' outputs are finite"
-	}
-	return s + "; every later value depends on it"
-}
 
 // producers names the op that makes each tap and the block weights it reads.
 var producers = [numTaps]struct {
@@ -69,38 +41,18 @@ var producers = [numTaps]struct {
 	TapOut:      {"the MLP residual", nil},
 }
 
-func finite(xs []float32) bool {
-	for _, x := range xs {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// nonFiniteWeights names the weights among ws that hold a NaN or Inf.
-func nonFiniteWeights(ws ...backend.Weight) []string {
-	var bad []string
-	for _, w := range ws {
-		if w.Region != nil && !finite(decodeWeight(w)) {
-			bad = append(bad, w.Name)
-		}
-	}
-	return bad
-}
-
 // checkMerger records a non-finite output of the merger named by prefix, run after block
 // after on a finite input (a non-finite input was reported where it appeared): its weights
 // hold a NaN or Inf, or its values overflowed.
 func (r *Run) checkMerger(prefix string, after int, in, out []float32, w MergerWeights) {
-	if r.NonFinite != nil || finite(out) || !finite(in) {
+	if r.NonFinite != nil || guard.Finite(out) || !guard.Finite(in) {
 		return
 	}
 	op := "the final merger"
 	if prefix != "merger." {
 		op = fmt.Sprintf("the deepstack merger %s (after block %d)", strings.TrimSuffix(prefix, "."), after)
 	}
-	bad := nonFiniteWeights(w.NormW, w.NormB, w.FC1W, w.FC1B, w.FC2W, w.FC2B)
+	bad := guard.NonFiniteWeights(w.NormW, w.NormB, w.FC1W, w.FC1B, w.FC2W, w.FC2B)
 	if len(bad) == 0 {
 		op += ": its weights are finite, its values overflowed"
 	}
@@ -110,15 +62,15 @@ func (r *Run) checkMerger(prefix string, after int, in, out []float32, w MergerW
 // checkEmbedding records a non-finite embedding: the pixel values, the patch embedding or
 // the position table.
 func (r *Run) checkEmbedding() {
-	if r.NonFinite != nil || finite(r.Embed) {
+	if r.NonFinite != nil || guard.Finite(r.Embed) {
 		return
 	}
 	res := r.e.Res
 	op := "patch and position embedding"
-	if !finite(r.Input.Pixels) {
+	if !guard.Finite(r.Input.Pixels) {
 		op = "pixel values (the preprocessor's mean/std?)"
 	}
-	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: nonFiniteWeights(embedWeights(r.e.Checkpoint.Config, res))}
+	r.NonFinite = &NonFinite{Block: -1, Op: op, Weights: guard.NonFiniteWeights(ckpt.EmbedWeights(r.e.Checkpoint.Config, res))}
 }
 
 // checkBlock records block i's failure the first time an output is not finite (st: the
@@ -158,13 +110,13 @@ func (r *Run) checkBlock(ctx context.Context, i int, in []float32, st probe.Patc
 	taps[TapFFNAct] = r.act
 	r.g.uploadHidden(r.cur) // the run goes on from the block's real output
 	for _, t := range Taps() {
-		if x, ok := taps[t]; ok && !finite(x) {
+		if x, ok := taps[t]; ok && !guard.Finite(x) {
 			p := producers[t]
 			var ws []backend.Weight
 			for _, k := range p.weights {
 				ws = append(ws, w[k])
 			}
-			r.NonFinite = &NonFinite{Block: i, Tap: t.String(), Op: p.op, Weights: nonFiniteWeights(ws...)}
+			r.NonFinite = &NonFinite{Block: i, Tap: t.String(), Op: p.op, Weights: guard.NonFiniteWeights(ws...)}
 			return nil
 		}
 	}

@@ -126,7 +126,7 @@ func (s *Session) patchFrom(ctx context.Context, spec string) error {
 	if err := ctx.Err(); err != nil { // stopped while this session's own page was made
 		return err
 	}
-	src, err := loadPage(s.Checkpoint, image, s.Settings)
+	src, err := s.Checkpoint.LoadPage(image, s.Settings.MaxMemory)
 	if err != nil {
 		return err
 	}

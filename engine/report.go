@@ -197,19 +197,6 @@ func PeakRSS() int64 {
 	return ru.Maxrss * 1024
 }
 
-// FormatBytes prints a byte count with a binary unit.
-func FormatBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
 // CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
 // residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
 // runs need the tap out kept (Settings.Keep). It is an error when the runs differ in blocks kept, sequence length,

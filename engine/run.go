@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/geom"
-	"github.com/turbospark/inspector/engine/imageproc"
 	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/probe"
@@ -62,15 +62,6 @@ func NewEngine(ck *Checkpoint, be backend.Backend, s Settings) (*Engine, error) 
 // engine should be closed first; a Run closed later frees nothing twice.
 func (e *Engine) Close() error {
 	return errors.Join(e.Backend.Close(), e.Res.Close())
-}
-
-// Input is a page to run: pixel_values rows and their grids, and the image when there is one.
-type Input struct {
-	Pixels []float32 // [S, C*Tp*P*P]
-	Grids  []geom.Grid
-	Image  *imageproc.Page // nil for raw pixel_values
-	Path   string          // the image file it came from ("" for raw pixel_values): provenance
-	Note   string          // where the page parts from transformers' preprocessing ("" where it does not)
 }
 
 // BlockTiming is where one block's time went.
@@ -228,7 +219,7 @@ func (r *Run) embed() error {
 	cos, sin := r.Layout.RopeTables(cfg.HeadDim(), cfg.RopeTheta)
 	be.Upload(v(r.g.buf.cos), cos)
 	be.Upload(v(r.g.buf.sin), sin)
-	patchW, patchB, posW := embedWeights(cfg, res)
+	patchW, patchB, posW := ckpt.EmbedWeights(cfg, res)
 	var pos []float32 // none without a position table: the rope alone places the patches
 	if cfg.HasPosEmbed() {
 		pos = r.Layout.PosEmbed(decodeWeight(posW), cfg.PosGrid(), cfg.Hidden)
@@ -262,7 +253,7 @@ func (r *Run) takeOps() OpTimes {
 
 func decodeWeight(w backend.Weight) []float32 {
 	out := make([]float32, w.Elems())
-	decodeInto(out, w)
+	ckpt.DecodeInto(out, w)
 	return out
 }
 

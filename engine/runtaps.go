@@ -20,6 +20,7 @@ package engine
 
 import (
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/internal/par"
 )
 
@@ -130,7 +131,7 @@ func (r *Run) downloadTaps(want TapSet) map[Tap][]float32 {
 // are mapped on the run's threads (populate).
 func (r *Run) freshRows(n int) []float32 {
 	f := make([]float32, n)
-	populate(f, r.e.Settings.Threads)
+	ckpt.Populate(f, r.e.Settings.Threads)
 	return f
 }
 

@@ -17,8 +17,10 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/guard"
 )
 
 // Session is a page under one Settings.
@@ -32,13 +34,13 @@ type Session struct {
 	Report      *Report // the current run's; its totals are filled when the merger ran
 	BackendNote string  // why the backend is not the one asked for ("" when it is)
 	Notes       []string
-	// Memory is what the session's runs hold, estimated before it opened (memory.go): what
+	// Memory is what the session's runs hold, estimated before it opened (estimate.go): what
 	// the next session of this process is refused against while this one is open.
 	Memory MemoryEstimate
 	// Observers see every block of every run of the session, from when they are added.
 	Observers []func(BlockResult)
 
-	progress progress      // blocks of the current run (for what it has yet to keep)
+	progress atomic.Int64  // blocks of the current run (for what it has yet to keep)
 	patch    *sessionPatch // the activation patch every run takes (Settings.PatchFrom)
 }
 
@@ -55,7 +57,7 @@ func OpenSession(ctx context.Context, dir, image string, s Settings, be backend.
 	if s.MaxPixels > 0 {
 		ck.Pre.MaxPixels = s.MaxPixels
 	}
-	in, err := loadPage(ck, image, s)
+	in, err := ck.LoadPage(image, s.MaxMemory)
 	if err != nil {
 		be.Close()
 		return nil, err
@@ -68,11 +70,11 @@ func OpenSession(ctx context.Context, dir, image string, s Settings, be backend.
 // stops what opening runs (OpenSession).
 func NewSession(ctx context.Context, ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
 	s = s.normalized()
-	limits := memoryLimits(s.MaxMemory, nil) // with every other open session's holdings taken off
+	limits := guard.Limits(s.MaxMemory) // with every other open session's holdings taken off
 	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep, probeRoom(ck, in, s, limits))
 	s.Keep = keep
 	est := EstimateMemory(ck, in, s)
-	if err := checkMemory(est, limits, runTip); err != nil {
+	if err := guard.Check(est, limits, guard.RunTip); err != nil {
 		be.Close()
 		return nil, err
 	}
@@ -85,7 +87,7 @@ func NewSession(ctx context.Context, ck *Checkpoint, in *Input, dir, image strin
 		return nil, err
 	}
 	sess.Memory = est
-	register(sess)
+	guard.Register(sess, guard.Holding{Memory: est, Depth: ck.Config.Depth, Done: &sess.progress, MaxMemory: s.MaxMemory})
 	return sess, nil
 }
 
@@ -93,7 +95,7 @@ func NewSession(ctx context.Context, ck *Checkpoint, in *Input, dir, image strin
 // what is left once the run itself (without probes) is counted — the other half is for the
 // copy the dump (run --dump) and the window's export make of what they write — and at most
 // half of the limit's room; the least of these (-1: no limit is known).
-func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
+func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []guard.Limit) int64 {
 	if len(limits) == 0 {
 		return -1
 	}
@@ -102,9 +104,9 @@ func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []memLimit) int64 {
 	est := EstimateMemory(ck, in, bare)
 	room := int64(math.MaxInt64)
 	for _, l := range limits {
-		room = min(room, (l.free-l.need(est))/2, l.free/2)
+		room = min(room, (l.Free-l.Need(est))/2, l.Free/2)
 	}
-	return max(room, 0) // 0: every probe goes (and checkMemory says why the run cannot go)
+	return max(room, 0) // 0: every probe goes (and guard.Check says why the run cannot go)
 }
 
 // Sibling is the same checkpoint and page under other settings, on be (owned from the
@@ -220,9 +222,9 @@ func (s *Session) Restart() error {
 		s.Run.Close()
 	}
 	s.Run = run
-	s.progress.blocks.Store(0)
+	s.progress.Store(0)
 	run.Observers = append(run.Observers, func(r BlockResult) {
-		s.progress.blocks.Store(int64(r.Timing.Block) + 1)
+		s.progress.Store(int64(r.Timing.Block) + 1)
 		for _, o := range s.Observers {
 			o(r)
 		}
@@ -267,7 +269,7 @@ func (s *Session) Close() error {
 	if s.Engine == nil {
 		return nil
 	}
-	defer unregister(s)
+	defer guard.Unregister(s)
 	if s.Run != nil {
 		s.Run.Close()
 		s.Run = nil

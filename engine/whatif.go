@@ -20,6 +20,7 @@ import (
 	"strconv"
 
 	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/probe"
 )
 
@@ -203,7 +204,7 @@ type SweepRow struct {
 func (s *Session) CheckSweep() error {
 	est := EstimateMemory(s.Checkpoint, s.Input, s.Settings)
 	est.Weights, est.Mapping, est.Held = 0, 0, 0 // the engine's and the page's, made already
-	if err := checkMemory(est, memoryLimits(s.Settings.MaxMemory, nil), runTip); err != nil {
+	if err := guard.Check(est, guard.Limits(s.Settings.MaxMemory), guard.RunTip); err != nil {
 		return fmt.Errorf("the sweep's ablated runs (one at a time, beside this run): %w", err)
 	}
 	return nil

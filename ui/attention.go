@@ -11,7 +11,6 @@ package ui
 // grid for the block that just ran instead of the selected one.
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -20,11 +19,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
-
-// headStatQueries bounds the queries sampled per block for distance and entropy.
-const headStatQueries = 256
 
 type attentionPanel struct {
 	in      *Inspector
@@ -35,11 +32,6 @@ type attentionPanel struct {
 	matrix  *widgets.Matrix
 	metric  *widget.RadioGroup
 	note    *widget.Label
-	stats   latest // the statistics of the blocks not yet measured
-	statKey string
-	dist    [][]float64 // [block][head], for the blocks computed so far
-	entropy [][]float64
-	failed  error  // the last computation's error: not retried until the next run
 	drawn   string // what the block x head matrix shows (run, blocks, metric): a hover redraws only its selection
 	base    struct {
 		of       *probe.Store // the run whose uniform baseline this is
@@ -104,7 +96,6 @@ func (a *attentionPanel) setHeads(n int) {
 	}
 	a.head.Options = opts
 	a.head.SetSelected(headName(a.in.Sel.Head))
-	a.dist, a.entropy, a.statKey = nil, nil, ""
 }
 
 func (a *attentionPanel) refresh() {
@@ -126,18 +117,18 @@ func (a *attentionPanel) refresh() {
 	a.mtx.refresh(a.matrixShown())
 }
 
-// drawHeads shows every head's row on the image panel's scale (the query uncoloured when it
-// is left out of it).
+// drawHeads shows every head's row on the image's scale options (the query uncoloured when
+// it is left out of the scale).
 func (a *attentionPanel) drawHeads() {
 	in, s := a.in, a.in.Snap
-	e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
+	e, err := in.maps.rows.Of(s.Probes, in.Sel.Block, in.Sel.Query)
 	if err != nil {
 		return // computing: the grid keeps the last maps until these land
 	}
-	cm, scales := in.image.headScales(e.rows)
-	maps := make([][]float32, len(e.rows))
-	for h, r := range e.rows {
-		maps[h] = in.image.opts.withoutQuery(r, true, in.Sel.Query)
+	cm, scales := a.headScales(e.Rows)
+	maps := make([][]float32, len(e.Rows))
+	for h, r := range e.Rows {
+		maps[h] = in.maps.opts.withoutQuery(r, true, in.Sel.Query)
 	}
 	a.grid.SetMapScales(maps, patchGrid(s), cm, scales)
 	a.grid.SetSelected(in.Sel.Head)
@@ -152,17 +143,17 @@ func (a *attentionPanel) drawTopK() {
 	case OverlayAttentionTo, OverlayRollout, OverlayRolloutWhole: // the map on the image, whose top patches are its numbered marks
 		a.topHead.SetText(map[string]string{OverlayAttentionTo: "Patches attending most to the query",
 			OverlayRollout: "Most attended patches by rollout", OverlayRolloutWhole: "Most attended patches by the whole image's rollout"}[in.Sel.Overlay])
-		if row = in.image.values; row == nil {
+		if row, _, _ = in.selectedMap(); row == nil {
 			return // the map is computed: the list stays until it lands
 		}
 	default:
 		a.topHead.SetText("Most attended patches")
-		e, err := in.image.rows.rowsOf(in.Ctl, s, in.Sel.Block, in.Sel.Query)
-		if err == errComputing {
+		e, err := in.maps.rows.Of(s.Probes, in.Sel.Block, in.Sel.Query)
+		if err == control.ErrComputing {
 			return // the list stays until the rows land
 		}
 		if err == nil {
-			row, err = e.pick(in.Sel.Head)
+			row, err = e.Pick(in.Sel.Head)
 		}
 		if err != nil {
 			a.topk.SetText(err.Error())
@@ -172,8 +163,8 @@ func (a *attentionPanel) drawTopK() {
 	var b strings.Builder
 	q := s.Layout.Pos[in.Sel.Query]
 	fmt.Fprintf(&b, "query: patch %d (row %d, col %d)", in.Sel.Query, q.Row, q.Col)
-	ranked := in.image.opts.withoutQuery(row, true, in.Sel.Query)
-	if in.image.opts.ExcludeQuery {
+	ranked := in.maps.opts.withoutQuery(row, true, in.Sel.Query)
+	if in.maps.opts.ExcludeQuery {
 		fmt.Fprintf(&b, ", itself %.4f (left out of the list)", row[in.Sel.Query])
 	}
 	b.WriteString("\n")
@@ -184,42 +175,22 @@ func (a *attentionPanel) drawTopK() {
 	a.topk.SetText(strings.TrimRight(b.String(), "\n"))
 }
 
-// refreshStats computes distance and entropy off the UI goroutine for the blocks that ran
-// since the last call (each block once per run), then redraws the chart.
+// refreshStats draws the chart and has the row service measure distance and entropy for
+// the blocks that ran since (each block once per run); the chart is drawn again when they
+// land.
 func (a *attentionPanel) refreshStats() {
 	s := a.in.Snap
-	if a.statKey != fmt.Sprint(s.Gen) {
-		a.statKey, a.dist, a.entropy = fmt.Sprint(s.Gen), nil, nil
-		a.stats.cancel()
-		a.failed = nil
-	}
 	a.drawMatrix()
-	from := len(a.dist)
-	if a.stats.busy() || a.failed != nil || from >= s.Next {
-		return
-	}
-	probes, to := s.Probes, s.Next
-	a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
-	a.stats.start(a.in.Ctl, func(ctx context.Context) (any, error) {
-		var dist, ent [][]float64
-		for b := from; b < to; b++ {
-			d, e, err := probes.HeadStats(ctx, b, headStatQueries)
-			if err != nil {
-				return nil, err
-			}
-			dist, ent = append(dist, d), append(ent, e)
-		}
-		return [2][][]float64{dist, ent}, nil
-	}, func(v any, err error) {
+	from, to := a.in.maps.rows.MeasureHeads(s.Probes, s.Next, func(err error) {
 		if err != nil {
-			a.failed = err
 			a.note.SetText(err.Error())
 			return
 		}
-		got := v.([2][][]float64)
-		a.dist, a.entropy = append(a.dist, got[0]...), append(a.entropy, got[1]...)
 		a.refreshStats() // more blocks may have arrived meanwhile
 	})
+	if from < to {
+		a.note.SetText(fmt.Sprintf("computing mean attention distance and entropy for blocks %d-%d…", from, to-1))
+	}
 }
 
 func (a *attentionPanel) drawMatrix() {
@@ -227,15 +198,16 @@ func (a *attentionPanel) drawMatrix() {
 	if !s.Loaded() {
 		return
 	}
-	data := a.dist
+	hs := a.in.maps.rows.HeadStats(s.Probes)
+	data := hs.Dist
 	unit, format := "patches", func(v float64) string { return fmt.Sprintf("%.2f patches", v) }
 	if a.metric.Selected == "entropy" {
-		data, unit, format = a.entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
+		data, unit, format = hs.Entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
 	}
 	if !s.Loaded() {
 		return
 	}
-	key := fmt.Sprintf("%s/%d/%s/%dx%d", a.statKey, len(data), a.metric.Selected, s.Config.Depth, s.Config.Heads)
+	key := fmt.Sprintf("%p/%d/%s/%dx%d", s.Probes, len(data), a.metric.Selected, s.Config.Depth, s.Config.Heads)
 	if key == a.drawn { // the same numbers: a hover or a click moved only the selection
 		a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
 		return
@@ -261,7 +233,7 @@ func (a *attentionPanel) drawMatrix() {
 	windowed := s.Layout.Windowed(blk)
 	if a.base.of != s.Probes || a.base.windowed != windowed { // the page's, O(queries x patches)
 		a.base.of, a.base.windowed = s.Probes, windowed
-		a.base.dist, a.base.H = s.Probes.UniformBaseline(blk, headStatQueries)
+		a.base.dist, a.base.H = s.Probes.UniformBaseline(blk, control.HeadStatQueries)
 	}
 	bd, be := a.base.dist, a.base.H
 	baseline := fmt.Sprintf("%.2f patches", bd)
@@ -276,5 +248,25 @@ func (a *attentionPanel) drawMatrix() {
 	}
 	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention %s gives %s: "+
 		"a head well below it is local (distance) or focused (entropy), one near it looks nowhere in particular. Click a cell to show that block and head.",
-		a.metric.Selected, unit, headStatQueries, over, baseline))
+		a.metric.Selected, unit, control.HeadStatQueries, over, baseline))
+}
+
+// headScales are the head grid's colormap and scales for maps (every head's row of one
+// block and query): the shared scale of every head of every block run when shared, else
+// each head its own under the options.
+func (a *attentionPanel) headScales(maps [][]float32) (widgets.Colormap, []widgets.Scale) {
+	in, o := a.in, a.in.maps.opts
+	if o.Shared {
+		all, err := in.maps.rows.HeadsOf(in.Snap.Probes, in.Snap.Next, in.Sel.Query)
+		if err == nil {
+			cm, sc := o.heatmapScale(all, in.Sel.Colors, true, in.Sel.Query)
+			return cm, []widgets.Scale{sc}
+		}
+	}
+	cm := in.Sel.Colors
+	scales := make([]widgets.Scale, len(maps))
+	for h, m := range maps {
+		cm, scales[h] = o.heatmapScale([][]float32{m}, in.Sel.Colors, true, in.Sel.Query)
+	}
+	return cm, scales
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/ui/control"
 )
 
 // cancelAfterDeepstack calls cancel right after the Commit of the first deepstack merger's
@@ -97,17 +98,17 @@ func TestApplyNoteLeavesWithItsRun(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	gen := h.in.Snap.Gen
-	h.in.settings.form.tile.SetText("64")
-	h.in.settings.apply()
+	h.in.panels.settings.form.tile.SetText("64")
+	h.in.panels.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
 		t.Errorf("the re-run's last status %q does not say why it re-ran", st)
 	}
 	h.in.Ctl.Restart()
 	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
 	h.in.Ctl.Step()
 	h.pump("a step", func() bool { return h.in.Snap.Next == 1 })
-	if st := h.in.toolbar.status.Text; strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
+	if st := h.in.panels.toolbar.status.Text; strings.Contains(st, fmt.Sprintf("tile %d → 64", engine.DefaultTileRows)) {
 		t.Errorf("a later status carries the Apply note: %q", st)
 	}
 }
@@ -119,7 +120,7 @@ func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
 	h.in.MainMenu()
 	on := func(menu int, label string) bool {
 		t.Helper()
-		it := findItem(h.in.menu.Items[menu], label)
+		it := findItem(h.in.chrome.menu.main.Items[menu], label)
 		if it == nil {
 			t.Fatalf("no menu item %q", label)
 		}
@@ -127,7 +128,7 @@ func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
 	}
 	export := func(label string) bool {
 		t.Helper()
-		return !findItem(findItem(h.in.menu.Items[0], "Export").ChildMenu, label).Disabled
+		return !findItem(findItem(h.in.chrome.menu.main.Items[0], "Export").ChildMenu, label).Disabled
 	}
 	if on(1, "Run all") || on(1, "Restart") || on(1, "Cancel") || export("View as PNG…") || export("Timings as JSON…") {
 		t.Error("before anything is open, Run or Export items are on")
@@ -142,10 +143,10 @@ func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
 		t.Errorf("after the run: run all %v, step %v, cancel %v, restart %v, timings %v", on(1, "Run all"), on(1, "Step"), on(1, "Cancel"),
 			on(1, "Restart"), export("Timings as JSON…"))
 	}
-	h.in.compare.reps.SetText("1")
-	h.in.compare.blocks.SetText("1")
-	h.in.compare.run()
-	h.pump("compare", func() bool { return h.in.compareRes != nil && !h.in.compare.runBtn.Disabled() })
+	h.in.panels.compare.reps.SetText("1")
+	h.in.panels.compare.blocks.SetText("1")
+	h.in.panels.compare.run()
+	h.pump("compare", func() bool { return h.in.runs.compare != nil && !h.in.panels.compare.runBtn.Disabled() })
 	if !export("Compare as JSON (every pass)…") {
 		t.Error("after a Compare its export is off")
 	}
@@ -164,7 +165,7 @@ func TestOpenTheDemo(t *testing.T) {
 	h.in.SetDemo(demoDir, demoPhoto)
 	h.in.OpenFiles(demoDir, other)
 	h.pump("the other image", func() bool { return h.in.Snap != nil && h.in.Snap.Finished && h.in.Snap.ImagePath == other })
-	it := findItem(h.in.menu.Items[0], "Open the demo")
+	it := findItem(h.in.chrome.menu.main.Items[0], "Open the demo")
 	if it == nil {
 		t.Fatal("no File ▸ Open the demo")
 	}
@@ -177,7 +178,7 @@ func TestOpenTheDemo(t *testing.T) {
 func TestColormapAndRolloutNamed(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	p := h.in.image
+	p := h.in.panels.image
 	p.colors.SetSelected("magma")
 	p.diverging.SetChecked(true)
 	h.in.SetOverlay(OverlayMean) // signed per-patch means
@@ -200,9 +201,11 @@ func TestColormapAndRolloutNamed(t *testing.T) {
 func TestChartUniformBaseline(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	a := h.in.attention
-	h.pump("head statistics", func() bool { return len(a.dist) == h.in.Snap.Config.Depth && !a.stats.busy() })
-	bd, be := h.in.Snap.Probes.UniformBaseline(h.in.Sel.Block, headStatQueries)
+	a := h.in.panels.attention
+	h.pump("head statistics", func() bool {
+		return len(h.headStats().Dist) == h.in.Snap.Config.Depth && !h.in.maps.rows.MeasuringHeads()
+	})
+	bd, be := h.in.Snap.Probes.UniformBaseline(h.in.Sel.Block, control.HeadStatQueries)
 	a.metric.SetSelected("mean distance")
 	if !strings.Contains(a.note.Text, fmt.Sprintf("Uniform attention on this page gives %.2f patches", bd)) {
 		t.Errorf("distance: %q", a.note.Text)
@@ -217,7 +220,7 @@ func TestChartUniformBaseline(t *testing.T) {
 func TestAttentionMatrixLarge(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	a := h.in.attention
+	a := h.in.panels.attention
 	a.lower.SelectIndex(1)
 	h.pump("the matrix", func() bool { return a.mtx.m != nil })
 	test.Tap(a.mtx.large)
@@ -247,8 +250,8 @@ func TestOpenCheckpointTypedPath(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(demoDir, e.Name()))
 		os.WriteFile(filepath.Join(second, e.Name()), b, 0o644)
 	}
-	h.in.toolbar.chooseCheckpoint()
-	entry := h.in.toolbar.checkpointEntry
+	h.in.panels.toolbar.chooseCheckpoint()
+	entry := h.in.panels.toolbar.checkpointEntry
 	entry.SetText(t.TempDir()) // a folder without config.json
 	entry.OnSubmitted(entry.Text)
 	if h.in.Win.Canvas().Overlays().Top() == nil {

@@ -41,7 +41,7 @@ func TestWindowFits1366x768(t *testing.T) {
 	h.in.MainMenu()
 	h.in.OpenFiles(bigModel(t), demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
-	h.pump("head statistics", func() bool { return len(h.in.attention.dist) == 27 })
+	h.pump("head statistics", func() bool { return len(h.headStats().Dist) == 27 })
 	h.win.Resize(fyne.NewSize(1366, 768-decorations))
 	for _, tab := range h.in.tabs.Items {
 		h.in.tabs.Select(tab)
@@ -56,7 +56,7 @@ func TestWindowFits1366x768(t *testing.T) {
 	// gave its scroll one line: only the A and B headings showed).
 	h.win.Resize(fyne.NewSize(1280, 720-decorations))
 	h.in.tabs.SelectIndex(len(h.in.tabs.Items) - 1)
-	d, p := fyne.CurrentApp().Driver(), h.in.compare
+	d, p := fyne.CurrentApp().Driver(), h.in.panels.compare
 	btn, view := d.AbsolutePositionForObject(p.runBtn), d.AbsolutePositionForObject(p.formScroll)
 	if !p.runBtn.Visible() || btn.Y+p.runBtn.Size().Height > view.Y+p.formScroll.Size().Height || p.runBtn.Size().Height < p.runBtn.MinSize().Height {
 		t.Errorf("the Compare button (at %v, %v) is not in view: the forms' scroll is %v at %v", btn, p.runBtn.Size(), p.formScroll.Size(), view)
@@ -99,9 +99,9 @@ func TestKeyboardMovesTheSelection(t *testing.T) {
 	}{{fyne.KeyRight, 0, 1}, {fyne.KeyRight, 0, 2}, {fyne.KeyDown, 1, 2}, {fyne.KeyLeft, 1, 1}, {fyne.KeyUp, 0, 1}}
 	for _, st := range steps {
 		press(c, st.key)
-		if want := g.At(start.Row+st.dRow, start.Col+st.dC); h.in.Sel.Query != want || h.in.image.view.Selected() != want {
+		if want := g.At(start.Row+st.dRow, start.Col+st.dC); h.in.Sel.Query != want || h.in.panels.image.view.Selected() != want {
 			t.Fatalf("after %s: query %d (view %d), want patch %d at row %d col %d", st.key, h.in.Sel.Query,
-				h.in.image.view.Selected(), want, start.Row+st.dRow, start.Col+st.dC)
+				h.in.panels.image.view.Selected(), want, start.Row+st.dRow, start.Col+st.dC)
 		}
 	}
 	for i := 0; i < g.Cols+3; i++ {
@@ -128,8 +128,8 @@ func TestKeyboardMovesTheSelection(t *testing.T) {
 		t.Fatalf("head %d at start", h.in.Sel.Head)
 	}
 	typeRunes(c, "==")
-	if h.in.Sel.Head != 1 || h.in.attention.head.Selected != "head 1" {
-		t.Errorf("head %d (%q) after == from the mean", h.in.Sel.Head, h.in.attention.head.Selected)
+	if h.in.Sel.Head != 1 || h.in.panels.attention.head.Selected != "head 1" {
+		t.Errorf("head %d (%q) after == from the mean", h.in.Sel.Head, h.in.panels.attention.head.Selected)
 	}
 	typeRunes(c, "---")
 	if h.in.Sel.Head != -1 {
@@ -151,12 +151,12 @@ func TestSpacePlaysAndPauses(t *testing.T) {
 	h.in.Ctl.Restart()
 	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })
 	press(h.win.Canvas(), fyne.KeySpace)
-	if !h.in.Ctl.Playing() || h.in.toolbar.play.Text != "Pause" {
-		t.Fatalf("after Space: playing %v, button %q", h.in.Ctl.Playing(), h.in.toolbar.play.Text)
+	if !h.in.Ctl.Playing() || h.in.panels.toolbar.play.Text != "Pause" {
+		t.Fatalf("after Space: playing %v, button %q", h.in.Ctl.Playing(), h.in.panels.toolbar.play.Text)
 	}
 	press(h.win.Canvas(), fyne.KeySpace)
-	if h.in.Ctl.Playing() || h.in.toolbar.play.Text != "Play" {
-		t.Errorf("after a second Space: playing %v, button %q", h.in.Ctl.Playing(), h.in.toolbar.play.Text)
+	if h.in.Ctl.Playing() || h.in.panels.toolbar.play.Text != "Play" {
+		t.Errorf("after a second Space: playing %v, button %q", h.in.Ctl.Playing(), h.in.panels.toolbar.play.Text)
 	}
 }
 
@@ -169,7 +169,7 @@ func TestKeysStayInAFocusedEntry(t *testing.T) {
 	c := h.win.Canvas()
 	typeRunes(c, "=")
 	h.in.tabs.SelectIndex(3) // Settings
-	entry := h.in.settings.form.threads
+	entry := h.in.panels.settings.form.threads
 	entry.SetText("")
 	c.Focus(entry)
 	if c.Focused() != entry {
@@ -254,12 +254,12 @@ func TestMainMenu(t *testing.T) {
 	}
 
 	h.openDemo()
-	file = menuNamed(h.in.menu, "File")
+	file = menuNamed(h.in.chrome.menu.main, "File")
 	abs, _ := filepath.Abs(demoDir)
 	if findItem(file, "checkpoint: "+demoDir) == nil && findItem(file, "checkpoint: "+abs) == nil {
 		t.Errorf("File ▸ Recent does not list the demo checkpoint just opened: %v", findItem(file, "Recent").ChildMenu.Items)
 	}
-	view := menuNamed(h.in.menu, "View")
+	view := menuNamed(h.in.chrome.menu.main, "View")
 	findItem(view, "Timings").Action()
 	if h.in.tabs.SelectedIndex() != 2 {
 		t.Errorf("View ▸ Timings selected tab %d", h.in.tabs.SelectedIndex())
@@ -268,17 +268,17 @@ func TestMainMenu(t *testing.T) {
 		t.Errorf("View ▸ Timings shortcut %v", it.Shortcut)
 	}
 	findItem(view, OverlayNorm).Action()
-	if h.in.Sel.Overlay != OverlayNorm || !findItem(menuNamed(h.in.menu, "View"), OverlayNorm).Checked ||
-		findItem(menuNamed(h.in.menu, "View"), OverlayAttention).Checked {
+	if h.in.Sel.Overlay != OverlayNorm || !findItem(menuNamed(h.in.chrome.menu.main, "View"), OverlayNorm).Checked ||
+		findItem(menuNamed(h.in.chrome.menu.main, "View"), OverlayAttention).Checked {
 		t.Errorf("View ▸ Overlay ▸ %s: overlay %s, check marks not moved", OverlayNorm, h.in.Sel.Overlay)
 	}
 	h.in.Ctl.delay = time.Minute
-	run := menuNamed(h.in.menu, "Run")
+	run := menuNamed(h.in.chrome.menu.main, "Run")
 	findItem(run, "Restart").Action()
 	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })
 	findItem(run, "Play / Pause    (Space)").Action()
-	if h.in.toolbar.play.Text != "Pause" {
-		t.Errorf("Run ▸ Play / Pause: the button says %q", h.in.toolbar.play.Text)
+	if h.in.panels.toolbar.play.Text != "Pause" {
+		t.Errorf("Run ▸ Play / Pause: the button says %q", h.in.panels.toolbar.play.Text)
 	}
 	findItem(run, "Play / Pause    (Space)").Action()
 	findItem(run, "Run all").Action()
@@ -296,15 +296,15 @@ func TestHelpAndEscape(t *testing.T) {
 		t.Errorf("keyboard map %q", txt)
 	}
 	c := h.win.Canvas()
-	findItem(menuNamed(h.in.menu, "Help"), "About "+Title).Action()
-	if c.Overlays().Top() == nil || len(h.in.dialogs) != 1 {
+	findItem(menuNamed(h.in.chrome.menu.main, "Help"), "About "+Title).Action()
+	if c.Overlays().Top() == nil || len(h.in.chrome.dialogs.shown) != 1 {
 		t.Fatal("About shows no dialog")
 	}
 	press(c, fyne.KeyEscape)
-	if c.Overlays().Top() != nil || len(h.in.dialogs) != 0 {
-		t.Errorf("Esc left the About dialog open (%d tracked)", len(h.in.dialogs))
+	if c.Overlays().Top() != nil || len(h.in.chrome.dialogs.shown) != 0 {
+		t.Errorf("Esc left the About dialog open (%d tracked)", len(h.in.chrome.dialogs.shown))
 	}
-	h.in.toolbar.showRecent()
+	h.in.panels.toolbar.showRecent()
 	if c.Overlays().Top() == nil {
 		t.Fatal("Recent shows no menu")
 	}
@@ -312,7 +312,7 @@ func TestHelpAndEscape(t *testing.T) {
 	if c.Overlays().Top() != nil {
 		t.Error("Esc left the Recent menu open")
 	}
-	findItem(menuNamed(h.in.menu, "File"), "Open image…").Action()
+	findItem(menuNamed(h.in.chrome.menu.main, "File"), "Open image…").Action()
 	if c.Overlays().Top() == nil {
 		t.Fatal("File ▸ Open image… shows no dialog")
 	}
@@ -355,21 +355,21 @@ func TestTooltips(t *testing.T) {
 	for _, tab := range h.in.tabs.Items { // only the selected one is rendered
 		tipsUnder(tab.Content, tips)
 	}
-	tb, f := h.in.toolbar, h.in.settings.form
+	tb, f := h.in.panels.toolbar, h.in.panels.settings.form
 	for _, o := range []fyne.CanvasObject{tb.openCk, tb.openImg, tb.recent, tb.runAll, tb.step, tb.play, tb.restart, tb.cancel, tb.export,
 		f.tile, f.residency, f.backend, f.threads, f.maxPixels} {
 		if len(tips[o]) < 20 {
 			t.Errorf("%T %v has tooltip %q", o, describe(o), tips[o])
 		}
 	}
-	ip := h.in.image
+	ip := h.in.panels.image
 	for _, o := range []fyne.CanvasObject{ip.source, ip.channel, ip.colors, ip.grid, ip.clip, ip.logScale, ip.exclude, ip.shared,
 		ip.diverging, ip.follow, ip.opacity, ip.exportBtn, ip.fusion, ip.discard} {
 		if len(tips[o]) < 20 {
 			t.Errorf("%T %v has tooltip %q", o, describe(o), tips[o])
 		}
 	}
-	for tap, c := range h.in.settings.taps {
+	for tap, c := range h.in.panels.settings.taps {
 		if !strings.Contains(tips[c], tap.About()) {
 			t.Errorf("the %s check's tooltip %q does not say what the tap is", tap, tips[c])
 		}
@@ -379,16 +379,16 @@ func TestTooltips(t *testing.T) {
 	d := fyne.CurrentApp().Driver()
 	at := d.AbsolutePositionForObject(tb.restart).Add(fyne.NewPos(10, 10))
 	test.MoveMouse(c, at)
-	if got := h.in.root.layer.Text(); got != buttonTips["Restart"] {
+	if got := h.in.chrome.root.layer.Text(); got != buttonTips["Restart"] {
 		t.Errorf("hovering Restart shows %q", got)
 	}
 	test.TapCanvas(c, at) // the click goes through the tip's catcher to the button
 	h.pump("Restart, clicked under its tooltip", func() bool { return h.in.Snap.Next == 0 })
 	test.MoveMouse(c, fyne.NewPos(2, c.Size().Height-2))
-	if got := h.in.root.layer.Text(); got != "" {
+	if got := h.in.chrome.root.layer.Text(); got != "" {
 		t.Errorf("the tip %q stays after the pointer left", got)
 	}
-	if m, want := h.in.root.MinSize(), h.in.root.content.MinSize(); m != want {
+	if m, want := h.in.chrome.root.MinSize(), h.in.chrome.root.content.MinSize(); m != want {
 		t.Errorf("the tip layer changes the window's minimum: %v, content %v", m, want)
 	}
 }
@@ -404,16 +404,16 @@ func describe(o fyne.CanvasObject) string {
 // the dialog folders; values that no longer hold give the defaults.
 func TestPreferencesPersist(t *testing.T) {
 	h := newHarness(t)
-	prefs := h.in.prefs
+	prefs := h.in.memory.prefs
 	h.openDemo()
 	h.win.Resize(fyne.NewSize(1300, 700))
-	h.in.split.SetOffset(0.4)
-	h.in.settings.form.tile.SetText("64")
-	h.in.settings.form.residency.SetSelected("pread")
-	h.in.settings.form.threads.SetText("1")
-	h.in.settings.taps[engine.TapLN1].SetChecked(true)
+	h.in.chrome.split.SetOffset(0.4)
+	h.in.panels.settings.form.tile.SetText("64")
+	h.in.panels.settings.form.residency.SetSelected("pread")
+	h.in.panels.settings.form.threads.SetText("1")
+	h.in.panels.settings.taps[engine.TapLN1].SetChecked(true)
 	gen := h.in.Snap.Gen
-	h.in.settings.apply()
+	h.in.panels.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
 	h.in.saveLayout() // the app calls it when the window closes
 
@@ -423,8 +423,8 @@ func TestPreferencesPersist(t *testing.T) {
 	if sz := again.WindowSize(fyne.NewSize(1, 1)); sz != h.win.Canvas().Size() {
 		t.Errorf("window size %v, want %v", sz, h.win.Canvas().Size())
 	}
-	if again.split.Offset != 0.4 {
-		t.Errorf("split %v, want 0.4", again.split.Offset)
+	if again.chrome.split.Offset != 0.4 {
+		t.Errorf("split %v, want 0.4", again.chrome.split.Offset)
 	}
 	s := again.openSettings()
 	if s.TileRows != 64 || s.Residency != engine.Pread || s.Threads != 1 || !s.Keep.Taps.Has(engine.TapLN1) || s.Backend != "cpu" {
@@ -461,7 +461,7 @@ func TestDemoIsNotRemembered(t *testing.T) {
 	h := newHarness(t)
 	h.in.SetDemo(demoDir, demoPhoto)
 	h.openDemo()
-	if r := recentList(h.in.prefs, recentCheckpoints); len(r) != 0 {
+	if r := recentList(h.in.memory.prefs, recentCheckpoints); len(r) != 0 {
 		t.Errorf("recent checkpoints %v after the demo", r)
 	}
 	if _, _, ok := h.in.LastOpened(); ok {
@@ -493,14 +493,14 @@ func TestOpenRepoIDFromTheCache(t *testing.T) {
 	if h.in.Snap.CheckpointDir != snap {
 		t.Errorf("opened %s, want the snapshot %s", h.in.Snap.CheckpointDir, snap)
 	}
-	if r := recentList(h.in.prefs, recentCheckpoints); len(r) == 0 || r[0] != "Qwen/Demo" {
+	if r := recentList(h.in.memory.prefs, recentCheckpoints); len(r) == 0 || r[0] != "Qwen/Demo" {
 		t.Errorf("recent checkpoints %v, want the repo id first", r)
 	}
 	if d, _, ok := h.in.LastOpened(); !ok || d != "Qwen/Demo" {
 		t.Errorf("last checkpoint %q", d)
 	}
 	h.in.OpenFiles("Qwen/Missing", demoPhoto)
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "models--Qwen--Missing") || !strings.Contains(st, cache) {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "models--Qwen--Missing") || !strings.Contains(st, cache) {
 		t.Errorf("status for a repo that is not cached: %q", st)
 	}
 }
@@ -517,14 +517,14 @@ func TestRerunKeepsTheSelection(t *testing.T) {
 	h.in.SelectHead(2)
 	check := func(when string) {
 		t.Helper()
-		if h.in.Sel.Query != q || h.in.Sel.Block != 1 || h.in.Sel.Head != 2 || h.in.attention.head.Selected != "head 2" {
+		if h.in.Sel.Query != q || h.in.Sel.Block != 1 || h.in.Sel.Head != 2 || h.in.panels.attention.head.Selected != "head 2" {
 			t.Errorf("%s: query %d block %d head %d (%q), want %d, 1, 2", when, h.in.Sel.Query, h.in.Sel.Block, h.in.Sel.Head,
-				h.in.attention.head.Selected, q)
+				h.in.panels.attention.head.Selected, q)
 		}
 	}
 	gen := s.Gen
-	h.in.settings.form.tile.SetText("64")
-	h.in.settings.apply()
+	h.in.panels.settings.form.tile.SetText("64")
+	h.in.panels.settings.apply()
 	h.pump("the first block of the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Next >= 1 })
 	check("while Apply re-runs")
 	h.pump("the re-run", func() bool { return h.in.Snap.Finished })
@@ -536,8 +536,8 @@ func TestRerunKeepsTheSelection(t *testing.T) {
 	check("after Restart and Run all")
 
 	gen = h.in.Snap.Gen
-	h.in.settings.form.maxPixels.SetText("65536")
-	h.in.settings.apply()
+	h.in.panels.settings.form.maxPixels.SetText("65536")
+	h.in.panels.settings.apply()
 	h.pump("the new page", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
 	if want := defaultQuery(h.in.Snap); h.in.Sel.Query != want || h.in.Sel.Block != h.in.Snap.Config.Depth-1 {
 		t.Errorf("a new page: query %d block %d, want the centre %d and the run followed to the last block", h.in.Sel.Query, h.in.Sel.Block, want)

@@ -35,18 +35,12 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/fsx"
 	"github.com/turbospark/inspector/internal/jsonx"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
 // sheetTile bounds a contact sheet's panel: the page fit in sheetTile x sheetTile pixels.
 const sheetTile = 256
-
-// exporter is the image panel's export state.
-type exporter struct {
-	// show presents a save dialog offering name in folder dir ("": Fyne's choice); tests
-	// replace it to see what is offered without a window.
-	show func(d *dialog.FileDialog, dir, name string)
-}
 
 // ExportFigure writes the view as a figure at the page's resolution: PNG, or SVG or PDF when the
 // path ends in .svg or .pdf (writeFigureFile), as every figure export does.
@@ -87,23 +81,9 @@ func (in *Inspector) writeFigureFile(path string, f widgets.Figure) error {
 	return in.writeOutput(path, func(w io.Writer) error { return png.Encode(w, img) })
 }
 
-// viewFigure is the figure of the view.
+// viewFigure is the figure of the view: the image panel's, as it is painted.
 func (in *Inspector) viewFigure(zoom int) (widgets.Figure, error) {
-	s, p := in.Snap, in.image
-	if !s.Loaded() {
-		return widgets.Figure{}, errors.New("nothing to export yet")
-	}
-	zoom = max(zoom, 1)
-	photo := pagePhoto(s, s.Page.Resized.W*zoom, s.Page.Resized.H*zoom)
-	var vals []float32
-	if p.values != nil && !p.scale.Constant {
-		vals = p.opts.withoutQuery(p.values, attentionLike(in.Sel.Overlay), in.Sel.Query)
-	}
-	grid := patchGrid(s)
-	panel := widgets.ComposeHeatmap(photo, grid, vals, p.cm, p.scale, in.Sel.Opacity)
-	widgets.DecorateHeatmap(panel, grid, in.Sel.Grid, p.marks(), in.Sel.Query)
-	return widgets.Figure{Panels: []image.Image{panel}, Colormap: p.cm, Scale: p.scale, ScaleCaption: p.unit,
-		Caption: in.figureCaption(p.caption.Text), Zoom: float64(zoom), NoScale: p.values == nil}, nil
+	return in.panels.image.figure(zoom)
 }
 
 // pagePhoto is the resized page scaled to w x h.
@@ -118,14 +98,15 @@ func pagePhoto(s *Snapshot, w, h int) image.Image {
 }
 
 // figureCaption is what a figure says under its bar: the files, what is shown (desc, the
-// panel's caption), the query and the display and run settings.
-func (in *Inspector) figureCaption(desc string) []string {
-	s, p := in.Snap, in.image
+// panel's caption), the query and the display (cm: the colormap the view is painted with)
+// and run settings.
+func (in *Inspector) figureCaption(desc string, cm widgets.Colormap) []string {
+	s, o := in.Snap, in.maps.opts
 	g := s.Layout.Grids[0]
 	q := s.Layout.Pos[in.Sel.Query]
-	opts := []string{fmt.Sprintf("colormap %s", p.cm), fmt.Sprintf("opacity %.2f", in.Sel.Opacity)}
+	opts := []string{fmt.Sprintf("colormap %s", cm), fmt.Sprintf("opacity %.2f", in.Sel.Opacity)}
 	if in.Sel.Overlay == OverlayRollout || in.Sel.Overlay == OverlayRolloutWhole {
-		opts = append(opts, fmt.Sprintf("rollout fusion %s, discard %s", p.opts.Fusion, discardName(p.opts.Discard)))
+		opts = append(opts, fmt.Sprintf("rollout fusion %s, discard %s", o.Fusion, discardName(o.Discard)))
 	}
 	return []string{
 		fmt.Sprintf("%s · checkpoint %s · image %s (%d x %d px, %d x %d patches)", Title, baseName(s.CheckpointDir),
@@ -139,17 +120,17 @@ func (in *Inspector) figureCaption(desc string) []string {
 // headSheet is every head of the selected block (and their mean) for the query, on one
 // scale shared by the tiles.
 func (in *Inspector) headSheet() (widgets.Figure, error) {
-	s, p := in.Snap, in.image
+	s := in.Snap
 	if !s.Loaded() || in.Sel.Block >= s.Next {
 		return widgets.Figure{}, errors.New("nothing to export yet: the selected block has not run")
 	}
-	e, err := p.rows.get(s, in.Sel.Block, in.Sel.Query)
+	e, err := in.maps.rows.Wait(s.Probes, in.Sel.Block, in.Sel.Query)
 	if err != nil {
 		return widgets.Figure{}, err
 	}
-	maps := append(append([][]float32{}, e.rows...), e.mean)
+	maps := append(append([][]float32{}, e.Rows...), e.Mean)
 	var labels []string
-	for h := range e.rows {
+	for h := range e.Rows {
 		labels = append(labels, fmt.Sprintf("h%d", h))
 	}
 	labels = append(labels, "mean")
@@ -160,14 +141,14 @@ func (in *Inspector) headSheet() (widgets.Figure, error) {
 // blockSheet is the overlay's map (the selected head's attention, or the per-patch map
 // shown) for every block run, on one scale shared by the tiles.
 func (in *Inspector) blockSheet() (widgets.Figure, error) {
-	s, p := in.Snap, in.image
+	s := in.Snap
 	if !s.Loaded() || s.Next == 0 {
 		return widgets.Figure{}, errors.New("nothing to export yet: no block has run")
 	}
 	var maps [][]float32
 	var labels []string
 	for b := range s.Next {
-		m, err := p.mapOfBlock(b)
+		m, err := in.mapOfBlock(b)
 		if err != nil {
 			return widgets.Figure{}, err
 		}
@@ -186,8 +167,8 @@ func (in *Inspector) blockSheet() (widgets.Figure, error) {
 
 // sheet lays maps out as labelled tiles on one scale shared by all of them.
 func (in *Inspector) sheet(maps [][]float32, labels []string, attention bool, desc string) widgets.Figure {
-	s, p := in.Snap, in.image
-	cm, sc := p.opts.heatmapScale(maps, in.Sel.Colors, attention, in.Sel.Query)
+	s, o := in.Snap, in.maps.opts
+	cm, sc := o.heatmapScale(maps, in.Sel.Colors, attention, in.Sel.Query)
 	W, H := s.Page.Resized.W, s.Page.Resized.H
 	k := math.Min(1, float64(sheetTile)/float64(max(W, H)))
 	photo := pagePhoto(s, max(1, int(float64(W)*k+0.5)), max(1, int(float64(H)*k+0.5)))
@@ -196,7 +177,7 @@ func (in *Inspector) sheet(maps [][]float32, labels []string, attention bool, de
 	for _, m := range maps {
 		var vals []float32
 		if !sc.Constant {
-			vals = p.opts.withoutQuery(m, attention, in.Sel.Query)
+			vals = o.withoutQuery(m, attention, in.Sel.Query)
 		}
 		tile := widgets.ComposeHeatmap(photo, grid, vals, cm, sc, in.Sel.Opacity)
 		widgets.DecorateHeatmap(tile, grid, false, nil, in.Sel.Query)
@@ -211,7 +192,7 @@ func (in *Inspector) sheet(maps [][]float32, labels []string, attention bool, de
 	}
 	cols := int(math.Ceil(math.Sqrt(float64(len(maps)))))
 	return widgets.Figure{Panels: panels, Labels: labels, Cols: cols, Colormap: cm, Scale: sc, ScaleCaption: unit,
-		Caption: in.figureCaption(desc), Zoom: 1}
+		Caption: in.figureCaption(desc, in.panels.image.cm), Zoom: 1} // the caption names the view's colormap
 }
 
 // ExportHeadSheet writes every head of the selected block (and their mean) as a PNG contact
@@ -245,7 +226,7 @@ func (in *Inspector) ExportTimingsJSON(path string) error {
 // times, the medians and ranges, B/A with its interval, the verdict and the output
 // differences (as `inspector compare --json` writes them).
 func (in *Inspector) ExportCompareJSON(path string) error {
-	r := in.compareRes
+	r := in.runs.compare
 	if r == nil {
 		return errors.New("no Compare has finished yet: run one in the Compare tab")
 	}
@@ -268,26 +249,54 @@ func (in *Inspector) ExportTimingsCSV(path string) error {
 // (patches) and entropy (nats) over the sampled queries, and uniform attention's values over
 // the same queries (the baseline the tab's note gives). It needs every block's statistics.
 func (in *Inspector) ExportHeadStatsCSV(path string) error {
-	a, s := in.attention, in.Snap
+	s := in.Snap
 	if !s.Loaded() {
 		return fmt.Errorf("no run to export")
 	}
-	if len(a.dist) < s.Config.Depth {
-		return fmt.Errorf("the head statistics cover %d of %d blocks so far: let the run finish and the Attention tab compute them, then export", len(a.dist), s.Config.Depth)
+	hs := in.maps.rows.HeadStats(s.Probes)
+	dist, entropy := hs.Dist, hs.Entropy
+	if len(dist) < s.Config.Depth {
+		return fmt.Errorf("the head statistics cover %d of %d blocks so far: let the run finish and the Attention tab compute them, then export", len(dist), s.Config.Depth)
 	}
 	return in.writeOutput(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"block", "head", "attends", "mean_distance_patches", "entropy_nats", "uniform_distance_patches", "uniform_entropy_nats", "queries"})
 		for b := range s.Config.Depth {
-			ud, ue := s.Probes.UniformBaseline(b, headStatQueries)
+			ud, ue := s.Probes.UniformBaseline(b, control.HeadStatQueries)
 			attends := "image"
 			if s.Layout.Windowed(b) {
 				attends = "windows"
 			}
-			for h := range a.dist[b] {
-				cw.Write([]string{strconv.Itoa(b), strconv.Itoa(h), attends, fmtG(a.dist[b][h]), fmtG(a.entropy[b][h]), fmtG(ud), fmtG(ue),
-					strconv.Itoa(min(headStatQueries, s.Layout.Rows()))})
+			for h := range dist[b] {
+				cw.Write([]string{strconv.Itoa(b), strconv.Itoa(h), attends, fmtG(dist[b][h]), fmtG(entropy[b][h]), fmtG(ud), fmtG(ue),
+					strconv.Itoa(min(control.HeadStatQueries, s.Layout.Rows()))})
 			}
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// ExportHeadImportanceCSV writes the last head sweep: one row per head, the merger's and each
+// block's relative change when that head alone was ablated.
+func (in *Inspector) ExportHeadImportanceCSV(path string) error {
+	r := in.runs.sweep
+	if r == nil {
+		return fmt.Errorf("no head sweep yet: press Sweep heads in the What if tab")
+	}
+	return in.writeOutput(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		head := []string{"block", "head", "ablate_mode", "merger_rel_change"}
+		for b := range r.Depth {
+			head = append(head, fmt.Sprintf("block%d_rel_change", b))
+		}
+		cw.Write(head)
+		for _, row := range r.Rows {
+			rec := []string{strconv.Itoa(row.Block), row.Head, r.Mode, fmtG(row.Merger)}
+			for _, v := range row.Blocks {
+				rec = append(rec, fmtG(v))
+			}
+			cw.Write(rec)
 		}
 		cw.Flush()
 		return cw.Error()
@@ -303,7 +312,7 @@ const mapPixelsPerPatch = 16
 // colorbar gives its value (no photo under it, no opacity), for figures whose colours must
 // read off the colorbar.
 func (in *Inspector) ExportMapPNG(path string) error {
-	m := in.image.view.MapImage(mapPixelsPerPatch)
+	m := in.panels.image.mapImage(mapPixelsPerPatch)
 	if m == nil {
 		return fmt.Errorf("no map to export: pick an overlay that colours the patches")
 	}
@@ -414,7 +423,7 @@ func (p *imagePanel) showExportMenu() {
 // it opens nothing (savepath.go), the export checks the path and writes it atomically.
 func (in *Inspector) saveDialog(name string, export func(string) error) {
 	if err := guardSaveDialogs(); err != nil {
-		in.toolbar.say("export: no save dialog: "+err.Error(), err)
+		in.panels.toolbar.say("export: no save dialog: "+err.Error(), err)
 		return
 	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
@@ -433,7 +442,7 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 		}
 	}
 	d.SetFilter(outputFilter{inputs: in.inputs(), ext: filepath.Ext(name)})
-	if show := in.image.exp.show; show != nil {
+	if show := in.chrome.dialogs.showSave; show != nil {
 		show(d, dir, name)
 		return
 	}
@@ -443,21 +452,21 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 // saveChosen runs export on the path the user chose and remembers its folder.
 func (in *Inspector) saveChosen(path string, export func(string) error) {
 	if err := export(path); err != nil {
-		in.toolbar.say("export: "+err.Error(), err)
+		in.panels.toolbar.say("export: "+err.Error(), err)
 		return
 	}
-	if in.prefs != nil {
-		in.prefs.SetString(prefExportFolder, filepath.Dir(path))
+	if in.memory.prefs != nil {
+		in.memory.prefs.SetString(prefExportFolder, filepath.Dir(path))
 	}
-	in.toolbar.say("exported "+path, nil)
+	in.panels.toolbar.say("exported "+path, nil)
 }
 
 // exportFolder is the folder the last export went to, if it still is one.
 func (in *Inspector) exportFolder() string {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return ""
 	}
-	if d := in.prefs.String(prefExportFolder); isDir(d) {
+	if d := in.memory.prefs.String(prefExportFolder); isDir(d) {
 		return d
 	}
 	return ""

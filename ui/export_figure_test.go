@@ -48,7 +48,7 @@ func sameRGBA(a, b image.Image) bool {
 
 func TestExportViewIsTheView(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	p.clip.SetSelected("99th pct") // a scale other than the raw range
 	in.Sel.Grid = true
 	p.view.SetShowGrid(true)
@@ -90,18 +90,18 @@ func TestExportViewIsTheView(t *testing.T) {
 
 func TestContactSheetsShareOneScale(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	in := h.in
 	s, q := in.Snap, in.Sel.Query
 	f, err := in.headSheet()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := p.rows.get(s, in.Sel.Block, q)
+	e, _ := in.maps.rows.Wait(s.Probes, in.Sel.Block, q)
 	if len(f.Panels) != s.Config.Heads+1 || f.Labels[0] != "h0" || f.Labels[len(f.Labels)-1] != "mean" {
 		t.Fatalf("head sheet: %d panels, labels %q", len(f.Panels), f.Labels)
 	}
 	var hi float32
-	for _, r := range append(e.rows, e.mean) {
+	for _, r := range append(e.Rows, e.Mean) {
 		hi = max(hi, hmMaxExcept(r, q))
 	}
 	if f.Scale.Hi != hi || f.Scale.Lo != 0 {
@@ -112,7 +112,7 @@ func TestContactSheetsShareOneScale(t *testing.T) {
 	k := float64(tile.Dx()) / float64(s.Page.Resized.W)
 	photo := pagePhoto(s, tile.Dx(), tile.Dy())
 	for hd := range s.Config.Heads {
-		want := widgets.ComposeHeatmap(photo, patchGrid(s), p.opts.withoutQuery(e.rows[hd], true, q), f.Colormap, f.Scale, in.Sel.Opacity)
+		want := widgets.ComposeHeatmap(photo, patchGrid(s), in.maps.opts.withoutQuery(e.Rows[hd], true, q), f.Colormap, f.Scale, in.Sel.Opacity)
 		widgets.DecorateHeatmap(want, patchGrid(s), false, nil, q)
 		if !sameRGBA(f.Panels[hd], want) {
 			t.Errorf("head %d's tile is not on the shared scale (tile scale %.2f)", hd, k)
@@ -127,7 +127,7 @@ func TestContactSheetsShareOneScale(t *testing.T) {
 	}
 	var bhi float32
 	for b := range s.Next {
-		r, _ := p.rows.row(s, b, in.Sel.Head, q)
+		r, _ := in.maps.rows.WaitRow(s.Probes, b, in.Sel.Head, q)
 		bhi = max(bhi, hmMaxExcept(r, q))
 	}
 	if bs.Scale.Hi != bhi {
@@ -149,7 +149,7 @@ func TestSaveDialogRemembersTheFolder(t *testing.T) {
 	in := h.in
 	type offer struct{ dir, name string }
 	var got []offer
-	in.image.exp.show = func(_ *dialog.FileDialog, dir, name string) { got = append(got, offer{dir, name}) }
+	in.chrome.dialogs.showSave = func(_ *dialog.FileDialog, dir, name string) { got = append(got, offer{dir, name}) }
 	name := in.viewExportName("-2x")
 	if want := "demo-attention-b3-mean-q"; len(name) < len(want) || name[:len(want)] != want || filepath.Ext(name) != ".png" {
 		t.Errorf("default name %q", name)

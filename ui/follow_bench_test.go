@@ -63,7 +63,7 @@ func benchFollow(b *testing.B, head int, window bool) {
 	defer ctl.Close()
 	in := NewInspector(win, ctl, nil)
 	in.setSnapshot(snapshot8B(b))
-	for in.attention.stats.busy() || in.image.rows.job.busy() { // the head statistics, once per run: not timed
+	for in.maps.rows.MeasuringHeads() || in.maps.rows.Busy() { // the head statistics, once per run: not timed
 		(<-ui)()
 	}
 	in.Sel.Head = head
@@ -77,9 +77,9 @@ func benchFollow(b *testing.B, head int, window bool) {
 			in.SelectQuery(q)
 		} else {
 			in.Sel.Query = q
-			in.image.refresh()
+			in.panels.image.refresh()
 		}
-		for in.image.rows.job.busy() { // the rows are computed off the UI goroutine: until they land and are drawn
+		for in.maps.rows.Busy() { // the rows are computed off the UI goroutine: until they land and are drawn
 			(<-ui)()
 		}
 	}

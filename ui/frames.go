@@ -33,7 +33,7 @@ type FrameLog struct {
 // each.
 func (in *Inspector) LogFrames(w io.Writer) *FrameLog {
 	l := &FrameLog{w: w}
-	in.image.view.OnFrame = func(toPaint time.Duration) { // on the UI goroutine, in the paint
+	in.panels.image.view.OnFrame = func(toPaint time.Duration) { // on the UI goroutine, in the paint
 		paintedAt := time.Now()
 		what := fmt.Sprintf("%s, %s", in.Sel.Overlay, headName(in.Sel.Head))
 		if in.Snap.Loaded() {

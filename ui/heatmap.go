@@ -23,6 +23,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -79,6 +80,11 @@ func clipOf(name string) float64 {
 }
 
 func discardName(d float64) string { return strconv.FormatFloat(d, 'g', -1, 64) }
+
+// rollout is the rollout's head fusion and discard ratio.
+func (o heatmapOptions) rollout() probe.RolloutOptions {
+	return probe.RolloutOptions{Fusion: o.Fusion, Discard: o.Discard}
+}
 
 // Preference keys of the heatmap settings, and the folder the exports go to.
 const (
@@ -248,8 +254,8 @@ func (p *imagePanel) gatherShared(vals []float32) (maps [][]float32, note string
 	case OverlayRollout, OverlayRolloutWhole, OverlayAttentionTo:
 		return [][]float32{vals}, "own scale (a shared one is not computed for " + in.Sel.Overlay + ")", true
 	case OverlayAttention:
-		maps, err := p.allHeads(s.Next, in.Sel.Query)
-		if err == errComputing {
+		maps, err := in.maps.rows.HeadsOf(s.Probes, s.Next, in.Sel.Query)
+		if err == control.ErrComputing {
 			return [][]float32{vals}, "own scale while the other blocks' rows are computed", false
 		}
 		if err != nil {
@@ -258,79 +264,11 @@ func (p *imagePanel) gatherShared(vals []float32) (maps [][]float32, note string
 		return maps, fmt.Sprintf("shared by %d blocks × %d heads", s.Next, s.Config.Heads), true
 	}
 	for b := range s.Next {
-		m, err := p.mapOfBlock(b)
+		m, err := in.mapOfBlock(b)
 		if err != nil {
 			return [][]float32{vals}, "own scale: " + err.Error(), true
 		}
 		maps = append(maps, m)
 	}
 	return maps, fmt.Sprintf("shared by %d blocks", s.Next), true
-}
-
-// allHeads is every head's attention row of query in blocks 0..blocks-1 (errComputing while
-// some are computed off the UI goroutine).
-func (p *imagePanel) allHeads(blocks, query int) ([][]float32, error) {
-	s := p.in.Snap
-	keys := make([]rowKey, blocks)
-	for b := range keys {
-		keys[b] = rowKey{s.Probes, b, query}
-	}
-	ok, err := p.rows.ensure(p.in.Ctl, keys...)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errComputing
-	}
-	var maps [][]float32
-	for _, k := range keys {
-		e, _ := p.rows.lookup(k)
-		maps = append(maps, e.rows...)
-	}
-	return maps, nil
-}
-
-// mapOfBlock is the overlay's map for block b (the selected head, tap, channel and query):
-// the attention row for the attention overlays (rollout and attention-to included: what a
-// sheet across blocks shows of them).
-func (p *imagePanel) mapOfBlock(b int) ([]float32, error) {
-	in, s := p.in, p.in.Snap
-	switch in.Sel.Overlay {
-	case OverlayAttention, OverlayRollout, OverlayRolloutWhole, OverlayAttentionTo, OverlayNone:
-		return p.rows.row(s, b, in.Sel.Head, in.Sel.Query)
-	case OverlayChannel:
-		return s.Probes.TapChannelMap(in.Sel.Tap, b, in.Sel.Channel)
-	}
-	if in.Sel.Tap == tapOut {
-		st := s.Stats[b]
-		m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}
-		return m[in.Sel.Overlay], nil
-	}
-	x, w, err := tapValues(s, in.Sel.Tap, b)
-	if err != nil {
-		return nil, err
-	}
-	st := probe.RowStats(x, w)
-	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs}
-	return m[in.Sel.Overlay], nil
-}
-
-// headScales are the head grid's colormap and scales for maps (every head's row of one
-// block and query): the shared scale of every head of every block run when shared, else
-// each head its own under the options.
-func (p *imagePanel) headScales(maps [][]float32) (widgets.Colormap, []widgets.Scale) {
-	in := p.in
-	if p.opts.Shared {
-		all, err := p.allHeads(in.Snap.Next, in.Sel.Query)
-		if err == nil {
-			cm, sc := p.opts.heatmapScale(all, in.Sel.Colors, true, in.Sel.Query)
-			return cm, []widgets.Scale{sc}
-		}
-	}
-	cm := in.Sel.Colors
-	scales := make([]widgets.Scale, len(maps))
-	for h, m := range maps {
-		cm, scales[h] = p.opts.heatmapScale([][]float32{m}, in.Sel.Colors, true, in.Sel.Query)
-	}
-	return cm, scales
 }

@@ -54,7 +54,7 @@ func hmMaxExcept(xs []float32, skip int) float32 {
 // hmPointAt is a point of the image view over patch p.
 func hmPointAt(t *testing.T, h *harness, p int) fyne.Position {
 	t.Helper()
-	v := h.in.image.view
+	v := h.in.panels.image.view
 	sz := v.Size()
 	for y := float32(1); y < sz.Height; y += 2 {
 		for x := float32(1); x < sz.Width; x += 2 {
@@ -90,14 +90,14 @@ func hmListed(topk string, p int) bool {
 // marks, by the attention tab's list or by the head grid, and the query still tinted.
 func TestHeatmapExcludeQuery(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	p.exclude.SetChecked(false)
 	q, vals := in.Sel.Query, p.values
 	if argmax(vals) != q {
 		t.Fatalf("the demo's query %d does not top its own mean row (top %d): the check is vacuous", q, argmax(vals))
 	}
-	if p.scale.Hi != vals[q] || !slices.Contains(p.marks(), q) || !hmListed(in.attention.topk.Text, q) {
-		t.Fatalf("query kept: scale hi %v (query %v), marks %v, list:\n%s", p.scale.Hi, vals[q], p.marks(), in.attention.topk.Text)
+	if p.scale.Hi != vals[q] || !slices.Contains(p.marks(), q) || !hmListed(in.panels.attention.topk.Text, q) {
+		t.Fatalf("query kept: scale hi %v (query %v), marks %v, list:\n%s", p.scale.Hi, vals[q], p.marks(), in.panels.attention.topk.Text)
 	}
 	p.exclude.SetChecked(true)
 	if want := hmMaxExcept(vals, q); p.scale.Hi != want {
@@ -106,8 +106,8 @@ func TestHeatmapExcludeQuery(t *testing.T) {
 	if slices.Contains(p.marks(), q) || len(p.marks()) != 5 {
 		t.Errorf("query left out: marks %v", p.marks())
 	}
-	if hmListed(in.attention.topk.Text, q) || !strings.Contains(in.attention.topk.Text, "left out") {
-		t.Errorf("query left out: the top-k list:\n%s", in.attention.topk.Text)
+	if hmListed(in.panels.attention.topk.Text, q) || !strings.Contains(in.panels.attention.topk.Text, "left out") {
+		t.Errorf("query left out: the top-k list:\n%s", in.panels.attention.topk.Text)
 	}
 	if _, caption := p.legend.Labels(); !strings.Contains(caption, "query patch excluded") {
 		t.Errorf("legend caption %q", caption)
@@ -116,7 +116,7 @@ func TestHeatmapExcludeQuery(t *testing.T) {
 		t.Errorf("the left-out query is tinted: %v, photo %v", got, photo)
 	}
 	for hd := range in.Snap.Config.Heads {
-		if sc := in.attention.grid.Scale(hd); sc.Excluded == 0 {
+		if sc := in.panels.attention.grid.Scale(hd); sc.Excluded == 0 {
 			t.Errorf("head %d's thumbnail scale keeps the query", hd)
 		}
 	}
@@ -127,7 +127,7 @@ func TestHeatmapExcludeQuery(t *testing.T) {
 // raw max, the legend labelling the raw range, a log scale the overlay does not use.
 func TestHeatmapClipAndLog(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	q := in.Sel.Query
 	p.clip.SetSelected("99th pct")
 	rest := slices.Delete(slices.Clone(p.values), q, q+1)
@@ -159,7 +159,7 @@ func TestHeatmapClipAndLog(t *testing.T) {
 // shown map alone, the head grid ignoring it, per-head scales kept when shared.
 func TestHeatmapSharedScale(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	s, q := in.Snap, in.Sel.Query
 	p.shared.SetChecked(true)
 	h.settle()
@@ -180,7 +180,7 @@ func TestHeatmapSharedScale(t *testing.T) {
 		t.Fatal("the shown map holds the shared maximum: the check is vacuous")
 	}
 	for hd := range s.Config.Heads {
-		if got := in.attention.grid.Scale(hd); got.Hi != want {
+		if got := in.panels.attention.grid.Scale(hd); got.Hi != want {
 			t.Errorf("head grid h%d: scale hi %v, want the shared %v", hd, got.Hi, want)
 		}
 	}
@@ -194,9 +194,9 @@ func TestHeatmapSharedScale(t *testing.T) {
 	}
 	p.shared.SetChecked(false)
 	h.settle()
-	e, _ := p.rows.get(s, 0, q)
-	for hd, row := range e.rows {
-		if got := in.attention.grid.Scale(hd); got.Hi != hmMaxExcept(row, q) {
+	e, _ := in.maps.rows.Wait(s.Probes, 0, q)
+	for hd, row := range e.Rows {
+		if got := in.panels.attention.grid.Scale(hd); got.Hi != hmMaxExcept(row, q) {
 			t.Errorf("own scales: h%d hi %v, want %v", hd, got.Hi, hmMaxExcept(row, q))
 		}
 	}
@@ -207,7 +207,7 @@ func TestHeatmapSharedScale(t *testing.T) {
 // tinting the image, the legend showing a bar for it.
 func TestHeatmapDivergingAndConstant(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	in.SetOverlay(OverlayChannel)
 	var lo, hi float32
 	for ch := range in.Snap.Config.Hidden { // a signed channel, not symmetric about 0
@@ -250,7 +250,7 @@ func TestHeatmapDivergingAndConstant(t *testing.T) {
 // following the query, a redraw per crossed patch.
 func TestFollowMouse(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	s := in.Snap
 	g := patchGrid(s)
 	a, b, c := g.At(2, 3), g.At(10, 20), g.At(15, 5)
@@ -309,7 +309,7 @@ func TestFollowMouse(t *testing.T) {
 	p.view.OnHoverMods(f, 0)
 	h.pump("the folded redraw", func() bool { return !p.followPending })
 	h.settle()
-	_, drewE := p.rows.lookup(rowKey{s.Probes, in.Sel.Block, e})
+	drewE := in.maps.rows.Has(s.Probes, in.Sel.Block, e)
 	if first != d || in.Sel.Query != f || drewE {
 		t.Errorf("after a burst over d, e, f: query %d in the event (want d = %d), then %d (want f = %d); e drawn: %v", first, d, in.Sel.Query, f, drewE)
 	}
@@ -319,7 +319,7 @@ func TestFollowMouse(t *testing.T) {
 // Catches: the row shown instead, a stale column after the head changes.
 func TestAttentionToOverlay(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	s := in.Snap
 	if !slices.Contains(p.source.Options, OverlayAttentionTo) {
 		t.Fatalf("the overlay menu %v lacks %q", p.source.Options, OverlayAttentionTo)
@@ -331,7 +331,7 @@ func TestAttentionToOverlay(t *testing.T) {
 	for _, head := range []int{-1, 2} {
 		in.SelectHead(head)
 		h.pump("the column", func() bool {
-			return p.attTo.vals != nil && strings.HasSuffix(p.attTo.key, fmt.Sprintf("/%d/%d", head, in.Sel.Query))
+			return in.maps.rows.HasAttentionTo(s.Probes, in.Sel.Block, head, in.Sel.Query)
 		})
 		want, err := s.Probes.AttentionColumn(context.Background(), in.Sel.Block, head, in.Sel.Query)
 		if err != nil {
@@ -340,17 +340,17 @@ func TestAttentionToOverlay(t *testing.T) {
 		if !slices.Equal(p.values, want) {
 			t.Errorf("head %d: the overlay is not the column", head)
 		}
-		if row, _ := p.rows.row(s, in.Sel.Block, head, in.Sel.Query); slices.Equal(row, want) {
+		if row, _ := in.maps.rows.WaitRow(s.Probes, in.Sel.Block, head, in.Sel.Query); slices.Equal(row, want) {
 			t.Errorf("head %d: the column equals the row", head)
 		}
 		if !strings.Contains(p.caption.Text, "TO the query") {
 			t.Errorf("caption %q", p.caption.Text)
 		}
 		// the numbered marks on the image and the list are the same patches, in order
-		list := listedPatches(in.attention.topk.Text)
+		list := listedPatches(in.panels.attention.topk.Text)
 		marks := p.marks()
-		if len(marks) == 0 || len(list) < len(marks) || !slices.Equal(list[:len(marks)], marks) || !strings.Contains(in.attention.topHead.Text, "attending most to the query") {
-			t.Errorf("head %d: marks %v, the list %v (%q)", head, marks, list, in.attention.topHead.Text)
+		if len(marks) == 0 || len(list) < len(marks) || !slices.Equal(list[:len(marks)], marks) || !strings.Contains(in.panels.attention.topHead.Text, "attending most to the query") {
+			t.Errorf("head %d: marks %v, the list %v (%q)", head, marks, list, in.panels.attention.topHead.Text)
 		}
 	}
 }
@@ -371,7 +371,7 @@ func listedPatches(text string) []int {
 // Catches: the options not passed on, a cached rollout of other options shown.
 func TestRolloutOptionsInThePanel(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	if p.rollOpts.Visible() {
 		t.Error("rollout options shown with the attention overlay")
 	}
@@ -403,8 +403,8 @@ func TestRolloutOptionsInThePanel(t *testing.T) {
 func TestAttentionMatrixPane(t *testing.T) {
 	h := hmDemo(t)
 	in := h.in
-	mp := &in.attention.mtx
-	in.attention.lower.SelectIndex(1)
+	mp := &in.panels.attention.mtx
+	in.panels.attention.lower.SelectIndex(1)
 	h.pump("the matrix", func() bool { return mp.m != nil })
 	s := in.Snap
 	seg := s.Layout.SegmentOf(in.Sel.Block, in.Sel.Query)
@@ -450,7 +450,7 @@ func TestAttentionMatrixPane(t *testing.T) {
 // into the options but not shown by its control.
 func TestHeatmapPreferencesPersist(t *testing.T) {
 	h := hmDemo(t)
-	p := h.in.image
+	p := h.in.panels.image
 	p.colors.SetSelected("magma")
 	p.opacity.SetValue(0.35)
 	p.opacity.OnChanged(0.35)
@@ -468,11 +468,11 @@ func TestHeatmapPreferencesPersist(t *testing.T) {
 	defer win.Close()
 	ctl := NewController(func(f func()) {}, cpuOnly)
 	defer ctl.Close()
-	in2 := NewInspector(win, ctl, h.in.prefs)
-	q := in2.image
+	in2 := NewInspector(win, ctl, h.in.memory.prefs)
+	q := in2.panels.image
 	want := heatmapOptions{Clip: 99.9, Log: true, ExcludeQuery: false, Shared: true, Diverging: false, Follow: true, Fusion: probe.FuseMin, Discard: 0.8}
-	if q.opts != want {
-		t.Errorf("relaunched options %+v, want %+v", q.opts, want)
+	if in2.maps.opts != want {
+		t.Errorf("relaunched options %+v, want %+v", in2.maps.opts, want)
 	}
 	if in2.Sel.Colors != widgets.Magma || math.Abs(in2.Sel.Opacity-0.35) > 1e-9 || in2.Sel.Overlay != OverlayRollout {
 		t.Errorf("relaunched selection: %v, %v, %q", in2.Sel.Colors, in2.Sel.Opacity, in2.Sel.Overlay)
@@ -488,8 +488,8 @@ func TestHeatmapPreferencesPersist(t *testing.T) {
 	defer win3.Close()
 	ctl3 := NewController(func(f func()) {}, cpuOnly)
 	defer ctl3.Close()
-	if in3 := NewInspector(win3, ctl3, nil); in3.image.opts != defaultHeatmap || in3.Sel.Overlay != OverlayAttention {
-		t.Errorf("no preferences: %+v, %q", in3.image.opts, in3.Sel.Overlay)
+	if in3 := NewInspector(win3, ctl3, nil); in3.maps.opts != defaultHeatmap || in3.Sel.Overlay != OverlayAttention {
+		t.Errorf("no preferences: %+v, %q", in3.maps.opts, in3.Sel.Overlay)
 	}
 }
 
@@ -497,7 +497,7 @@ func TestHeatmapPreferencesPersist(t *testing.T) {
 // Entry, which a row shrinks to about one character.
 func TestChannelEntryShowsFourDigits(t *testing.T) {
 	h := hmDemo(t)
-	e := h.in.image.channel
+	e := h.in.panels.image.channel
 	e.SetText("4303")
 	th := e.Theme()
 	need := fyne.MeasureText("4303", th.Size(theme.SizeNameText), e.TextStyle).Width + 2*th.Size(theme.SizeNameInnerPadding)
@@ -512,7 +512,7 @@ func TestRowsFollowTheRun(t *testing.T) {
 	h := hmDemo(t)
 	in := h.in
 	q, b := in.Sel.Query, in.Sel.Block
-	old := slices.Clone(in.image.values)
+	old := slices.Clone(in.panels.image.values)
 	path := mirrored(t) // the same page size, other attention
 	gen := in.Snap.Gen
 	in.OpenFiles(demoDir, path)
@@ -527,7 +527,7 @@ func TestRowsFollowTheRun(t *testing.T) {
 	if slices.Equal(want, old) {
 		t.Fatal("the flipped page gives the same row: the check is vacuous")
 	}
-	if !slices.Equal(in.image.values, want) {
+	if !slices.Equal(in.panels.image.values, want) {
 		t.Error("after a new run the overlay shows the old run's row")
 	}
 }
@@ -560,7 +560,7 @@ func closeTo(a, b []float32, rel float64) bool {
 // arrives (it would miss the probe's work), a frame logged twice, no log at all.
 func TestFrameLogTimesFollowedHovers(t *testing.T) {
 	h := hmDemo(t)
-	p, in := h.in.image, h.in
+	p, in := h.in.panels.image, h.in
 	var out strings.Builder
 	log := in.LogFrames(&out)
 	p.follow.SetChecked(true)

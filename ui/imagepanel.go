@@ -1,16 +1,18 @@
 package ui
 
-// imagepanel.go: the resized page with the selected overlay (the per-patch maps are of the
-// tap selected in Activations), its controls (source, channel, colormap, grid, opacity; the
-// scale, follow-the-mouse and rollout options of heatmap.go; export) and legend; a click
-// picks the query patch, hover names it — and, while following, makes it the query.
+// imagepanel.go: the resized page with the selected overlay (the map maps.go makes of the
+// selection; the per-patch maps are of the tap selected in Activations), its controls
+// (source, channel, colormap, grid, opacity; the scale, follow-the-mouse and rollout options
+// of heatmap.go; export) and legend; a click picks the query patch, hover names it — and,
+// while following (or with Shift held), makes it the query. Its figure (the view as the
+// exports write it) is drawn from what it painted.
 //
-// Invariant: the overlay is always indexed by sequence (merge-window) index, the same index
-// the engine uses; the mutation that would silently break it: indexing values by the raster
-// position of the hovered patch.
+// Invariant: what the panel shows, its legend and its figure are one map painted with one
+// Scale (paint). The mutation that would silently break it: a figure that recomputes the
+// scale from the raw values while the view used the clipped or shared one.
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"image"
 	"strconv"
@@ -47,22 +49,14 @@ type imagePanel struct {
 	rollOpts  *fyne.Container // fusion and discard, shown with the rollout overlay
 	exportBtn *widget.Button
 
-	opts       heatmapOptions
-	rows       rowCache
 	sharedMemo sharedMemo
 
 	values []float32 // what the overlay shows now, by sequence index
 	cm     widgets.Colormap
 	scale  widgets.Scale // what the overlay is painted with (the legend's, an export's)
 	unit   string        // the legend's caption
-	stats  tapStats      // per-patch statistics of the tap shown
 
-	// lastAttention is drawn, marked busy, while the rows of a new query are computed
-	lastAttention lastMap
-	rollout       mapJob       // the rollout of one query, where the table keeps no row for it
-	rollTable     rolloutTable // rollout of every query, built once per run and setting
-	attTo         mapJob       // the attention-to column, the same way
-
+	shiftHeld     bool      // Shift is down (key events: the pointer's carry no modifiers under GLFW)
 	followTo      int       // the patch the pointer is over, while following
 	followPending bool      // a follow redraw is posted and has not run
 	followedAt    time.Time // when the last followed move was drawn
@@ -70,13 +64,11 @@ type imagePanel struct {
 	timeFrom      time.Time // the followed move whose map is not drawn yet (zero: none)
 	stale         bool      // the overlay being drawn is the last query's, marked busy
 
-	exp     exporter
 	syncing bool
 }
 
 func newImagePanel(in *Inspector) *imagePanel {
 	p := &imagePanel{in: in, view: widgets.NewImageView(), legend: widgets.NewLegend()}
-	p.opts = loadHeatmap(in.prefs, &in.Sel)
 	p.view.OnSelect = in.SelectQuery
 	p.view.OnHoverMods = p.hovered
 	p.view.SetHoverText(p.hoverText)
@@ -125,14 +117,14 @@ func (p *imagePanel) newOptionControls() {
 	opt := func(set func(*heatmapOptions, bool)) func(bool) {
 		return func(on bool) {
 			if !p.syncing {
-				set(&p.opts, on)
+				set(&p.in.maps.opts, on)
 				p.changed()
 			}
 		}
 	}
 	p.clip = widget.NewSelect(clipChoices, func(s string) {
 		if !p.syncing {
-			p.opts.Clip = clipOf(s)
+			p.in.maps.opts.Clip = clipOf(s)
 			p.changed()
 		}
 	})
@@ -147,13 +139,13 @@ func (p *imagePanel) newOptionControls() {
 	}
 	p.fusion = widget.NewSelect(fusions, func(s string) {
 		if !p.syncing {
-			p.opts.Fusion, _ = probe.ParseFusion(s)
+			p.in.maps.opts.Fusion, _ = probe.ParseFusion(s)
 			p.changed()
 		}
 	})
 	p.discard = widget.NewSelect(discardChoices, func(s string) {
 		if !p.syncing {
-			p.opts.Discard, _ = strconv.ParseFloat(s, 64)
+			p.in.maps.opts.Discard, _ = strconv.ParseFloat(s, 64)
 			p.changed()
 		}
 	})
@@ -168,7 +160,7 @@ func (p *imagePanel) changed() {
 	}
 }
 
-func (p *imagePanel) save() { saveHeatmap(p.in.prefs, p.in.Sel, p.opts) }
+func (p *imagePanel) save() { saveHeatmap(p.in.memory.prefs, p.in.Sel, p.in.maps.opts) }
 
 // imageTips are the image panel's tooltips, one per control.
 var imageTips = map[string]string{
@@ -207,7 +199,7 @@ func (p *imagePanel) content() fyne.CanvasObject {
 func (p *imagePanel) syncControls() {
 	p.syncing = true
 	defer func() { p.syncing = false }()
-	s, o := p.in.Sel, p.opts
+	s, o := p.in.Sel, p.in.maps.opts
 	p.source.SetSelected(s.Overlay)
 	p.colors.SetSelected(s.Colors.String())
 	p.opacity.SetValue(s.Opacity)
@@ -231,10 +223,6 @@ func (p *imagePanel) syncControls() {
 
 func (p *imagePanel) setPage(s *Snapshot) {
 	p.view.SetImage(rgbImage(s.Page.Resized), patchGrid(s))
-	p.rollout.reset()
-	p.attTo.reset()
-	p.rollTable.build.cancel()
-	p.rollTable = rolloutTable{}
 }
 
 // hovered follows the pointer: while following (or while Shift is held) the hovered patch
@@ -250,7 +238,7 @@ func (p *imagePanel) hovered(patch int, mods fyne.KeyModifier) {
 // the image): the map drawn for it is timed from then (the frame-time probe).
 func (p *imagePanel) followFrom(patch int, mods fyne.KeyModifier, at time.Time) {
 	in := p.in
-	follow := p.opts.Follow || mods&fyne.KeyModifierShift != 0 || in.shiftHeld
+	follow := in.maps.opts.Follow || mods&fyne.KeyModifierShift != 0 || p.shiftHeld
 	if !follow || patch < 0 {
 		return
 	}
@@ -268,6 +256,20 @@ func (p *imagePanel) followFrom(patch int, mods fyne.KeyModifier, at time.Time) 
 		p.followPointer()
 	})
 }
+
+// shiftDown follows Shift's key events (GLFW's hover events carry no modifiers): while it
+// is held the map follows the pointer, and pressing it over a patch makes that patch the
+// query.
+func (p *imagePanel) shiftDown(down bool) {
+	p.shiftHeld = down
+	if q := p.view.Hovered(); down && q >= 0 {
+		p.followFrom(q, fyne.KeyModifierShift, time.Now())
+	}
+}
+
+// onDrag makes a drag over the image hand the rectangle of patches it outlines to f (nil:
+// a drag does nothing).
+func (p *imagePanel) onDrag(f func(image.Rectangle)) { p.view.OnDragRect = f }
 
 // followGap is how soon after a followed move the next one waits for the frame to end: the
 // pointer events of one GL tick come in a burst (tens of µs apart), and only the first is
@@ -289,8 +291,8 @@ func (p *imagePanel) refresh() {
 	if !in.Snap.Loaded() {
 		return
 	}
-	p.stale = false
-	vals, caption := p.overlayValues()
+	vals, caption, stale := in.selectedMap()
+	p.stale = stale
 	caption += interventionsSuffix(in.Snap.Settings) // an intervention is named in every caption
 	p.values = vals
 	p.view.SetSelected(in.Sel.Query)
@@ -328,10 +330,10 @@ func (p *imagePanel) paint(vals []float32, caption string) {
 	}
 	att := attentionLike(in.Sel.Overlay)
 	maps, shared := [][]float32{vals}, ""
-	if p.opts.Shared {
+	if in.maps.opts.Shared {
 		maps, shared = p.sharedMaps(vals)
 	}
-	p.cm, p.scale = p.opts.heatmapScale(maps, in.Sel.Colors, att, in.Sel.Query)
+	p.cm, p.scale = in.maps.opts.heatmapScale(maps, in.Sel.Colors, att, in.Sel.Query)
 	p.unit = legendCaption(in.Sel.Overlay)
 	if d := describeScale(p.scale, shared); d != "" {
 		p.unit += " · " + d
@@ -340,7 +342,7 @@ func (p *imagePanel) paint(vals []float32, caption string) {
 		p.view.SetOverlay(nil, p.cm, 0, 1)
 		caption += fmt.Sprintf(" — a constant map: every patch is %s, nothing to colour", legendNumber(p.scale.Lo))
 	} else {
-		p.view.SetOverlayScale(p.opts.withoutQuery(vals, att, in.Sel.Query), p.cm, p.scale)
+		p.view.SetOverlayScale(in.maps.opts.withoutQuery(vals, att, in.Sel.Query), p.cm, p.scale)
 	}
 	p.view.SetOpacity(in.Sel.Opacity)
 	p.legend.SetScale(p.cm, p.scale, p.unit)
@@ -367,7 +369,7 @@ func (p *imagePanel) marks() []int {
 	if p.values == nil || !attentionLike(o) || p.scale.Constant {
 		return nil
 	}
-	return topK(p.opts.withoutQuery(p.values, true, p.in.Sel.Query), 5)
+	return topK(p.in.maps.opts.withoutQuery(p.values, true, p.in.Sel.Query), 5)
 }
 
 func (p *imagePanel) hoverText(patch int) string {
@@ -383,197 +385,33 @@ func (p *imagePanel) hoverText(patch int) string {
 	return txt
 }
 
-// overlayValues computes the selected overlay and a caption saying what it is.
-func (p *imagePanel) overlayValues() ([]float32, string) {
+// figure is the view as a figure at zoom (1 or 2) times the page's resolution: the photo with
+// the overlay, grid, marks and selection as drawn, the colour bar of the scale used, and the
+// caption.
+func (p *imagePanel) figure(zoom int) (widgets.Figure, error) {
 	in, s := p.in, p.in.Snap
-	b := in.Sel.Block
-	if b >= s.Next {
-		return nil, fmt.Sprintf("block %d has not run yet", b)
+	if !s.Loaded() {
+		return widgets.Figure{}, errors.New("nothing to export yet")
 	}
-	switch in.Sel.Overlay {
-	case OverlayAttention:
-		return p.attentionValues()
-	case OverlayRollout:
-		return p.rolloutValues(false)
-	case OverlayRolloutWhole:
-		return p.rolloutValues(true)
-	case OverlayAttentionTo:
-		return p.attentionToValues()
-	case OverlayNone:
-		return nil, ""
-	case OverlayChannel:
-		return p.channelValues(b)
-	case OverlayChange:
-		if in.Sel.Tap != tapOut {
-			return nil, fmt.Sprintf("change ||out−in||/||in|| is defined for the block output: select the tap out (now %s)", in.Sel.Tap)
-		}
+	zoom = max(zoom, 1)
+	photo := pagePhoto(s, s.Page.Resized.W*zoom, s.Page.Resized.H*zoom)
+	var vals []float32
+	if p.values != nil && !p.scale.Constant {
+		vals = in.maps.opts.withoutQuery(p.values, attentionLike(in.Sel.Overlay), in.Sel.Query)
 	}
-	m, err := p.statsValues(b)
-	if err != nil {
-		return nil, err.Error()
-	}
-	return m, fmt.Sprintf("block %d %s: %s per patch", b, tapCaption(in.Sel.Tap), in.Sel.Overlay)
+	grid := patchGrid(s)
+	panel := widgets.ComposeHeatmap(photo, grid, vals, p.cm, p.scale, in.Sel.Opacity)
+	widgets.DecorateHeatmap(panel, grid, in.Sel.Grid, p.marks(), in.Sel.Query)
+	return widgets.Figure{Panels: []image.Image{panel}, Colormap: p.cm, Scale: p.scale, ScaleCaption: p.unit,
+		Caption: in.figureCaption(p.caption.Text, p.cm), Zoom: float64(zoom), NoScale: p.values == nil}, nil
 }
 
-// statsValues is the per-patch statistic the overlay names, of the selected tap of block b.
-func (p *imagePanel) statsValues(b int) ([]float32, error) {
-	in, s := p.in, p.in.Snap
-	st, err := p.stats.of(s, in.Sel.Tap, b)
-	if err != nil {
-		return nil, err
+// mapImage is the view's map alone, each patch a px x px block of its colour (nil: no map).
+func (p *imagePanel) mapImage(px int) image.Image {
+	if m := p.view.MapImage(px); m != nil {
+		return m
 	}
-	m := map[string][]float32{OverlayNorm: st.Norm, OverlayMean: st.Mean, OverlayMaxAbs: st.MaxAbs, OverlayChange: st.Change}
-	return m[in.Sel.Overlay], nil
-}
-
-// channelValues is one channel of the selected tap of block b, per patch.
-func (p *imagePanel) channelValues(b int) ([]float32, string) {
-	in, s := p.in, p.in.Snap
-	ch, tap := in.Sel.Channel, in.Sel.Tap
-	_, w, err := tapValues(s, tap, b)
-	if err != nil {
-		return nil, err.Error()
-	}
-	if ch < 0 || ch >= w {
-		return nil, fmt.Sprintf("channel %d is outside 0..%d", ch, w-1)
-	}
-	m, err := s.Probes.TapChannelMap(tap, b, ch)
-	if err != nil {
-		return nil, err.Error()
-	}
-	return m, fmt.Sprintf("block %d %s, channel %d", b, tapCaption(tap), ch)
-}
-
-// tapCaption names a tap in captions: "output" for out.
-func tapCaption(tap string) string {
-	if tap == tapOut {
-		return "output"
-	}
-	return "tap " + tap
-}
-
-func (p *imagePanel) attentionValues() ([]float32, string) {
-	in := p.in
-	caption := fmt.Sprintf("block %d, %s: attention of the query patch (outlined) over the image", in.Sel.Block, headName(in.Sel.Head))
-	if in.Snap.Layout.Windowed(in.Sel.Block) {
-		caption = fmt.Sprintf("block %d, %s: attention of the query patch (outlined) within its window (amber; zero outside: this block attends within windows)", in.Sel.Block, headName(in.Sel.Head))
-	}
-	e, err := p.rows.rowsOf(in.Ctl, in.Snap, in.Sel.Block, in.Sel.Query)
-	if err == errComputing { // the last map drawn stays, marked, until the new one lands
-		if p.lastAttention.store == in.Snap.Probes && p.lastAttention.vals != nil {
-			p.stale = true
-			return p.lastAttention.vals, p.lastAttention.caption + " · computing the new map…"
-		}
-		return nil, caption + " · computing…"
-	}
-	if err != nil {
-		return nil, err.Error()
-	}
-	row, err := e.pick(in.Sel.Head)
-	if err != nil {
-		return nil, err.Error()
-	}
-	p.lastAttention = lastMap{in.Snap.Probes, row, caption}
-	return row, caption
-}
-
-// lastMap is the last attention map drawn, of one run's Store.
-type lastMap struct {
-	store   *probe.Store
-	vals    []float32
-	caption string
-}
-
-// notKept explains a missing full output: the page was over the probe budget.
-const notKept = "block outputs are not kept for this page (over the probe memory budget): lower max pixels to see channels"
-
-// legendCaption names the legend's unit.
-func legendCaption(overlay string) string {
-	switch overlay {
-	case OverlayAttention, OverlayAttentionTo:
-		return "attention probability"
-	case OverlayRollout:
-		return "attention rollout (flow from the query through the blocks)"
-	case OverlayRolloutWhole:
-		return "whole-image attention rollout (mean of its patches' rollouts)"
-	case OverlayChange:
-		return "||out − in|| / ||in||"
-	}
-	return overlay
-}
-
-func headName(h int) string {
-	if h < 0 {
-		return "mean of heads"
-	}
-	return fmt.Sprintf("head %d", h)
-}
-
-// landed redraws what shows a background map: the image, and the attention panel's list of
-// its top patches.
-func (p *imagePanel) landed() {
-	p.refresh()
-	p.in.refreshAttention()
-}
-
-// mapOrBusy is a background map's values and caption: the map when it is here, the error
-// when it failed, else nothing and a busy mark.
-func (p *imagePanel) mapOrBusy(vals []float32, err error, what, caption string) ([]float32, string) {
-	switch {
-	case err != nil:
-		return nil, what + ": " + err.Error()
-	case vals == nil:
-		return nil, caption + " (computing…)"
-	}
-	return vals, caption
-}
-
-// attentionToValues shows the cached attention-to column or starts computing it.
-func (p *imagePanel) attentionToValues() ([]float32, string) {
-	in := p.in
-	key := fmt.Sprintf("%d/%d/%d/%d", in.Snap.Gen, in.Sel.Block, in.Sel.Head, in.Sel.Query)
-	caption := fmt.Sprintf("block %d, %s: how much every patch attends TO the query patch (outlined): column %d of the attention matrix",
-		in.Sel.Block, headName(in.Sel.Head), in.Sel.Query)
-	probes, b, h, q := in.Snap.Probes, in.Sel.Block, in.Sel.Head, in.Sel.Query
-	vals, err := p.attTo.get(in.Ctl, key, func(ctx context.Context) ([]float32, error) {
-		return probes.AttentionColumn(ctx, b, h, q)
-	}, p.landed)
-	return p.mapOrBusy(vals, err, "attention to", caption)
-}
-
-// mapJob is one overlay map computed off the UI goroutine (latest): the map of the last key
-// asked for, once it has landed.
-type mapJob struct {
-	job        latest
-	key, asked string // of the map kept, of the one in flight
-	vals       []float32
-	err        error
-}
-
-// get is key's map if it has landed (or its error); else it starts computing it (once per
-// key: asking again while it is computed changes nothing), and landed redraws when it is in.
-func (m *mapJob) get(ctl *Controller, key string, compute func(context.Context) ([]float32, error), landed func()) ([]float32, error) {
-	if key == m.key {
-		return m.vals, m.err
-	}
-	if key == m.asked && m.job.busy() {
-		return nil, nil
-	}
-	m.asked = key
-	m.job.start(ctl, func(ctx context.Context) (any, error) { return compute(ctx) }, func(v any, err error) {
-		m.key, m.err, m.vals = key, err, nil
-		if err == nil {
-			m.vals = v.([]float32)
-		}
-		landed()
-	})
-	return nil, nil
-}
-
-// reset forgets the map (a new page) and drops one in flight.
-func (m *mapJob) reset() {
-	m.job.cancel()
-	m.key, m.asked, m.vals, m.err = "", "", nil, nil
+	return nil
 }
 
 // digitEntry is an Entry wide enough for five digits: channels of D up to 1152 and of the

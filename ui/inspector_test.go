@@ -24,6 +24,7 @@ import (
 	"github.com/turbospark/inspector/engine/safetensors"
 	"github.com/turbospark/inspector/engine/synth"
 	_ "github.com/turbospark/inspector/internal/clocale" // the test binary, like the app, keeps Fyne quiet under LANG=C.UTF-8
+	"github.com/turbospark/inspector/ui/control"
 )
 
 const (
@@ -90,7 +91,7 @@ func (h *harness) pump(what string, cond func() bool) {
 		case f := <-h.ui:
 			f()
 		case <-deadline:
-			h.t.Fatalf("timed out waiting for %s (status %q)", what, h.in.toolbar.status.Text)
+			h.t.Fatalf("timed out waiting for %s (status %q)", what, h.in.panels.toolbar.status.Text)
 		}
 	}
 	for { // drain what is already queued
@@ -126,13 +127,16 @@ func (h *harness) show(name string) {
 // UI goroutine, and land with a redraw).
 func (h *harness) settle() {
 	h.t.Helper()
-	h.pump("the probes in flight", func() bool { return !h.in.image.rows.job.busy() })
+	h.pump("the probes in flight", func() bool { return !h.in.maps.rows.Busy() })
 }
+
+// headStats are the row service's block x head statistics of the run shown.
+func (h *harness) headStats() *control.HeadStats { return h.in.maps.rows.HeadStats(h.in.Snap.Probes) }
 
 // tapPatch taps the image view where patch p is drawn.
 func (h *harness) tapPatch(p int) {
 	h.t.Helper()
-	v := h.in.image.view
+	v := h.in.panels.image.view
 	sz := v.Size()
 	for y := float32(1); y < sz.Height; y += 2 {
 		for x := float32(1); x < sz.Width; x += 2 {
@@ -167,13 +171,13 @@ func TestOpenRunsTheDemo(t *testing.T) {
 	if h.in.Sel.Block != s.Config.Depth-1 {
 		t.Errorf("selected block %d, want the last (%d)", h.in.Sel.Block, s.Config.Depth-1)
 	}
-	if h.in.image.values == nil {
+	if h.in.panels.image.values == nil {
 		t.Error("no overlay after the run")
 	}
-	if !strings.Contains(h.in.toolbar.status.Text, "done") {
-		t.Errorf("status %q", h.in.toolbar.status.Text)
+	if !strings.Contains(h.in.panels.toolbar.status.Text, "done") {
+		t.Errorf("status %q", h.in.panels.toolbar.status.Text)
 	}
-	if got := h.in.strip; got == nil {
+	if got := h.in.panels.strip; got == nil {
 		t.Fatal("no block strip")
 	}
 }
@@ -186,14 +190,14 @@ func TestClickSelectsQueryPatch(t *testing.T) {
 	s := h.in.Snap
 	target := patchGrid(s).At(3, 20)
 	h.tapPatch(target)
-	if h.in.Sel.Query != target || h.in.image.view.Selected() != target {
-		t.Fatalf("query %d, view selection %d, want %d", h.in.Sel.Query, h.in.image.view.Selected(), target)
+	if h.in.Sel.Query != target || h.in.panels.image.view.Selected() != target {
+		t.Fatalf("query %d, view selection %d, want %d", h.in.Sel.Query, h.in.panels.image.view.Selected(), target)
 	}
 	want, err := s.Probes.AttentionRowMean(h.in.Sel.Block, target)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if argmax(want) != argmax(h.in.image.values) || len(want) != len(h.in.image.values) {
+	if argmax(want) != argmax(h.in.panels.image.values) || len(want) != len(h.in.panels.image.values) {
 		t.Error("the overlay is not the clicked patch's mean attention row")
 	}
 }
@@ -204,25 +208,25 @@ func TestChangeHead(t *testing.T) {
 	h.openDemo()
 	s := h.in.Snap
 	q := h.in.Sel.Query
-	h.in.attention.head.SetSelected("head 1")
+	h.in.panels.attention.head.SetSelected("head 1")
 	if h.in.Sel.Head != 1 {
 		t.Fatalf("head %d after choosing head 1", h.in.Sel.Head)
 	}
 	row, _ := s.Probes.AttentionRow(h.in.Sel.Block, 1, q)
 	for i := range row {
-		if row[i] != h.in.image.values[i] {
-			t.Fatalf("overlay[%d] = %v, head 1's row has %v", i, h.in.image.values[i], row[i])
+		if row[i] != h.in.panels.image.values[i] {
+			t.Fatalf("overlay[%d] = %v, head 1's row has %v", i, h.in.panels.image.values[i], row[i])
 		}
 	}
-	h.in.attention.head.SetSelected("mean of heads")
+	h.in.panels.attention.head.SetSelected("mean of heads")
 	var mean float64
 	for hd := 0; hd < s.Config.Heads; hd++ {
 		r, _ := s.Probes.AttentionRow(h.in.Sel.Block, hd, q)
 		mean += float64(r[q])
 	}
 	mean /= float64(s.Config.Heads)
-	if math.Abs(float64(h.in.image.values[q])-mean) > 1e-6 {
-		t.Errorf("mean-of-heads overlay at the query is %v, want %v", h.in.image.values[q], mean)
+	if math.Abs(float64(h.in.panels.image.values[q])-mean) > 1e-6 {
+		t.Errorf("mean-of-heads overlay at the query is %v, want %v", h.in.panels.image.values[q], mean)
 	}
 }
 
@@ -238,8 +242,8 @@ func TestStepControls(t *testing.T) {
 		t.Errorf("after one step the selected block is %d", h.in.Sel.Block)
 	}
 	h.in.SelectBlock(3) // not run yet: panels say so, nothing breaks
-	if !strings.Contains(h.in.image.caption.Text, "not run yet") {
-		t.Errorf("caption for an unrun block: %q", h.in.image.caption.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text, "not run yet") {
+		t.Errorf("caption for an unrun block: %q", h.in.panels.image.caption.Text)
 	}
 	h.in.Ctl.RunAll()
 	h.pump("the rest", func() bool { return h.in.Snap.Finished })
@@ -249,13 +253,13 @@ func TestStepControls(t *testing.T) {
 func TestCompareIdenticalIsZero(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	p := h.in.compare
+	p := h.in.panels.compare
 	for i, b := range []engine.Settings{h.in.Ctl.Backends().DefaultSettings(), {TileRows: 1, Residency: engine.Pread, Backend: "cpu", Threads: 1}} {
-		h.in.compareRes = nil
+		h.in.runs.compare = nil
 		p.b.load(b)
 		p.run()
-		h.pump("compare", func() bool { return h.in.compareRes != nil })
-		r := h.in.compareRes
+		h.pump("compare", func() bool { return h.in.runs.compare != nil })
+		r := h.in.runs.compare
 		if maxOf(r.BlockDiff, r.MergerDiff) != 0 || len(r.BlockDiff) != h.in.Snap.Config.Depth {
 			t.Errorf("B = %s: diffs %v merger %v, want all 0", b.Describe(), r.BlockDiff, r.MergerDiff)
 		}
@@ -276,9 +280,9 @@ func TestApplySettingsReruns(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	gen := h.in.Snap.Gen
-	h.in.settings.form.tile.SetText("64")
-	h.in.settings.form.residency.SetSelected("pread")
-	h.in.settings.apply()
+	h.in.panels.settings.form.tile.SetText("64")
+	h.in.panels.settings.form.residency.SetSelected("pread")
+	h.in.panels.settings.apply()
 	h.pump("the re-run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Finished })
 	if !h.said(fmt.Sprintf("tile %d → 64", engine.DefaultTileRows), "residency mapped → pread", "re-running from block 0", "outputs do not") {
 		t.Errorf("no status line explained the re-run: %q", h.statuses)
@@ -287,13 +291,13 @@ func TestApplySettingsReruns(t *testing.T) {
 		t.Errorf("settings %s after applying tile 64, pread", h.in.Snap.Settings.Describe())
 	}
 	h.show("Settings")
-	if st := h.in.settings.state.Text; !strings.Contains(st, "read by pread") || strings.Contains(st, " 0 B read") {
+	if st := h.in.panels.settings.state.Text; !strings.Contains(st, "read by pread") || strings.Contains(st, " 0 B read") {
 		t.Errorf("settings state after a pread run: %q", st)
 	}
-	h.in.settings.form.tile.SetText("zero")
-	h.in.settings.apply()
-	if !strings.Contains(h.in.toolbar.status.Text, "MLP tile rows") {
-		t.Errorf("bad tile entry: status %q", h.in.toolbar.status.Text)
+	h.in.panels.settings.form.tile.SetText("zero")
+	h.in.panels.settings.apply()
+	if !strings.Contains(h.in.panels.toolbar.status.Text, "MLP tile rows") {
+		t.Errorf("bad tile entry: status %q", h.in.panels.toolbar.status.Text)
 	}
 }
 
@@ -303,7 +307,7 @@ func TestBackendsOffered(t *testing.T) {
 	b.Unavailable = map[string]string{"metal": "needs macOS on Apple silicon"}
 	h := newHarnessOn(t, b)
 	h.openDemo()
-	form := h.in.settings.form
+	form := h.in.panels.settings.form
 	if got := form.backend.Options; len(got) != 1 || got[0] != "cpu" {
 		t.Errorf("the backend control offers %v, want only cpu", got)
 	}
@@ -332,8 +336,8 @@ func TestBackendFallsBackToCPU(t *testing.T) {
 		t.Errorf("Compare starts with %s vs %s, want cpu vs metal", a.Backend, c.Backend)
 	}
 	h.openDemo()
-	if h.in.Snap.Settings.Backend != "cpu" || h.in.settings.form.backend.Selected != "cpu" {
-		t.Errorf("after Metal failed: settings say %q, the form %q; want cpu", h.in.Snap.Settings.Backend, h.in.settings.form.backend.Selected)
+	if h.in.Snap.Settings.Backend != "cpu" || h.in.panels.settings.form.backend.Selected != "cpu" {
+		t.Errorf("after Metal failed: settings say %q, the form %q; want cpu", h.in.Snap.Settings.Backend, h.in.panels.settings.form.backend.Selected)
 	}
 	if !h.said("done", "metal failed (the GPU is busy): running on the CPU") {
 		t.Errorf("no status said the run fell back to the CPU: %q", h.statuses)
@@ -347,9 +351,9 @@ func TestBadImageKeepsRunning(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "broken.png")
 	os.WriteFile(bad, []byte("not a png"), 0o644)
 	h.in.OpenFiles(demoDir, bad)
-	h.pump("the error", func() bool { return h.in.toolbar.last.Err != nil })
-	if !strings.Contains(h.in.toolbar.status.Text, "broken.png") {
-		t.Errorf("status %q does not name the file", h.in.toolbar.status.Text)
+	h.pump("the error", func() bool { return h.in.panels.toolbar.last.Err != nil })
+	if !strings.Contains(h.in.panels.toolbar.status.Text, "broken.png") {
+		t.Errorf("status %q does not name the file", h.in.panels.toolbar.status.Text)
 	}
 	if !h.in.Snap.Finished {
 		t.Error("the previous run was lost")
@@ -405,14 +409,14 @@ func TestDemoHeatmapsMeanSomething(t *testing.T) {
 		return math.Hypot(float64(pa.Row-pb.Row), float64(pa.Col-pb.Col))
 	}
 	h.in.SelectBlock(1)
-	h.in.attention.head.SetSelected("head 1")
+	h.in.panels.attention.head.SetSelected("head 1")
 	h.settle()
-	if d := dist(argmax(h.in.image.values), click); d > 1.5 {
+	if d := dist(argmax(h.in.panels.image.values), click); d > 1.5 {
 		t.Errorf("near head: brightest patch %.1f patches from the click", d)
 	}
-	h.in.attention.head.SetSelected("head 2")
+	h.in.panels.attention.head.SetSelected("head 2")
 	h.settle()
-	if d := dist(argmax(h.in.image.values), click); d < 15 {
+	if d := dist(argmax(h.in.panels.image.values), click); d < 15 {
 		t.Errorf("far head: brightest patch only %.1f patches from the click", d)
 	}
 }
@@ -422,21 +426,21 @@ func TestDemoHeatmapsMeanSomething(t *testing.T) {
 func TestHeadStatsChart(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	a := h.in.attention
 	depth := h.in.Snap.Config.Depth
-	h.pump("head statistics", func() bool { return len(a.dist) == depth && !a.stats.busy() })
+	h.pump("head statistics", func() bool { return len(h.headStats().Dist) == depth && !h.in.maps.rows.MeasuringHeads() })
+	a := h.headStats() // what the chart draws
 	for b := 0; b < depth; b++ {
-		dist, ent, err := h.in.Snap.Probes.HeadStats(context.Background(), b, headStatQueries)
+		dist, ent, err := h.in.Snap.Probes.HeadStats(context.Background(), b, control.HeadStatQueries)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for hd := range dist {
-			if a.dist[b][hd] != dist[hd] || a.entropy[b][hd] != ent[hd] {
-				t.Fatalf("block %d head %d: chart %v/%v, engine %v/%v", b, hd, a.dist[b][hd], a.entropy[b][hd], dist[hd], ent[hd])
+			if a.Dist[b][hd] != dist[hd] || a.Entropy[b][hd] != ent[hd] {
+				t.Fatalf("block %d head %d: chart %v/%v, engine %v/%v", b, hd, a.Dist[b][hd], a.Entropy[b][hd], dist[hd], ent[hd])
 			}
 		}
-		if a.dist[b][2] < 5*a.dist[b][1] {
-			t.Errorf("block %d: far head distance %.1f, near head %.1f", b, a.dist[b][2], a.dist[b][1])
+		if a.Dist[b][2] < 5*a.Dist[b][1] {
+			t.Errorf("block %d: far head distance %.1f, near head %.1f", b, a.Dist[b][2], a.Dist[b][1])
 		}
 	}
 }
@@ -451,14 +455,14 @@ func TestDropAndRecent(t *testing.T) {
 	if h.in.Snap.CheckpointDir != dir || h.in.Snap.ImagePath != photo {
 		t.Errorf("opened %s + %s", h.in.Snap.CheckpointDir, h.in.Snap.ImagePath)
 	}
-	if got := recentList(h.in.prefs, recentCheckpoints); len(got) != 1 || got[0] != dir {
+	if got := recentList(h.in.memory.prefs, recentCheckpoints); len(got) != 1 || got[0] != dir {
 		t.Errorf("recent checkpoints %v", got)
 	}
 	for i := 0; i < recentMax+3; i++ {
-		rememberRecent(h.in.prefs, recentImages, fmt.Sprintf("/img/%d.png", i))
+		rememberRecent(h.in.memory.prefs, recentImages, fmt.Sprintf("/img/%d.png", i))
 	}
-	rememberRecent(h.in.prefs, recentImages, "/img/3.png")
-	got := recentList(h.in.prefs, recentImages)
+	rememberRecent(h.in.memory.prefs, recentImages, "/img/3.png")
+	got := recentList(h.in.memory.prefs, recentImages)
 	if len(got) != recentMax || got[0] != "/img/3.png" || got[1] != fmt.Sprintf("/img/%d.png", recentMax+2) {
 		t.Errorf("recent images %v", got)
 	}
@@ -478,34 +482,34 @@ func TestRolloutOverlay(t *testing.T) {
 	h.openDemo()
 	h.in.SelectBlock(2)
 	h.in.SetOverlay(OverlayRollout)
-	if !strings.Contains(h.in.image.caption.Text, "building the rollout table") {
-		t.Errorf("caption while the table is built: %q", h.in.image.caption.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text, "building the rollout table") {
+		t.Errorf("caption while the table is built: %q", h.in.panels.image.caption.Text)
 	}
-	h.pump("the rollout", func() bool { return rolloutShown(h.in.image) })
+	h.pump("the rollout", func() bool { return rolloutShown(h.in.panels.image) })
 	want, err := h.in.Snap.Probes.Rollout(context.Background(), h.in.Sel.Query, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !closeTo(h.in.image.values, want, 1e-5) {
+	if !closeTo(h.in.panels.image.values, want, 1e-5) {
 		t.Fatal("the overlay is not the engine's rollout of the query")
 	}
 	// Once the table is built, another query's rollout is drawn at once (a row of the table):
 	// no background computation, no "computing".
 	other := patchGrid(h.in.Snap).At(3, 5)
 	h.in.SelectQuery(other)
-	if !rolloutShown(h.in.image) {
-		t.Fatalf("a click after the table was built: caption %q", h.in.image.caption.Text)
+	if !rolloutShown(h.in.panels.image) {
+		t.Fatalf("a click after the table was built: caption %q", h.in.panels.image.caption.Text)
 	}
 	want, _ = h.in.Snap.Probes.Rollout(context.Background(), other, 2)
-	if !closeTo(h.in.image.values, want, 1e-5) {
+	if !closeTo(h.in.panels.image.values, want, 1e-5) {
 		t.Error("the clicked query's overlay is not its rollout")
 	}
 	// The whole-image rollout: a row of its own, not the query's, one per block.
 	h.in.SetOverlay(OverlayRolloutWhole)
-	h.pump("the whole-image rollout", func() bool { return rolloutShown(h.in.image) })
-	w := slices.Clone(h.in.image.values)
-	if closeTo(w, want, 1e-3) || !strings.Contains(h.in.image.caption.Text, "whole-image") {
-		t.Errorf("whole-image rollout: %q, equal to the query's: %v", h.in.image.caption.Text, closeTo(w, want, 1e-3))
+	h.pump("the whole-image rollout", func() bool { return rolloutShown(h.in.panels.image) })
+	w := slices.Clone(h.in.panels.image.values)
+	if closeTo(w, want, 1e-3) || !strings.Contains(h.in.panels.image.caption.Text, "whole-image") {
+		t.Errorf("whole-image rollout: %q, equal to the query's: %v", h.in.panels.image.caption.Text, closeTo(w, want, 1e-3))
 	}
 	var sum float64
 	for _, x := range w {
@@ -526,20 +530,20 @@ func TestProbeBudget(t *testing.T) {
 		t.Errorf("no status line about the budget: %q", h.statuses)
 	}
 	h.in.SetOverlay(OverlayChannel)
-	if !strings.Contains(h.in.image.caption.Text, "not kept") {
-		t.Errorf("channel overlay caption %q", h.in.image.caption.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text, "not kept") {
+		t.Errorf("channel overlay caption %q", h.in.panels.image.caption.Text)
 	}
 	h.show("Activations")
-	if !strings.Contains(h.in.activation.summary.Text, "not kept") {
-		t.Errorf("activations summary %q", h.in.activation.summary.Text)
+	if !strings.Contains(h.in.panels.activation.summary.Text, "not kept") {
+		t.Errorf("activations summary %q", h.in.panels.activation.summary.Text)
 	}
 	h.in.SetOverlay(OverlayAttention)
 	h.settle()
-	if h.in.image.values != nil || !strings.Contains(h.in.image.caption.Text, "not kept") {
-		t.Errorf("attention overlay without kept attention: caption %q", h.in.image.caption.Text)
+	if h.in.panels.image.values != nil || !strings.Contains(h.in.panels.image.caption.Text, "not kept") {
+		t.Errorf("attention overlay without kept attention: caption %q", h.in.panels.image.caption.Text)
 	}
 	h.in.SetOverlay(OverlayNorm) // per-patch statistics are always there
-	if len(h.in.image.values) != h.in.Snap.Layout.Rows() {
+	if len(h.in.panels.image.values) != h.in.Snap.Layout.Rows() {
 		t.Error("no L2 norm map")
 	}
 }
@@ -552,12 +556,12 @@ func TestPlayPauseClose(t *testing.T) {
 	h.in.Ctl.delay = 20 * time.Millisecond
 	h.in.Ctl.Restart()
 	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })
-	h.in.toolbar.togglePlay()
-	if h.in.toolbar.play.Text != "Pause" {
-		t.Errorf("play button says %q while playing", h.in.toolbar.play.Text)
+	h.in.panels.toolbar.togglePlay()
+	if h.in.panels.toolbar.play.Text != "Pause" {
+		t.Errorf("play button says %q while playing", h.in.panels.toolbar.play.Text)
 	}
 	h.pump("two blocks", func() bool { return h.in.Snap.Next >= 2 })
-	h.in.toolbar.togglePlay()
+	h.in.panels.toolbar.togglePlay()
 	next := h.in.Snap.Next
 	time.Sleep(100 * time.Millisecond)
 	h.pump("the block in flight", func() bool { return true })
@@ -583,7 +587,7 @@ func TestWindowFitsALaptop(t *testing.T) {
 	h := newHarness(t)
 	h.in.OpenFiles(dir, demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
-	h.pump("head statistics", func() bool { return len(h.in.attention.dist) == cfg.Depth })
+	h.pump("head statistics", func() bool { return len(h.headStats().Dist) == cfg.Depth })
 	for _, tab := range h.in.tabs.Items {
 		h.in.tabs.Select(tab)
 		if m := h.win.Content().MinSize(); m.Width > 1440 || m.Height > 900 {
@@ -597,15 +601,15 @@ func TestWindowFitsALaptop(t *testing.T) {
 func TestComparePreviousAndProgress(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	p := h.in.compare
+	p := h.in.panels.compare
 	var progress []CompareProgress
 	show := h.in.Ctl.OnCompareProgress
 	h.in.Ctl.OnCompareProgress = func(cp CompareProgress) { progress = append(progress, cp); show(cp) }
 	p.reps.SetText("2")
 	p.blocks.SetText("2")
 	p.run()
-	h.pump("compare", func() bool { return h.in.compareRes != nil && !p.runBtn.Disabled() })
-	r := h.in.compareRes
+	h.pump("compare", func() bool { return h.in.runs.compare != nil && !p.runBtn.Disabled() })
+	r := h.in.runs.compare
 	if r.Reps != 2 || r.Blocks != 2 || r.Merger || len(r.A.Passes) != 2 || !strings.Contains(p.table.Text, "over 2 pairs") {
 		t.Fatalf("passes 2, blocks 2: reps %d, blocks %d, merger %v\n%s", r.Reps, r.Blocks, r.Merger, p.table.Text)
 	}
@@ -620,12 +624,12 @@ func TestComparePreviousAndProgress(t *testing.T) {
 	if !p.stale.Hidden {
 		t.Error("a fresh result is marked previous")
 	}
-	h.in.compareRes = nil
+	h.in.runs.compare = nil
 	p.run()
 	if p.stale.Hidden || !strings.Contains(p.stale.Text, "previous result") {
 		t.Errorf("while a new Compare runs the old table is not marked: %q", p.stale.Text)
 	}
-	h.pump("compare", func() bool { return h.in.compareRes != nil && !p.runBtn.Disabled() })
+	h.pump("compare", func() bool { return h.in.runs.compare != nil && !p.runBtn.Disabled() })
 	if !p.stale.Hidden {
 		t.Error("the new result is still marked previous")
 	}
@@ -644,9 +648,9 @@ func TestExportCompareJSON(t *testing.T) {
 	if err := h.in.ExportCompareJSON(path); err == nil {
 		t.Error("an export before any Compare succeeded")
 	}
-	h.in.compare.reps.SetText("2")
-	h.in.compare.run()
-	h.pump("compare", func() bool { return h.in.compareRes != nil && !h.in.compare.runBtn.Disabled() })
+	h.in.panels.compare.reps.SetText("2")
+	h.in.panels.compare.run()
+	h.pump("compare", func() bool { return h.in.runs.compare != nil && !h.in.panels.compare.runBtn.Disabled() })
 	if err := h.in.ExportCompareJSON(path); err != nil {
 		t.Fatal(err)
 	}
@@ -691,7 +695,7 @@ func TestHiddenTabsDrawWhenShown(t *testing.T) {
 	h.show("Timings")
 	h.openDemo()
 	h.show("Attention")
-	before := h.in.timings.summary.Text
+	before := h.in.panels.timings.summary.Text
 	if want := timingSummary(h.in.Snap, slowestBlock(h.in.Snap.Timings)); before != want {
 		t.Fatalf("the shown Timings tab says %q, want %q", before, want)
 	}
@@ -700,15 +704,15 @@ func TestHiddenTabsDrawWhenShown(t *testing.T) {
 	h.pump("the restart", func() bool { return h.in.Snap.Gen != gen })
 	h.in.Ctl.RunAll()
 	h.pump("run all", func() bool { return h.in.Snap.Finished })
-	if got := h.in.timings.summary.Text; got != before {
+	if got := h.in.panels.timings.summary.Text; got != before {
 		t.Errorf("the hidden Timings tab was redrawn during the run: %q", got)
 	}
 	h.show("Timings")
-	if got, want := h.in.timings.summary.Text, timingSummary(h.in.Snap, slowestBlock(h.in.Snap.Timings)); got != want || got == before {
+	if got, want := h.in.panels.timings.summary.Text, timingSummary(h.in.Snap, slowestBlock(h.in.Snap.Timings)); got != want || got == before {
 		t.Errorf("the Timings tab shown after the run says %q, want %q (before: %q)", got, want, before)
 	}
 	h.in.tabs.SelectIndex(3) // View ▸ Settings does this
-	if st := h.in.settings.state.Text; !strings.Contains(st, fmt.Sprintf("%d of %d blocks", h.in.Snap.Next, h.in.Snap.Config.Depth)) {
+	if st := h.in.panels.settings.state.Text; !strings.Contains(st, fmt.Sprintf("%d of %d blocks", h.in.Snap.Next, h.in.Snap.Config.Depth)) {
 		t.Errorf("the Settings tab shown after the run says %q", st)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -43,7 +44,7 @@ type matrixPane struct {
 	within string             // the run and segment region belongs to
 	key    string             // what m is
 	m      *probe.PooledMatrix
-	job    latest // the matrix in the making
+	job    control.Latest // the matrix in the making
 
 	largeView *widgets.MatrixView // the last large view shown (tests)
 }
@@ -73,7 +74,7 @@ func (p *matrixPane) content() fyne.CanvasObject {
 // clear empties the view (a run that has not reached the selected block), saying why; a
 // matrix in the making is dropped.
 func (p *matrixPane) clear(why string) {
-	p.job.cancel()
+	p.job.Cancel()
 	p.m, p.key = nil, ""
 	p.view.SetData(0, 0, nil, widgets.Viridis, widgets.Scale{})
 	p.legend.SetScale(widgets.Viridis, widgets.Scale{Constant: true}, "")
@@ -102,7 +103,7 @@ func (p *matrixPane) refresh(shown bool) {
 	}
 	probes, b, h, seg, region := s.Probes, in.Sel.Block, in.Sel.Head, p.seg, p.region
 	p.caption.SetText(fmt.Sprintf("computing the %d x %d attention matrix of block %d, %s…", L, L, b, headName(h)))
-	p.job.start(in.Ctl, func(ctx context.Context) (any, error) {
+	p.job.Start(in.Ctl, func(ctx context.Context) (any, error) {
 		return probes.AttentionMatrix(ctx, b, h, seg, region, matrixSide)
 	}, func(v any, err error) {
 		if err != nil {
@@ -114,11 +115,11 @@ func (p *matrixPane) refresh(shown bool) {
 	})
 }
 
-// draw paints the matrix on the image panel's colormap and scale options (from 0; the query
+// draw paints the matrix on the window's colormap and scale options (from 0; the query
 // is not left out: it is a row here) and outlines the query's row.
 func (p *matrixPane) draw() {
 	in, m := p.in, p.m
-	cm, sc := in.image.opts.heatmapScale([][]float32{m.Vals}, in.Sel.Colors, true, -1)
+	cm, sc := in.maps.opts.heatmapScale([][]float32{m.Vals}, in.Sel.Colors, true, -1)
 	p.view.SetData(m.Rows, m.Cols, m.Vals, cm, sc)
 	r, _ := m.CellOf(in.Sel.Query-m.Segment.Start, m.Region.Col0)
 	p.view.SetMarkedRow(r)
@@ -141,7 +142,7 @@ func (p *matrixPane) showLarge() {
 	}
 	in, m := p.in, p.m
 	v := widgets.NewMatrixView()
-	cm, sc := in.image.opts.heatmapScale([][]float32{m.Vals}, in.Sel.Colors, true, -1)
+	cm, sc := in.maps.opts.heatmapScale([][]float32{m.Vals}, in.Sel.Colors, true, -1)
 	v.SetData(m.Rows, m.Cols, m.Vals, cm, sc)
 	r, _ := m.CellOf(in.Sel.Query-m.Segment.Start, m.Region.Col0)
 	v.SetMarkedRow(r)

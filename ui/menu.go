@@ -43,12 +43,12 @@ func item(label string, key fyne.KeyName, more fyne.KeyModifier, action func()) 
 
 // MainMenu builds the window's main menu (the app sets it on the window).
 func (in *Inspector) MainMenu() *fyne.MainMenu {
-	in.menu = fyne.NewMainMenu(in.fileMenu(), in.runMenu(), in.viewMenu(), in.helpMenu())
-	return in.menu
+	in.chrome.menu.main = fyne.NewMainMenu(in.fileMenu(), in.runMenu(), in.viewMenu(), in.helpMenu())
+	return in.chrome.menu.main
 }
 
 func (in *Inspector) fileMenu() *fyne.Menu {
-	t := in.toolbar
+	t := in.panels.toolbar
 	recent := fyne.NewMenuItem("Recent", nil)
 	recent.ChildMenu = fyne.NewMenu("", t.recentItems()...)
 	export := fyne.NewMenuItem("Export", nil)
@@ -84,7 +84,7 @@ func (in *Inspector) exportItems() []*fyne.MenuItem {
 }
 
 func (in *Inspector) runMenu() *fyne.Menu {
-	t, st := in.toolbar, in.menuState()
+	t, st := in.panels.toolbar, in.menuState()
 	off := func(it *fyne.MenuItem, on bool) *fyne.MenuItem { it.Disabled = !on; return it }
 	return fyne.NewMenu("Run",
 		off(fyne.NewMenuItem("Run all", in.Ctl.RunAll), st.left),
@@ -102,12 +102,12 @@ type menuState struct {
 
 func (in *Inspector) menuState() menuState {
 	s := in.Snap
-	st := menuState{loaded: s.Loaded(), playing: in.Ctl.Playing(), compared: in.compareRes != nil}
+	st := menuState{loaded: s.Loaded(), playing: in.Ctl.Playing(), compared: in.runs.compare != nil}
 	st.left = st.loaded && !s.Finished
 	st.finished = st.loaded && s.Report != nil
 	st.dump = st.finished && s.Dump != nil
-	if in.toolbar != nil && in.toolbar.cancel != nil {
-		st.busy = !in.toolbar.cancel.Disabled()
+	if in.panels.toolbar != nil && in.panels.toolbar.cancel != nil {
+		st.busy = !in.panels.toolbar.cancel.Disabled()
 	}
 	st.left = st.left && !st.busy // Run all and Step, as the toolbar's: not while a run goes on
 	return st
@@ -116,14 +116,14 @@ func (in *Inspector) menuState() menuState {
 // syncMenus turns the Run and Export items on and off with what they can act on (rebuilt
 // only when that changed: the menu bar redraws on Refresh).
 func (in *Inspector) syncMenus() {
-	if in.menu == nil {
+	if in.chrome.menu.main == nil {
 		return
 	}
-	if st := in.menuState(); st != in.menuSynced {
-		in.menuSynced = st
-		in.menu.Items[0] = in.fileMenu()
-		in.menu.Items[1] = in.runMenu()
-		in.menu.Refresh()
+	if st := in.menuState(); st != in.chrome.menu.synced {
+		in.chrome.menu.synced = st
+		in.chrome.menu.main.Items[0] = in.fileMenu()
+		in.chrome.menu.main.Items[1] = in.runMenu()
+		in.chrome.menu.main.Refresh()
 	}
 }
 
@@ -133,8 +133,8 @@ func (in *Inspector) viewMenu() *fyne.Menu {
 		i := i
 		it := item(tab.Text, fyne.KeyName(fmt.Sprint(i+1)), 0, func() {
 			in.tabs.SelectIndex(i)
-			if in.tabs.Items[i] == in.whatIfTab { // typing goes to its first field
-				in.Win.Canvas().Focus(in.whatIf.ablate)
+			if in.tabs.Items[i] == in.tabs.whatIf { // typing goes to its first field
+				in.Win.Canvas().Focus(in.panels.whatIf.ablate)
 			}
 		})
 		items = append(items, it)
@@ -159,14 +159,14 @@ func (in *Inspector) helpMenu() *fyne.Menu {
 
 // refreshMenu rebuilds what changes in the menu: Recent, the overlay's check mark.
 func (in *Inspector) refreshMenu() {
-	if in.menu == nil {
+	if in.chrome.menu.main == nil {
 		return
 	}
-	in.menu.Items[0] = in.fileMenu()
-	in.menu.Items[1] = in.runMenu()
-	in.menu.Items[2] = in.viewMenu()
-	in.menuSynced = in.menuState()
-	in.menu.Refresh()
+	in.chrome.menu.main.Items[0] = in.fileMenu()
+	in.chrome.menu.main.Items[1] = in.runMenu()
+	in.chrome.menu.main.Items[2] = in.viewMenu()
+	in.chrome.menu.synced = in.menuState()
+	in.chrome.menu.main.Refresh()
 }
 
 // AboutText is what Help ▸ About says.
@@ -216,11 +216,26 @@ func (in *Inspector) chooseCachedModel() {
 	note.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustomConfirm("Open from the Hugging Face cache", "Open", "Cancel", container.NewVBox(entry, note), func(ok bool) {
 		if ok && strings.TrimSpace(entry.Text) != "" {
-			in.toolbar.openCheckpoint(strings.TrimSpace(entry.Text))
+			in.panels.toolbar.openCheckpoint(strings.TrimSpace(entry.Text))
 		}
 	}, in.Win)
 	d.Resize(fyne.NewSize(560, 220))
 	in.showDialog(d)
+}
+
+// menuBar is the main menu and what its Run and Export items were last built for.
+type menuBar struct {
+	main   *fyne.MainMenu // nil until MainMenu is asked for
+	synced menuState
+}
+
+// dialogs are the dialogs this window opened and has not seen close (Esc closes the top
+// one), and the save dialog's hook.
+type dialogs struct {
+	shown []shownDialog
+	// showSave presents a save dialog offering name in folder dir ("": Fyne's choice) in place
+	// of showing it; tests set it to see what is offered without a window.
+	showSave func(d *dialog.FileDialog, dir, name string)
 }
 
 // shownDialog is a dialog this window opened and the overlay it sits in.
@@ -233,11 +248,11 @@ type shownDialog struct {
 func (in *Inspector) showDialog(d dialog.Dialog) {
 	d.Show()
 	top := in.Win.Canvas().Overlays().Top()
-	in.dialogs = append(in.dialogs, shownDialog{d, top})
+	in.chrome.dialogs.shown = append(in.chrome.dialogs.shown, shownDialog{d, top})
 	d.SetOnClosed(func() {
-		for i, s := range in.dialogs {
+		for i, s := range in.chrome.dialogs.shown {
 			if s.d == d {
-				in.dialogs = append(in.dialogs[:i], in.dialogs[i+1:]...)
+				in.chrome.dialogs.shown = append(in.chrome.dialogs.shown[:i], in.chrome.dialogs.shown[i+1:]...)
 				return
 			}
 		}
@@ -246,7 +261,7 @@ func (in *Inspector) showDialog(d dialog.Dialog) {
 
 // topDialog is the dialog this window opened whose overlay is top (nil: none).
 func (in *Inspector) topDialog(top fyne.CanvasObject) dialog.Dialog {
-	for _, s := range in.dialogs {
+	for _, s := range in.chrome.dialogs.shown {
 		if s.overlay == top {
 			return s.d
 		}

@@ -36,12 +36,20 @@ const (
 	prefTaps             = "settings.taps"
 )
 
+// memory is what the window remembers: the app's Preferences (nil: nothing is kept), the
+// names the user gave the checkpoints it opened, and the demo's files (never remembered).
+type memory struct {
+	prefs fyne.Preferences
+	names map[string]string // resolved checkpoint dir -> what the user named (a repo id, a path)
+	demo  [2]string         // the demo's checkpoint and photo: never remembered as recent or last
+}
+
 // WindowSize is the size the window had when it was last closed, else def.
 func (in *Inspector) WindowSize(def fyne.Size) fyne.Size {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return def
 	}
-	w, h := in.prefs.Float(prefWidth), in.prefs.Float(prefHeight)
+	w, h := in.memory.prefs.Float(prefWidth), in.memory.prefs.Float(prefHeight)
 	if w < 200 || h < 200 {
 		return def
 	}
@@ -50,21 +58,21 @@ func (in *Inspector) WindowSize(def fyne.Size) fyne.Size {
 
 // saveLayout keeps the window's size and split (on close).
 func (in *Inspector) saveLayout() {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return
 	}
 	if s := in.Win.Canvas().Size(); s.Width >= 200 && s.Height >= 200 {
-		in.prefs.SetFloat(prefWidth, float64(s.Width))
-		in.prefs.SetFloat(prefHeight, float64(s.Height))
+		in.memory.prefs.SetFloat(prefWidth, float64(s.Width))
+		in.memory.prefs.SetFloat(prefHeight, float64(s.Height))
 	}
-	in.prefs.SetFloat(prefSplit, in.split.Offset)
+	in.memory.prefs.SetFloat(prefSplit, in.chrome.split.Offset)
 }
 
 func (in *Inspector) savedSplit(def float64) float64 {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return def
 	}
-	if f := in.prefs.FloatWithFallback(prefSplit, def); f > 0.05 && f < 0.95 {
+	if f := in.memory.prefs.FloatWithFallback(prefSplit, def); f > 0.05 && f < 0.95 {
 		return f
 	}
 	return def
@@ -73,10 +81,10 @@ func (in *Inspector) savedSplit(def float64) float64 {
 // LastOpened is the checkpoint (as the user named it) and image of the last run that
 // loaded, if both still exist.
 func (in *Inspector) LastOpened() (dir, image string, ok bool) {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return "", "", false
 	}
-	dir, image = in.prefs.String(prefLastCheckpoint), in.prefs.String(prefLastImage)
+	dir, image = in.memory.prefs.String(prefLastCheckpoint), in.memory.prefs.String(prefLastImage)
 	if dir == "" || image == "" {
 		return "", "", false
 	}
@@ -90,21 +98,21 @@ func (in *Inspector) LastOpened() (dir, image string, ok bool) {
 // rememberRun keeps what a run that loaded was opened with: the files (unless the demo)
 // when they changed, and its settings.
 func (in *Inspector) rememberRun(prev, s *Snapshot) {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return
 	}
 	if prev == nil || prev.CheckpointDir != s.CheckpointDir || prev.ImagePath != s.ImagePath {
 		dir := in.checkpointName(s.CheckpointDir)
-		if dir != in.demo[0] && s.ImagePath != in.demo[1] {
-			in.prefs.SetString(prefLastCheckpoint, dir)
-			in.prefs.SetString(prefLastImage, s.ImagePath)
+		if dir != in.memory.demo[0] && s.ImagePath != in.memory.demo[1] {
+			in.memory.prefs.SetString(prefLastCheckpoint, dir)
+			in.memory.prefs.SetString(prefLastImage, s.ImagePath)
 		}
 	}
 	in.saveSettings(s.Settings)
 }
 
 func (in *Inspector) saveSettings(s engine.Settings) {
-	p := in.prefs
+	p := in.memory.prefs
 	p.SetString(prefBackend, s.Backend)
 	p.SetInt(prefThreads, s.Threads)
 	p.SetString(prefResidency, string(s.Residency))
@@ -126,7 +134,7 @@ func (in *Inspector) openSettings() engine.Settings {
 func (in *Inspector) savedSettings() engine.Settings {
 	b := in.Ctl.Backends()
 	s := b.DefaultSettings()
-	p := in.prefs
+	p := in.memory.prefs
 	if p == nil {
 		return s
 	}
@@ -153,17 +161,17 @@ func (in *Inspector) savedSettings() engine.Settings {
 
 // rememberFolder keeps where a file dialog of this kind starts next time.
 func (in *Inspector) rememberFolder(key, dir string) {
-	if in.prefs != nil && dir != "" {
-		in.prefs.SetString(key, dir)
+	if in.memory.prefs != nil && dir != "" {
+		in.memory.prefs.SetString(key, dir)
 	}
 }
 
 // folder is the remembered folder for key if it still is one ("" otherwise).
 func (in *Inspector) folder(key string) string {
-	if in.prefs == nil {
+	if in.memory.prefs == nil {
 		return ""
 	}
-	if d := in.prefs.String(key); isDir(d) {
+	if d := in.memory.prefs.String(key); isDir(d) {
 		return d
 	}
 	return ""

@@ -34,23 +34,23 @@ func TestMetalProbeFailureSaidAndRetried(t *testing.T) {
 	h := newHarnessOn(t, failed)
 	h.in.OpenFiles(demoDir, demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "done:") || !strings.Contains(st, "killed by SIGABRT") {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "done:") || !strings.Contains(st, "killed by SIGABRT") {
 		t.Errorf("status %q, want the run's status with why the CPU runs", st)
 	}
-	f := h.in.settings.form
+	f := h.in.panels.settings.form
 	if f.retry.Hidden || f.why.Hidden || !strings.Contains(f.why.Text, "SIGABRT") {
 		t.Fatalf("settings: retry hidden %v, why %q", f.retry.Hidden, f.why.Text)
 	}
 	test.Tap(f.retry)
 	h.pump("the retry", func() bool { return retries == 1 && !f.retry.Disabled() })
-	if !strings.Contains(h.in.toolbar.status.Text, "again") || f.backends.Offers("metal") {
-		t.Errorf("a failed retry: status %q, metal offered %v", h.in.toolbar.status.Text, f.backends.Offers("metal"))
+	if !strings.Contains(h.in.panels.toolbar.status.Text, "again") || f.backends.Offers("metal") {
+		t.Errorf("a failed retry: status %q, metal offered %v", h.in.panels.toolbar.status.Text, f.backends.Offers("metal"))
 	}
 	test.Tap(f.retry)
 	h.pump("the second retry", func() bool { return retries == 2 && f.backends.Offers("metal") })
-	if !f.retry.Hidden || !f.why.Hidden || len(f.backend.Options) != 2 || !strings.Contains(h.in.toolbar.status.Text, "Metal passed") {
+	if !f.retry.Hidden || !f.why.Hidden || len(f.backend.Options) != 2 || !strings.Contains(h.in.panels.toolbar.status.Text, "Metal passed") {
 		t.Errorf("after a retry that passed: retry hidden %v, why %q, options %v, status %q", f.retry.Hidden, f.why.Text,
-			f.backend.Options, h.in.toolbar.status.Text)
+			f.backend.Options, h.in.panels.toolbar.status.Text)
 	}
 	if !h.in.Ctl.Backends().Offers("metal") {
 		t.Error("the controller still runs the old backends")

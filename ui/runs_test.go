@@ -105,12 +105,12 @@ func TestWindowTimingsHoldNoPause(t *testing.T) {
 	}
 	time.Sleep(pause)
 	began = time.Now()
-	h.in.compare.run()
-	h.pump("the compare", func() bool { return h.in.compareRes != nil })
+	h.in.panels.compare.run()
+	h.pump("the compare", func() bool { return h.in.runs.compare != nil })
 	took := time.Since(began)
 	// Every pass of both sides runs inside the Compare: together they fit in it.
 	var sum float64
-	for _, side := range []engine.SideTimes{h.in.compareRes.A, h.in.compareRes.B} {
+	for _, side := range []engine.SideTimes{h.in.runs.compare.A, h.in.runs.compare.B} {
 		for _, p := range side.Passes {
 			sum += 1e3 * p.TotalS
 		}
@@ -126,7 +126,7 @@ func TestWindowTimingsHoldNoPause(t *testing.T) {
 func TestCompareBesideTheMainRun(t *testing.T) {
 	const patch = 37
 	h := newHarnessOn(t, slowBackends(60*time.Millisecond, "nudged", patch)) // a main run of ~0.5 s: a loaded machine's pauses fit in it
-	h.in.compare.reps.SetText("1")
+	h.in.panels.compare.reps.SetText("1")
 	var progress []CompareProgress
 	show := h.in.Ctl.OnCompareProgress
 	h.in.Ctl.OnCompareProgress = func(p CompareProgress) { progress = append(progress, p); show(p) }
@@ -135,9 +135,9 @@ func TestCompareBesideTheMainRun(t *testing.T) {
 	if h.in.Snap.Finished {
 		t.Fatal("the main run finished before Compare could be asked for: make the backend slower")
 	}
-	h.in.compare.b.backend.SetSelected("nudged")
-	h.in.compare.run()
-	h.pump("the compare", func() bool { return h.in.compareRes != nil && h.in.compare.runBtn.Disabled() == false })
+	h.in.panels.compare.b.backend.SetSelected("nudged")
+	h.in.panels.compare.run()
+	h.pump("the compare", func() bool { return h.in.runs.compare != nil && h.in.panels.compare.runBtn.Disabled() == false })
 	if !h.in.Snap.Finished || h.said("cancelled") {
 		t.Errorf("the main run did not finish (finished %v, statuses %q)", h.in.Snap.Finished, h.statuses)
 	}
@@ -156,7 +156,7 @@ func TestCompareBesideTheMainRun(t *testing.T) {
 	if seen[0] != depth || seen[1] != depth || !disabledSeen {
 		t.Errorf("per-side progress reached %v of %d blocks", seen, depth)
 	}
-	r := h.in.compareRes
+	r := h.in.runs.compare
 	last := r.PatchDiffs[len(r.PatchDiffs)-1]
 	argmax := 0
 	for i, d := range last {
@@ -170,8 +170,8 @@ func TestCompareBesideTheMainRun(t *testing.T) {
 	if first := r.PatchDiffs[0]; first[patch] < 100*first[(patch+5)%len(first)] {
 		t.Errorf("block 0's map: patch %d %.3g, another %.3g (the nudged row must stand out; attention spreads only a little)", patch, first[patch], first[(patch+5)%len(first)])
 	}
-	if h.in.compare.diffView.OverlayImage() == nil || !strings.Contains(h.in.compare.diffCaption, "up to") {
-		t.Errorf("the difference map is not drawn (caption %q)", h.in.compare.diffCaption)
+	if h.in.panels.compare.diffView.OverlayImage() == nil || !strings.Contains(h.in.panels.compare.diffCaption, "up to") {
+		t.Errorf("the difference map is not drawn (caption %q)", h.in.panels.compare.diffCaption)
 	}
 }
 
@@ -203,15 +203,15 @@ func TestRestartClearsActivations(t *testing.T) {
 	h.in.SelectBlock(1)
 	h.in.tabs.SelectIndex(1)
 	h.in.refresh()
-	if len(h.in.activation.top) == 0 {
+	if len(h.in.panels.activation.top) == 0 {
 		t.Fatal("no channels before the restart")
 	}
 	h.in.Ctl.Restart()
 	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
 	h.in.SelectBlock(1)
 	h.in.refresh()
-	if len(h.in.activation.top) != 0 || !strings.Contains(h.in.activation.summary.Text, "has not run yet") {
-		t.Errorf("after restart: %d channels, summary %q", len(h.in.activation.top), h.in.activation.summary.Text)
+	if len(h.in.panels.activation.top) != 0 || !strings.Contains(h.in.panels.activation.summary.Text, "has not run yet") {
+		t.Errorf("after restart: %d channels, summary %q", len(h.in.panels.activation.top), h.in.panels.activation.summary.Text)
 	}
 }
 
@@ -297,7 +297,7 @@ func TestCloseHasADeadline(t *testing.T) {
 // Run all, Step and Play are offered only while something is left to run.
 func TestRunButtonsFollowWhatIsLeft(t *testing.T) {
 	h := newHarness(t)
-	tb := h.in.toolbar
+	tb := h.in.panels.toolbar
 	if !tb.runAll.Disabled() || !tb.step.Disabled() || !tb.play.Disabled() || !tb.restart.Disabled() {
 		t.Error("run buttons are on before anything is open")
 	}
@@ -582,10 +582,10 @@ func TestExportsOfANonFiniteRunAreJSON(t *testing.T) {
 	h := newHarness(t)
 	h.in.OpenFiles(dir, demoPhoto)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Report != nil && h.in.Snap.Report.NonFinite != nil })
-	p := h.in.compare
+	p := h.in.panels.compare
 	p.reps.SetText("1")
 	p.run()
-	h.pump("compare", func() bool { return h.in.compareRes != nil })
+	h.pump("compare", func() bool { return h.in.runs.compare != nil })
 	if !strings.Contains(p.table.Text, "side A: values stopped being finite") || !strings.Contains(p.table.Text, "one pair of passes gives no interval") {
 		t.Errorf("the Compare table:\n%s", p.table.Text)
 	}

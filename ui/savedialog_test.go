@@ -56,13 +56,13 @@ func saveAs(t *testing.T, h *harness, name string) {
 		t.Fatalf("no save dialog: %d entries, buttons %v", len(entries), buttons)
 	}
 	entries[len(entries)-1].SetText(name) // the file name (the last entry of the dialog)
-	before := h.in.toolbar.status.Text
+	before := h.in.panels.toolbar.status.Text
 	test.Tap(buttons["Save"])
 	h.pump("the export", func() bool {
 		if _, b := dialogWidgets(h.win); b["Yes"] != nil {
 			test.Tap(b["Yes"])
 		}
-		return h.in.toolbar.status.Text != before
+		return h.in.panels.toolbar.status.Text != before
 	})
 }
 
@@ -75,7 +75,7 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 	}
 	os.WriteFile(photo, raw, 0o644)
 	h := newHarness(t)
-	h.in.prefs.SetString(prefExportFolder, dir) // the dialog opens in the photo's folder
+	h.in.memory.prefs.SetString(prefExportFolder, dir) // the dialog opens in the photo's folder
 	h.in.OpenFiles(demoDir, photo)
 	h.pump("the run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
 
@@ -84,10 +84,10 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 	if now, err := os.ReadFile(photo); err != nil || !bytes.Equal(now, raw) {
 		t.Fatalf("the open image typed into the save dialog: %d bytes now (was %d), %v", len(now), len(raw), err)
 	}
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "would overwrite an input") {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "would overwrite an input") {
 		t.Errorf("status %q, want the refusal", st)
 	}
-	if v := h.in.toolbar.progress.Value; v != 1 {
+	if v := h.in.panels.toolbar.progress.Value; v != 1 {
 		t.Errorf("after a refused export the finished run's progress reads %v", v)
 	}
 
@@ -96,7 +96,7 @@ func TestSaveDialogNeverTouchesTheChosenFile(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "figure.png")); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("a new name: %d bytes, %v, want the figure", len(b), err)
 	}
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "exported") {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "exported") {
 		t.Errorf("status %q", st)
 	}
 }

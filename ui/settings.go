@@ -211,16 +211,16 @@ func newSettingsPanel(in *Inspector) *settingsPanel {
 	p.form.load(in.Ctl.Backends().DefaultSettings())
 	p.form.retry.OnTapped = func() {
 		p.form.retry.Disable()
-		in.toolbar.say("checking Metal again in a child process…", nil)
+		in.panels.toolbar.say("checking Metal again in a child process…", nil)
 		in.Ctl.RetryBackends()
 	}
 	in.Ctl.OnBackends = func(b Backends, err error) {
 		p.form.setBackends(b)
 		if err != nil {
-			in.toolbar.say("Metal: "+err.Error(), err)
+			in.panels.toolbar.say("Metal: "+err.Error(), err)
 			return
 		}
-		in.toolbar.say("Metal passed its check: choose it under backend and Apply", nil)
+		in.panels.toolbar.say("Metal passed its check: choose it under backend and Apply", nil)
 	}
 	return p
 }
@@ -302,7 +302,7 @@ func (p *settingsPanel) load(s engine.Settings) {
 func (p *settingsPanel) apply() {
 	s, err := p.form.Settings()
 	if err != nil {
-		p.in.toolbar.say(err.Error(), err)
+		p.in.panels.toolbar.say(err.Error(), err)
 		return
 	}
 	s.Keep.Taps = p.moreTaps()

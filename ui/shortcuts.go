@@ -13,8 +13,6 @@ package ui
 // order the "patch to the right" is then often the one below.
 
 import (
-	"time"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
@@ -49,16 +47,13 @@ func (in *Inspector) installKeys() {
 // follow" needs the key's own events. Pressing it over a patch makes that patch the query.
 func (in *Inspector) keyDown(ev *fyne.KeyEvent) {
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
-		in.shiftHeld = true
-		if p := in.image.view.Hovered(); p >= 0 {
-			in.image.followFrom(p, fyne.KeyModifierShift, time.Now())
-		}
+		in.panels.image.shiftDown(true)
 	}
 }
 
 func (in *Inspector) keyUp(ev *fyne.KeyEvent) {
 	if ev.Name == desktop.KeyShiftLeft || ev.Name == desktop.KeyShiftRight {
-		in.shiftHeld = false
+		in.panels.image.shiftDown(false)
 	}
 }
 
@@ -71,7 +66,7 @@ func (in *Inspector) typedKey(ev *fyne.KeyEvent) {
 	}
 	switch ev.Name {
 	case fyne.KeySpace:
-		in.toolbar.togglePlay()
+		in.panels.toolbar.togglePlay()
 	case fyne.KeyLeft:
 		in.moveQuery(0, -1)
 	case fyne.KeyRight:
@@ -139,7 +134,7 @@ func (in *Inspector) closeTop() {
 	top := c.Overlays().Top()
 	switch o := top.(type) {
 	case nil:
-		in.root.layer.hide()
+		in.chrome.root.layer.hide()
 	case *widget.PopUpMenu:
 		o.Dismiss()
 	default:

@@ -16,7 +16,7 @@ import (
 
 func TestNoPanelShowsAnOldRun(t *testing.T) {
 	h := newHarnessOn(t, slowBackends(40*time.Millisecond, "", -1))
-	a := h.in.attention
+	a := h.in.panels.attention
 	photo2 := filepath.Join(t.TempDir(), "second.png")
 	raw, err := os.ReadFile(demoPhoto)
 	if err != nil {
@@ -27,7 +27,7 @@ func TestNoPanelShowsAnOldRun(t *testing.T) {
 		t.Helper()
 		a.lower.SelectIndex(1) // the attention matrix is computed when shown
 		h.pump(what+": the matrix", func() bool { return a.mtx.m != nil })
-		h.pump(what+": the chart", func() bool { return len(a.dist) == h.in.Snap.Config.Depth })
+		h.pump(what+": the chart", func() bool { return len(h.headStats().Dist) == h.in.Snap.Config.Depth })
 		if a.grid.Len() == 0 || math.IsNaN(a.matrix.Value(h.in.Sel.Block, 0)) {
 			t.Fatalf("%s: the panels are not drawn (grid %d, chart %v)", what, a.grid.Len(), a.matrix.Value(h.in.Sel.Block, 0))
 		}
@@ -64,8 +64,8 @@ func TestNoPanelShowsAnOldRun(t *testing.T) {
 	full("after Restart's run")
 
 	gen := h.in.Snap.Gen
-	h.in.settings.form.tile.SetText("64")
-	h.in.settings.apply()
+	h.in.panels.settings.form.tile.SetText("64")
+	h.in.panels.settings.apply()
 	h.pump("Apply's new run", func() bool { return h.in.Snap.Gen != gen && h.in.Snap.Next <= h.in.Sel.Block && !h.in.Snap.Finished })
 	empty("after Apply")
 	h.pump("Apply's run", func() bool { return h.in.Snap.Finished })

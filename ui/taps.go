@@ -31,6 +31,9 @@ func tapOptions(s *Snapshot) []string {
 	return opts
 }
 
+// notKept explains a missing full output: the page was over the probe budget.
+const notKept = "block outputs are not kept for this page (over the probe memory budget): lower max pixels to see channels"
+
 // tapNotKept says why a tap has no values: the budget for out, the settings for the others.
 func tapNotKept(tap string) string {
 	if tap == tapOut {

@@ -43,7 +43,7 @@ func expectedHistogram(values []float32) []string {
 func TestActivationsShowASelectedTap(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	a, st := h.in.activation, h.in.settings
+	a, st := h.in.panels.activation, h.in.panels.settings
 	h.show("Activations")
 	if got := a.tap.Options; !slices.Equal(got, []string{"out", "q", "k"}) {
 		t.Errorf("tap choices by default %v, want out, q, k", got)
@@ -99,30 +99,30 @@ func TestActivationsShowASelectedTap(t *testing.T) {
 	if top := probe.TopChannelsOf(act, I, 12); !slices.Equal(a.top, top) {
 		t.Errorf("top channels %v, want ffn_act's %v", a.top, top)
 	}
-	if norm := probe.RowStats(act, I).Norm; !slices.Equal(h.in.image.values, norm) {
+	if norm := probe.RowStats(act, I).Norm; !slices.Equal(h.in.panels.image.values, norm) {
 		t.Error("the L2 norm map is not ffn_act's")
 	}
-	if !strings.Contains(h.in.image.caption.Text, "block 2 tap ffn_act: L2 norm per patch") {
-		t.Errorf("caption %q", h.in.image.caption.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text, "block 2 tap ffn_act: L2 norm per patch") {
+		t.Errorf("caption %q", h.in.panels.image.caption.Text)
 	}
 	h.in.SetOverlay(OverlayChange)
-	if h.in.image.values != nil || !strings.Contains(h.in.image.caption.Text, "defined for the block output") {
-		t.Errorf("change of ffn_act: %d values, caption %q", len(h.in.image.values), h.in.image.caption.Text)
+	if h.in.panels.image.values != nil || !strings.Contains(h.in.panels.image.caption.Text, "defined for the block output") {
+		t.Errorf("change of ffn_act: %d values, caption %q", len(h.in.panels.image.values), h.in.panels.image.caption.Text)
 	}
 	h.in.Sel.Channel = I + 1
 	h.in.SetOverlay(OverlayChannel)
-	if !strings.Contains(h.in.image.caption.Text, fmt.Sprintf("outside 0..%d", I-1)) {
-		t.Errorf("channel %d of ffn_act: caption %q", I+1, h.in.image.caption.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text, fmt.Sprintf("outside 0..%d", I-1)) {
+		t.Errorf("channel %d of ffn_act: caption %q", I+1, h.in.panels.image.caption.Text)
 	}
 	h.in.Sel.Channel = 5
 	h.in.SetOverlay(OverlayChannel)
-	if ch, _ := s.Probes.TapChannelMap("ffn_act", 2, 5); !slices.Equal(h.in.image.values, ch) {
+	if ch, _ := s.Probes.TapChannelMap("ffn_act", 2, 5); !slices.Equal(h.in.panels.image.values, ch) {
 		t.Error("channel 5 map is not ffn_act's")
 	}
 
 	a.tap.SetSelected("out")
 	h.in.SetOverlay(OverlayNorm)
-	if !slices.Equal(h.in.image.values, s.Stats[2].Norm) || !strings.Contains(a.summary.Text, "mean change") {
+	if !slices.Equal(h.in.panels.image.values, s.Stats[2].Norm) || !strings.Contains(a.summary.Text, "mean change") {
 		t.Errorf("back on out: the map or the summary (%q) is not the output's", a.summary.Text)
 	}
 	if got := histogramTexts(a.hist, 64); !slices.Equal(got, outHist) {

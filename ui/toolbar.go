@@ -259,11 +259,11 @@ func (t *toolbar) showRecent() {
 // recentItems are the recent checkpoints and images, for the Recent button and menu.
 func (t *toolbar) recentItems() []*fyne.MenuItem {
 	var items []*fyne.MenuItem
-	for _, dir := range recentList(t.in.prefs, recentCheckpoints) {
+	for _, dir := range recentList(t.in.memory.prefs, recentCheckpoints) {
 		dir := dir
 		items = append(items, fyne.NewMenuItem("checkpoint: "+dir, func() { t.openRecent(dir, "") }))
 	}
-	for _, img := range recentList(t.in.prefs, recentImages) {
+	for _, img := range recentList(t.in.memory.prefs, recentImages) {
 		img := img
 		items = append(items, fyne.NewMenuItem("image: "+img, func() { t.openRecent("", img) }))
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -49,6 +51,18 @@ func rangeOf(xs []float32) (lo, hi float32) {
 		return 0, 1
 	}
 	return lo, hi
+}
+
+func topK(row []float32, k int) []int { return probe.TopK(row, k) }
+
+// rgbImage wraps the preprocessor's resized RGB as an image.Image.
+func rgbImage(src *imageproc.RGB) image.Image {
+	img := image.NewNRGBA(image.Rect(0, 0, src.W, src.H))
+	for i := 0; i < src.W*src.H; i++ {
+		copy(img.Pix[4*i:4*i+3], src.Pix[3*i:3*i+3])
+		img.Pix[4*i+3] = 255
+	}
+	return img
 }
 
 func nan() float64 { return math.NaN() }

@@ -16,11 +16,9 @@ package ui
 // block with the bar chart's selection of another (the map's caption names its block).
 
 import (
-	"encoding/csv"
 	"fmt"
 	"image"
 	"image/color"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,18 +151,22 @@ func (p *whatIfPanel) content() fyne.CanvasObject {
 	return container.NewBorder(top, nil, nil, nil, p.results)
 }
 
-// fillFromMap writes the image map's top patches (the overlay shown now, the query left out
-// when the map leaves it out) into the mask field, as pixel_values rows; asKeys: into the key
-// mask field, from the selected block on.
+// fillFromMap writes the top patches of the selection's map (the overlay shown now, the
+// query left out when the map leaves it out) into the mask field, as pixel_values rows;
+// asKeys: into the key mask field, from the selected block on.
 func (p *whatIfPanel) fillFromMap(asKeys bool) {
 	in := p.in
-	vals, lay := in.image.values, in.Snap.Layout
+	var vals []float32
+	if in.Snap.Loaded() {
+		vals, _, _ = in.selectedMap()
+	}
+	lay := in.Snap.Layout
 	if vals == nil || lay == nil {
-		in.toolbar.say("what if: no map on the image yet (run the page and pick an overlay)", nil)
+		in.panels.toolbar.say("what if: no map on the image yet (run the page and pick an overlay)", nil)
 		return
 	}
 	var rows []string
-	for _, r := range mapTopRows(in.image.opts.withoutQuery(vals, true, in.Sel.Query), lay) {
+	for _, r := range mapTopRows(in.maps.opts.withoutQuery(vals, true, in.Sel.Query), lay) {
 		rows = append(rows, strconv.Itoa(r))
 	}
 	spec := "rows:" + strings.Join(rows, ",")
@@ -173,16 +175,6 @@ func (p *whatIfPanel) fillFromMap(asKeys bool) {
 		return
 	}
 	p.mask.SetText(spec)
-}
-
-// armDrag makes a drag over the image draw a mask rectangle (on) or do nothing.
-func (p *whatIfPanel) armDrag(on bool) {
-	v := p.in.image.view
-	if !on {
-		v.OnDragRect = nil
-		return
-	}
-	v.OnDragRect = p.dragRect
 }
 
 // dragRect writes a rectangle drawn on the image into the mask the radio names.
@@ -222,7 +214,7 @@ func (p *whatIfPanel) settings() (engine.Settings, error) {
 func (p *whatIfPanel) run() {
 	s, err := p.settings()
 	if err != nil {
-		p.in.toolbar.say("what if: "+err.Error(), err)
+		p.in.panels.toolbar.say("what if: "+err.Error(), err)
 		return
 	}
 	p.markStale()
@@ -237,7 +229,7 @@ func (p *whatIfPanel) runSweep() {
 func (p *whatIfPanel) apply() {
 	s, err := p.settings()
 	if err != nil {
-		p.in.toolbar.say("what if: "+err.Error(), err)
+		p.in.panels.toolbar.say("what if: "+err.Error(), err)
 		return
 	}
 	p.in.Ctl.Apply(s)
@@ -390,7 +382,7 @@ func (p *whatIfPanel) showAttention(block int) {
 		p.attnKey.SetScale(widgets.Viridis, widgets.Scale{Constant: true, Empty: true}, fmt.Sprint("no attention maps: ", err1, err2))
 		return
 	}
-	opts := p.in.image.opts // the image panel's "skip query", as its own maps take it
+	opts := p.in.maps.opts // the window's "skip query", as the image's maps take it
 	before, after = opts.withoutQuery(before, true, sel.Query), opts.withoutQuery(after, true, sel.Query)
 	g := r.Layout.Grids[0]
 	grid := widgets.PatchGrid{Rows: g.H, Cols: g.W, Index: func(row, col int) int { return r.Layout.Index(0, 0, row, col) }}
@@ -450,30 +442,4 @@ func (p *whatIfPanel) showSweep(r *SweepResult) {
 		p.result.SetText(fmt.Sprintf("Head sweep done: %d heads ablated one at a time (%s).", len(r.Rows), r.Mode))
 	}
 	p.results.SelectIndex(3)
-}
-
-// ExportHeadImportanceCSV writes the last head sweep: one row per head, the merger's and each
-// block's relative change when that head alone was ablated.
-func (in *Inspector) ExportHeadImportanceCSV(path string) error {
-	r := in.whatIf.sweep
-	if r == nil {
-		return fmt.Errorf("no head sweep yet: press Sweep heads in the What if tab")
-	}
-	return in.writeOutput(path, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		head := []string{"block", "head", "ablate_mode", "merger_rel_change"}
-		for b := range r.Depth {
-			head = append(head, fmt.Sprintf("block%d_rel_change", b))
-		}
-		cw.Write(head)
-		for _, row := range r.Rows {
-			rec := []string{strconv.Itoa(row.Block), row.Head, r.Mode, fmtG(row.Merger)}
-			for _, v := range row.Blocks {
-				rec = append(rec, fmtG(v))
-			}
-			cw.Write(rec)
-		}
-		cw.Flush()
-		return cw.Error()
-	})
 }

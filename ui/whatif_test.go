@@ -27,7 +27,7 @@ func TestWhatIfFlow(t *testing.T) {
 			it.Action()
 		}
 	}
-	p := h.in.whatIf
+	p := h.in.panels.whatIf
 	if h.win.Canvas().Focused() != p.ablate {
 		t.Error("View > What if does not put the cursor in its first field")
 	}
@@ -154,13 +154,13 @@ func TestWhatIfMaskFromMap(t *testing.T) {
 	h.openDemo()
 	h.in.SelectBlock(2)
 	h.settle()
-	p, lay := h.in.whatIf, h.in.Snap.Layout
-	if h.in.image.values == nil {
+	p, lay := h.in.panels.whatIf, h.in.Snap.Layout
+	if h.in.panels.image.values == nil {
 		t.Fatal("no map on the image")
 	}
-	top := topK(h.in.image.opts.withoutQuery(h.in.image.values, true, h.in.Sel.Query), topMasked)
+	top := topK(h.in.maps.opts.withoutQuery(h.in.panels.image.values, true, h.in.Sel.Query), topMasked)
 	var rows []string
-	for _, r := range mapTopRows(h.in.image.opts.withoutQuery(h.in.image.values, true, h.in.Sel.Query), lay) {
+	for _, r := range mapTopRows(h.in.maps.opts.withoutQuery(h.in.panels.image.values, true, h.in.Sel.Query), lay) {
 		rows = append(rows, strconv.Itoa(r))
 	}
 	for _, i := range top { // the fields name the map's top patches, whatever their order
@@ -204,7 +204,7 @@ func TestWhatIfMaskFromMap(t *testing.T) {
 func TestWhatIfKeepTop(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	p := h.in.whatIf
+	p := h.in.panels.whatIf
 	var got *WhatIfResult
 	show := h.in.Ctl.OnWhatIf
 	h.in.Ctl.OnWhatIf = func(r *WhatIfResult) { got = r; show(r) }
@@ -244,8 +244,8 @@ func TestWhatIfKeepTop(t *testing.T) {
 	h.in.SelectBlock(2)
 	h.in.SelectQuery(dropped)
 	h.settle()
-	if !strings.Contains(h.in.image.caption.Text+h.in.attention.topk.Text, "dropped after block 1") {
-		t.Errorf("a dropped query at block 2: caption %q, list %q", h.in.image.caption.Text, h.in.attention.topk.Text)
+	if !strings.Contains(h.in.panels.image.caption.Text+h.in.panels.attention.topk.Text, "dropped after block 1") {
+		t.Errorf("a dropped query at block 2: caption %q, list %q", h.in.panels.image.caption.Text, h.in.panels.attention.topk.Text)
 	}
 }
 
@@ -256,7 +256,7 @@ func TestWhatIfDragMask(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
 	h.show("What if")
-	p, v, lay := h.in.whatIf, h.in.image.view, h.in.Snap.Layout
+	p, v, lay := h.in.panels.whatIf, h.in.panels.image.view, h.in.Snap.Layout
 	at := func(row, col int) fyne.Position { // a position over the patch at (row, col) of the image
 		want := lay.Index(0, 0, row, col)
 		for y := float32(0); y < v.Size().Height; y++ {

@@ -17,10 +17,10 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -56,18 +56,31 @@ type Selection struct {
 	Grid    bool
 }
 
-// Inspector is the main window's content and state.
+// Inspector is the main window's content and state. Its fields are owners: the selection
+// and the snapshot every panel draws from, the maps every panel asks for (one row service),
+// the panels (each the owner of its widgets and of what it keeps to draw them), the tabs,
+// the window's chrome, what it remembers, and what it keeps of its runs.
 type Inspector struct {
-	Win   fyne.Window
-	Ctl   *Controller
-	prefs fyne.Preferences
+	Win  fyne.Window
+	Ctl  *Controller
+	Snap *Snapshot // the last state the controller posted
+	Sel  Selection // what the user is looking at
+	maps viewMaps  // how the selection becomes maps: the row service, the scale options (maps.go)
 
-	Snap *Snapshot
-	Sel  Selection
+	panels panels    // the toolbar, the block strip, the image and the tabs' panels
+	tabs   *tabSet   // the tabs, drawn lazily (tabs.go)
+	chrome chrome    // the split, the tooltip layer, the main menu, the dialogs shown
+	memory memory    // preferences and names: recent files, folders, settings, layout (prefs.go)
+	runs   runRecord // whether the selection follows the run; the last Compare and head sweep
 
+	OnFinished func(*Snapshot) // once per run, when its merger has run
+}
+
+// panels are the window's panels; none reads another's state: what two of them show comes
+// from the Inspector (its selection, snapshot and maps).
+type panels struct {
 	toolbar    *toolbar
-	strip      *widgets.BlockStrip
-	stripBy    *widget.RadioGroup
+	strip      *blockStrip
 	image      *imagePanel
 	attention  *attentionPanel
 	activation *activationPanel
@@ -75,90 +88,41 @@ type Inspector struct {
 	settings   *settingsPanel
 	compare    *comparePanel
 	whatIf     *whatIfPanel
-	whatIfTab  *container.TabItem // the View menu focuses its first field
-	tabs       *container.AppTabs
-	tabPanels  map[*container.TabItem]func() // each tab's refresh (lazy: refreshTab)
-	tabOrder   []*container.TabItem          // the tabs with a refresh, in the order they refresh
-	attnTab    *container.TabItem
-	staleTabs  map[*container.TabItem]bool // tabs not refreshed since they were hidden
-	split      *container.Split            // image | tabs
-	root       *tipRoot                    // the content under the tip layer
-	menu       *fyne.MainMenu              // nil until MainMenu is asked for
-	compareRes *CompareResult
-	menuSynced menuState // what the Run and Export items were last built for
-	shiftHeld  bool      // Shift is down (key events: the pointer's carry no modifiers under GLFW)
+}
 
-	chosen bool              // the user picked the selected block (a re-run of the page keeps it)
-	kept   bool              // this run kept the chosen block: it does not follow the run
-	demo   [2]string         // the demo's checkpoint and photo: never remembered as recent or last
-	names  map[string]string // resolved checkpoint dir -> what the user named (a repo id, a path)
+// chrome is the window around the panels.
+type chrome struct {
+	split   *container.Split // image | tabs
+	root    *tipRoot         // the content under the tip layer
+	menu    menuBar          // the main menu (menu.go)
+	dialogs dialogs          // the dialogs this window opened (menu.go), the save dialog's hook
+}
 
-	dialogs []shownDialog // the dialogs this window opened and has not seen close (Esc closes the top one)
-
-	OnFinished func(*Snapshot) // once per run, when its merger has run
+// runRecord is what the window keeps of its runs besides the snapshot.
+type runRecord struct {
+	chosen  bool           // the user picked the selected block (a re-run of the page keeps it)
+	kept    bool           // this run kept the chosen block: it does not follow the run
+	compare *CompareResult // the last Compare (its export, the menu's item)
+	sweep   *SweepResult   // the last head sweep (its export)
 }
 
 // NewInspector builds the window's content around a controller. prefs keeps recent files,
 // the last files, folders, settings and the layout (nil: nothing kept).
 func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Inspector {
-	in := &Inspector{Win: win, Ctl: ctl, prefs: prefs, names: map[string]string{},
+	in := &Inspector{Win: win, Ctl: ctl, memory: memory{prefs: prefs, names: map[string]string{}},
 		Sel: Selection{Tap: engine.TapOut.String(), Head: -1, Query: -1, Overlay: OverlayAttention, Colors: widgets.Viridis, Opacity: 0.6}}
-	in.toolbar = newToolbar(in)
-	in.strip = widgets.NewBlockStrip(in.SelectBlock)
-	in.strip.SetTooltip(in.blockTooltip)
-	in.stripBy = widget.NewRadioGroup([]string{"time", "change"}, func(string) { in.refreshStrip() })
-	in.stripBy.Horizontal = true
-	in.stripBy.SetSelected("change")
-	in.image = newImagePanel(in)
-	in.attention = newAttentionPanel(in)
-	in.activation = newActivationPanel(in)
-	in.timings = newTimingsPanel(in)
-	in.settings = newSettingsPanel(in)
-	in.compare = newComparePanel(in)
-	in.whatIf = newWhatIfPanel(in)
-	in.image.rows.ready = func() { // rows computed off the UI goroutine have landed
+	in.maps = viewMaps{rows: control.NewRows(ctl), opts: loadHeatmap(prefs, &in.Sel)}
+	in.maps.rows.Ready = func() { // rows or maps computed off the UI goroutine have landed
 		if in.Snap.Loaded() {
-			in.image.refresh()
+			in.panels.image.refresh()
 			in.refreshAttention()
 		}
 	}
-	var items []*container.TabItem
-	in.tabPanels, in.staleTabs = map[*container.TabItem]func(){}, map[*container.TabItem]bool{}
-	for _, t := range []struct {
-		name    string
-		icon    fyne.Resource
-		content fyne.CanvasObject
-		refresh func() // nil: the tab draws itself when its data comes (Compare)
-	}{
-		{"Attention", theme.VisibilityIcon(), in.attention.content(), in.attention.refresh},
-		{"Activations", theme.ListIcon(), in.activation.content(), in.activation.refresh},
-		{"Timings", theme.HistoryIcon(), in.timings.content(), in.timings.refresh},
-		{"Settings", theme.SettingsIcon(), in.settings.content(), in.settings.refresh},
-		{"Compare", theme.ContentCopyIcon(), in.compare.content(), nil},
-		{"What if", theme.QuestionIcon(), in.whatIf.content(), nil},
-	} {
-		item := container.NewTabItemWithIcon(t.name, t.icon, t.content)
-		items = append(items, item)
-		if t.refresh != nil {
-			in.tabPanels[item] = t.refresh
-			in.tabOrder = append(in.tabOrder, item)
-		}
-		switch t.name {
-		case "Attention":
-			in.attnTab = item
-		case "What if":
-			in.whatIfTab = item
-		}
-	}
-	in.tabs = container.NewAppTabs(items...)
-	in.tabs.OnSelected = in.showTab
-	ctl.OnSnapshot = in.setSnapshot
-	ctl.OnStatus = in.toolbar.setStatus
-	ctl.OnCompare = in.setCompare
-	ctl.OnWhatIf = in.whatIf.show
-	ctl.OnSweep = in.whatIf.showSweep
-	in.root = newTipRoot(in.layout())
-	win.SetContent(in.root)
+	in.newPanels()
+	in.tabs = in.newTabs()
+	in.listen()
+	in.chrome.root = newTipRoot(in.layout())
+	win.SetContent(in.chrome.root)
 	win.SetOnDropped(in.dropped)
 	win.SetOnClosed(func() {
 		in.saveLayout()
@@ -168,18 +132,32 @@ func NewInspector(win fyne.Window, ctl *Controller, prefs fyne.Preferences) *Ins
 	return in
 }
 
+// newPanels makes every panel.
+func (in *Inspector) newPanels() {
+	in.panels = panels{toolbar: newToolbar(in), strip: newBlockStrip(in), image: newImagePanel(in),
+		attention: newAttentionPanel(in), activation: newActivationPanel(in), timings: newTimingsPanel(in),
+		settings: newSettingsPanel(in), compare: newComparePanel(in), whatIf: newWhatIfPanel(in)}
+}
+
+// listen hands the controller the window's callbacks.
+func (in *Inspector) listen() {
+	ctl := in.Ctl
+	ctl.OnSnapshot = in.setSnapshot
+	ctl.OnStatus = in.panels.toolbar.setStatus
+	ctl.OnCompare = in.setCompare
+	ctl.OnWhatIf = in.panels.whatIf.show
+	ctl.OnSweep = in.setSweep
+}
+
 // layout: toolbar and block strip on top, the image and the tabs side by side. Each tab
 // scrolls vertically rather than grow the window (27 blocks x 16 heads fit 1366x768).
 func (in *Inspector) layout() fyne.CanvasObject {
-	colourBy := withTip(in.stripBy, "Colour each block by its wall time, or by how much it changed the activations (mean ||out−in||/||in||)")
-	stripRow := container.NewBorder(nil, nil, widget.NewLabelWithStyle("Blocks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
-		container.NewHBox(widget.NewLabel("colour by"), colourBy), in.strip)
 	for _, tab := range in.tabs.Items {
 		tab.Content = container.NewVScroll(tab.Content)
 	}
-	in.split = container.NewHSplit(in.image.content(), in.tabs)
-	in.split.SetOffset(in.savedSplit(0.52))
-	return container.NewBorder(container.NewVBox(in.toolbar.content(), stripRow), nil, nil, nil, in.split)
+	in.chrome.split = container.NewHSplit(in.panels.image.content(), in.tabs.AppTabs)
+	in.chrome.split.SetOffset(in.savedSplit(0.52))
+	return container.NewBorder(container.NewVBox(in.panels.toolbar.content(), in.panels.strip.content()), nil, nil, nil, in.chrome.split)
 }
 
 // setSnapshot takes a new state from the controller (UI goroutine).
@@ -195,7 +173,7 @@ func (in *Inspector) setSnapshot(s *Snapshot) {
 		in.Sel.Block = s.Next - 1
 	}
 	in.Win.SetTitle(fmt.Sprintf("%s — %s", Title, baseName(s.ImagePath)))
-	in.toolbar.syncRunButtons()
+	in.panels.toolbar.syncRunButtons()
 	in.refresh()
 	if justFinished && in.OnFinished != nil {
 		in.OnFinished(s)
@@ -205,13 +183,14 @@ func (in *Inspector) setSnapshot(s *Snapshot) {
 // followRun: while blocks arrive, the selection follows the newest block unless the user
 // picked another one, or picked one before a re-run of the page (kept).
 func (in *Inspector) followRun(fresh bool) bool {
-	return !in.kept && (fresh || in.Sel.Block >= in.Snap.Next-2)
+	return !in.runs.kept && (fresh || in.Sel.Block >= in.Snap.Next-2)
 }
 
 // onNewRun fits the selection to a new run; prev is the run shown before (nil: none).
 func (in *Inspector) onNewRun(prev *Snapshot) {
 	s := in.Snap
-	in.image.setPage(s)
+	in.maps.rows.NewRun()
+	in.panels.image.setPage(s)
 	same := samePage(prev, s)
 	if !same || in.Sel.Query < 0 || in.Sel.Query >= s.Layout.Rows() {
 		in.Sel.Query = defaultQuery(s)
@@ -219,18 +198,19 @@ func (in *Inspector) onNewRun(prev *Snapshot) {
 	if in.Sel.Head >= s.Config.Heads {
 		in.Sel.Head = -1
 	}
-	in.kept = same && in.chosen
-	if in.kept {
+	r := &in.runs
+	r.kept = same && r.chosen
+	if r.kept {
 		in.Sel.Block = min(in.Sel.Block, s.Config.Depth-1)
 	} else {
-		in.Sel.Block, in.chosen = 0, false
+		in.Sel.Block, r.chosen = 0, false
 	}
 	if !slices.Contains(tapOptions(s), in.Sel.Tap) {
 		in.Sel.Tap = engine.TapOut.String()
 	}
-	in.settings.load(s.Settings)
-	in.attention.setHeads(s.Config.Heads)
-	in.activation.setChannels(s.Config.Hidden)
+	in.panels.settings.load(s.Settings)
+	in.panels.attention.setHeads(s.Config.Heads)
+	in.panels.activation.setChannels(s.Config.Hidden)
 	in.rememberRun(prev, s)
 }
 
@@ -252,87 +232,11 @@ func (in *Inspector) refresh() {
 	if !in.Snap.Loaded() {
 		return
 	}
-	in.refreshStrip()
-	in.image.refresh()
-	for _, item := range in.tabOrder {
+	in.panels.strip.refresh()
+	in.panels.image.refresh()
+	for _, item := range in.tabs.order {
 		in.refreshTab(item)
 	}
-}
-
-// refreshTab redraws a tab's panel if its tab is shown, and otherwise when it is shown
-// (showTab): a hidden panel's text layout and charts cost the UI goroutine as much as a
-// shown one's (wrapped text is shaped again on every change), and during Run all that time
-// was taken from the blocks.
-//
-// Invariant: a shown tab is never stale. Mutation that would silently break it: marking a
-// tab stale without refreshing it when it is selected — it would show an older run.
-func (in *Inspector) refreshTab(item *container.TabItem) {
-	if in.tabs.Selected() != item {
-		in.staleTabs[item] = true
-		return
-	}
-	delete(in.staleTabs, item)
-	in.tabPanels[item]()
-}
-
-// showTab brings a tab that was hidden while its data changed up to date.
-func (in *Inspector) showTab(item *container.TabItem) {
-	in.whatIf.armDrag(item == in.whatIfTab) // a drag over the image draws a mask while What if is shown
-	if in.staleTabs[item] && in.Snap.Loaded() {
-		in.refreshTab(item)
-	}
-}
-
-// refreshAttention redraws the Attention tab (now if shown).
-func (in *Inspector) refreshAttention() { in.refreshTab(in.attnTab) }
-
-func (in *Inspector) refreshStrip() {
-	s := in.Snap
-	if !s.Loaded() {
-		return
-	}
-	vals := make([]float64, s.Config.Depth)
-	for i := range vals {
-		vals[i] = nan()
-		if i < len(s.Timings) {
-			vals[i] = in.stripValue(i)
-		}
-	}
-	in.strip.SetValues(vals, widgets.Magma)
-	marked := make([]bool, s.Config.Depth)
-	for i := range marked {
-		marked[i] = s.Layout.Windowed(i)
-	}
-	in.strip.SetMarked(marked)
-	in.strip.SetSelected(in.Sel.Block)
-	if s.Next < s.Config.Depth {
-		in.strip.SetCurrent(s.Next)
-	} else {
-		in.strip.SetCurrent(-1)
-	}
-}
-
-func (in *Inspector) stripValue(i int) float64 {
-	if in.stripBy.Selected == "time" {
-		return in.Snap.Timings[i].Wall.Seconds() * 1000
-	}
-	return in.Snap.Stats[i].MeanChange
-}
-
-func (in *Inspector) blockTooltip(i int) string {
-	s := in.Snap
-	attends := ""
-	if s.Loaded() && s.Layout.Windowed(i) {
-		attends = " · attends within windows (the bar)"
-	} else if s.Loaded() && s.Layout.AnyWindowed() {
-		attends = " · attends over the whole image"
-	}
-	if !s.Loaded() || i >= len(s.Timings) {
-		return fmt.Sprintf("block %d: not run yet%s", i, attends)
-	}
-	t := s.Timings[i]
-	return fmt.Sprintf("block %d: %.1f ms (attention %.1f, MLP %.1f, wait %.1f), change %.3f%s", i,
-		ms(t.Wall), ms(t.Attention), ms(t.MLP), ms(t.Wait), s.Stats[i].MeanChange, attends)
 }
 
 // SelectBlock shows block i everywhere: the user's choice, kept over re-runs of the page.
@@ -340,7 +244,7 @@ func (in *Inspector) SelectBlock(i int) {
 	if !in.Snap.Loaded() || i < 0 || i >= in.Snap.Config.Depth {
 		return
 	}
-	in.Sel.Block, in.chosen, in.kept = i, true, false
+	in.Sel.Block, in.runs.chosen, in.runs.kept = i, true, false
 	in.refresh()
 }
 
@@ -368,15 +272,21 @@ func (in *Inspector) SelectHead(h int) {
 // SetOverlay picks what the image view colours.
 func (in *Inspector) SetOverlay(name string) {
 	in.Sel.Overlay = name
-	in.image.syncControls()
+	in.panels.image.syncControls()
 	in.refresh()
 	in.refreshMenu()
 }
 
 func (in *Inspector) setCompare(r *CompareResult) {
-	in.compareRes = r
+	in.runs.compare = r
 	in.syncMenus()
-	in.compare.show(r)
+	in.panels.compare.show(r)
+}
+
+// setSweep takes a finished head sweep: the What if tab draws it, its export writes it.
+func (in *Inspector) setSweep(r *SweepResult) {
+	in.runs.sweep = r
+	in.panels.whatIf.showSweep(r)
 }
 
 // OpenFiles starts a session on a checkpoint (a directory, or a Hugging Face repo id found
@@ -385,18 +295,19 @@ func (in *Inspector) setCompare(r *CompareResult) {
 func (in *Inspector) OpenFiles(dir, image string) {
 	resolved, err := engine.ResolveCheckpoint(dir)
 	if err != nil {
-		in.toolbar.say("open: "+err.Error(), err)
+		in.panels.toolbar.say("open: "+err.Error(), err)
 		return
 	}
-	in.names[resolved] = dir
-	if dir != in.demo[0] {
-		rememberRecent(in.prefs, recentCheckpoints, dir)
+	m := &in.memory
+	m.names[resolved] = dir
+	if dir != m.demo[0] {
+		rememberRecent(m.prefs, recentCheckpoints, dir)
 		if resolved == dir { // a folder, not a repo id: the folder dialog starts beside it
 			in.rememberFolder(prefCheckpointFolder, parentDir(dir))
 		}
 	}
-	if image != in.demo[1] {
-		rememberRecent(in.prefs, recentImages, image)
+	if image != m.demo[1] {
+		rememberRecent(m.prefs, recentImages, image)
 		in.rememberFolder(prefImageFolder, parentDir(image))
 	}
 	in.refreshMenu()
@@ -405,22 +316,23 @@ func (in *Inspector) OpenFiles(dir, image string) {
 
 // checkpointName is what the user called the checkpoint resolved to dir (a repo id or path).
 func (in *Inspector) checkpointName(dir string) string {
-	if n := in.names[dir]; n != "" {
+	if n := in.memory.names[dir]; n != "" {
 		return n
 	}
 	return dir
 }
 
 // SetDemo names the embedded demo's files, which are never remembered as recent or last.
-func (in *Inspector) SetDemo(dir, image string) { in.demo = [2]string{dir, image} }
+func (in *Inspector) SetDemo(dir, image string) { in.memory.demo = [2]string{dir, image} }
 
 // OpenDemo opens the embedded demo checkpoint on its photo (File ▸ Open demo).
 func (in *Inspector) OpenDemo() {
-	if in.demo[0] == "" {
-		in.toolbar.say("the demo is not unpacked in this session", errors.New("no demo"))
+	demo := in.memory.demo
+	if demo[0] == "" {
+		in.panels.toolbar.say("the demo is not unpacked in this session", errors.New("no demo"))
 		return
 	}
-	in.OpenFiles(in.demo[0], in.demo[1])
+	in.OpenFiles(demo[0], demo[1])
 }
 
 func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
@@ -436,7 +348,7 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 		}
 	}
 	if dir == "" || image == "" {
-		in.toolbar.say("drop a checkpoint folder and an image (one of each is needed)", nil)
+		in.panels.toolbar.say("drop a checkpoint folder and an image (one of each is needed)", nil)
 		return
 	}
 	in.OpenFiles(dir, image)
@@ -445,7 +357,7 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 // ButtonBounds is the toolbar button labelled text: its position in the window and size
 // (ok false: no such button). The smoke test hovers one for its tooltip.
 func (in *Inspector) ButtonBounds(text string) (pos fyne.Position, size fyne.Size, ok bool) {
-	t := in.toolbar
+	t := in.panels.toolbar
 	for _, b := range []*widget.Button{t.openCk, t.openImg, t.recent, t.runAll, t.step, t.play, t.restart, t.cancel, t.export} {
 		if b.Text == text {
 			return fyne.CurrentApp().Driver().AbsolutePositionForObject(b), b.Size(), true
@@ -457,5 +369,6 @@ func (in *Inspector) ButtonBounds(text string) (pos fyne.Position, size fyne.Siz
 // ImageViewBounds is the image view's position in the window and its size.
 func (in *Inspector) ImageViewBounds() (fyne.Position, fyne.Size) {
 	d := fyne.CurrentApp().Driver()
-	return d.AbsolutePositionForObject(in.image.view), in.image.view.Size()
+	v := in.panels.image.view
+	return d.AbsolutePositionForObject(v), v.Size()
 }

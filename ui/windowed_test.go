@@ -17,6 +17,7 @@ import (
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
+	"github.com/turbospark/inspector/ui/control"
 )
 
 // A tower with window attention (tiny-qwen2.5-vl: blocks 0 and 2 windowed, 1 and 3 whole):
@@ -35,11 +36,11 @@ func TestWindowedBlocksInTheWindow(t *testing.T) {
 	s := h.in.Snap
 	for b := range s.Config.Depth {
 		want := b == 0 || b == 2
-		if h.in.strip.Marked(b) != want || s.Layout.Windowed(b) != want {
-			t.Errorf("block %d: marked %v, windowed %v; want %v", b, h.in.strip.Marked(b), s.Layout.Windowed(b), want)
+		if h.in.panels.strip.view.Marked(b) != want || s.Layout.Windowed(b) != want {
+			t.Errorf("block %d: marked %v, windowed %v; want %v", b, h.in.panels.strip.view.Marked(b), s.Layout.Windowed(b), want)
 		}
 	}
-	if tip := h.in.blockTooltip(0); !strings.Contains(tip, "within windows") {
+	if tip := h.in.panels.strip.tooltip(0); !strings.Contains(tip, "within windows") {
 		t.Errorf("block 0's tooltip %q does not say it attends within windows", tip)
 	}
 	q := s.Layout.Rows() / 2
@@ -47,7 +48,7 @@ func TestWindowedBlocksInTheWindow(t *testing.T) {
 	for _, b := range []int{0, 1} {
 		h.in.SelectBlock(b)
 		h.settle()
-		got := h.in.image.view.Region()
+		got := h.in.panels.image.view.Region()
 		if b == 1 {
 			if !got.Empty() {
 				t.Errorf("block 1 (whole image): region %v outlined", got)
@@ -63,7 +64,7 @@ func TestWindowedBlocksInTheWindow(t *testing.T) {
 		if got != want || got.Dx() > 4 || got.Dy() > 4 {
 			t.Errorf("block 0: region %v, want the query's window %v (at most 4x4 patches)", got, want)
 		}
-		vals := h.in.image.values
+		vals := h.in.panels.image.values
 		g := patchGrid(s)
 		for r := range g.Rows {
 			for c := range g.Cols {
@@ -72,8 +73,8 @@ func TestWindowedBlocksInTheWindow(t *testing.T) {
 				}
 			}
 		}
-		if !strings.Contains(h.in.image.caption.Text, "within its window") {
-			t.Errorf("block 0's caption %q does not say the map is the window's", h.in.image.caption.Text)
+		if !strings.Contains(h.in.panels.image.caption.Text, "within its window") {
+			t.Errorf("block 0's caption %q does not say the map is the window's", h.in.panels.image.caption.Text)
 		}
 	}
 }
@@ -84,10 +85,10 @@ func TestWindowedBlocksInTheWindow(t *testing.T) {
 func TestAblationFromSettings(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	p := h.in.settings
+	p := h.in.panels.settings
 	p.form.ablate.SetText("1:9x")
 	p.apply()
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "1:9x") {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "1:9x") {
 		t.Errorf("a bad pair: status %q does not name it", st)
 	}
 	p.form.ablate.SetText("1:0,1:2")
@@ -99,11 +100,11 @@ func TestAblationFromSettings(t *testing.T) {
 	if a := h.in.Snap.Settings.Ablate; a.Heads != "1:0,1:2" || a.Mode != "mean" {
 		t.Fatalf("the run's ablation %+v", a)
 	}
-	if st := h.in.toolbar.status.Text; !strings.Contains(st, "ablate 1:0,1:2 (mean)") {
+	if st := h.in.panels.toolbar.status.Text; !strings.Contains(st, "ablate 1:0,1:2 (mean)") {
 		t.Errorf("status %q does not name the ablation", st)
 	}
 	h.settle()
-	if c := h.in.image.caption.Text; !strings.Contains(c, "ablate 1:0,1:2 (mean)") {
+	if c := h.in.panels.image.caption.Text; !strings.Contains(c, "ablate 1:0,1:2 (mean)") {
 		t.Errorf("the image's caption %q does not name the ablation", c)
 	}
 	s := h.in.Snap
@@ -115,7 +116,7 @@ func TestAblationFromSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.in.settings.form.ablate.SetText("")
+	h.in.panels.settings.form.ablate.SetText("")
 	p.apply()
 	h.pump("the plain run again", func() bool {
 		return h.in.Snap != nil && h.in.Snap.Finished && h.in.Snap.Settings.Ablate.None()
@@ -132,9 +133,11 @@ func TestAblationFromSettings(t *testing.T) {
 func TestExportHeadStatsCSV(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	a := h.in.attention
 	path := filepath.Join(t.TempDir(), "stats.csv")
-	h.pump("head statistics", func() bool { return len(a.dist) == h.in.Snap.Config.Depth && !a.stats.busy() })
+	h.pump("head statistics", func() bool {
+		return len(h.headStats().Dist) == h.in.Snap.Config.Depth && !h.in.maps.rows.MeasuringHeads()
+	})
+	hs := h.headStats() // what the tab's chart draws
 	if err := h.in.ExportHeadStatsCSV(path); err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +156,13 @@ func TestExportHeadStatsCSV(t *testing.T) {
 		d, _ := strconv.ParseFloat(r[3], 64)
 		e, _ := strconv.ParseFloat(r[4], 64)
 		ud, _ := strconv.ParseFloat(r[5], 64)
-		wd, _ := s.Probes.UniformBaseline(b, headStatQueries)
-		if math.Abs(d-a.dist[b][hd]) > 1e-7*a.dist[b][hd] || math.Abs(e-a.entropy[b][hd]) > 1e-7*a.entropy[b][hd] ||
+		wd, _ := s.Probes.UniformBaseline(b, control.HeadStatQueries)
+		if math.Abs(d-hs.Dist[b][hd]) > 1e-7*hs.Dist[b][hd] || math.Abs(e-hs.Entropy[b][hd]) > 1e-7*hs.Entropy[b][hd] ||
 			math.Abs(ud-wd) > 1e-7*wd || r[2] != "image" {
-			t.Errorf("row %v: the tab has %g / %g, uniform %g", r, a.dist[b][hd], a.entropy[b][hd], wd)
+			t.Errorf("row %v: the tab has %g / %g, uniform %g", r, hs.Dist[b][hd], hs.Entropy[b][hd], wd)
 		}
 	}
-	a.dist = a.dist[:1] // as while the statistics are still being computed
+	hs.Dist = hs.Dist[:1] // as while the statistics are still being computed
 	if err := h.in.ExportHeadStatsCSV(filepath.Join(t.TempDir(), "x.csv")); err == nil || !strings.Contains(err.Error(), "1 of 4 blocks") {
 		t.Errorf("export of incomplete statistics: %v", err)
 	}
@@ -168,7 +171,7 @@ func TestExportHeadStatsCSV(t *testing.T) {
 // The form's mask: a rectangle of patches, refused when it is not one.
 func TestMaskInSettingsForm(t *testing.T) {
 	h := newHarness(t)
-	f := h.in.settings.form
+	f := h.in.panels.settings.form
 	f.load(engine.DefaultSettings("cpu"))
 	f.mask.SetText("0,0,2,2")
 	s, err := f.Settings()
@@ -189,7 +192,7 @@ func TestMaskInSettingsForm(t *testing.T) {
 // its value (the legend's colormap and scale), nothing of the photo.
 func TestExportMapPNG(t *testing.T) {
 	h := hmDemo(t)
-	p := h.in.image
+	p := h.in.panels.image
 	path := filepath.Join(t.TempDir(), "map.png")
 	if err := h.in.ExportMapPNG(path); err != nil {
 		t.Fatal(err)

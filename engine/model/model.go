@@ -1,7 +1,7 @@
 // Package model is the room of the model families: what one family's vision tower is, as
 // data the rest of the engine reads. A family lives in a folder of its own under this one
 // (qwen3vl, qwen2vl, qwen25vl) and registers itself here; the engine imports every family
-// folder (engine/families.go). Config (config.go) is a tower's shape as config.json gives it,
+// folder (engine/ckpt/config.go). Config (config.go) is a tower's shape as config.json gives it,
 // and answers every family question through its family: the tensors of each weight role
 // (tensors.go), the norms, the MLP and its activation, the patch embedding, the position
 // table, how a page's rows are arranged and which blocks attend within windows. The graph,
