@@ -1,98 +1,23 @@
 package ui
 
-// controls_test.go: the run controls do what they say. A Cancel that lands after a block's
-// last op is still said; Step clicks in a row each step a block; Run all stays busy (Cancel
-// live) between blocks; the Apply note leaves the status line with its run.
+// controls_test.go: the run controls do what they say. The Apply note leaves the status line
+// with its run; the menu's items follow what they can do; the demo opens; the colormap and
+// the rollout are named. (Cancel, Step and Run all's statuses: ui/control/run_test.go.)
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"fyne.io/fyne/v2/test"
 
 	"github.com/turbospark/inspector/engine"
-	"github.com/turbospark/inspector/engine/backend"
-	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/ui/control"
+	"github.com/turbospark/inspector/ui/control/controltest"
 )
-
-// cancelAfterDeepstack calls cancel right after the Commit of the first deepstack merger's
-// pass has completed (its LayerNorm is the one over the merged width): the block is done
-// then, and goes on to host work that checks no context.
-type cancelAfterDeepstack struct {
-	*cpu.Backend
-	merged int
-	armed  *atomic.Int32 // 1: the merger's pass is open; 2: cancelled
-	cancel func()
-}
-
-func (b cancelAfterDeepstack) LayerNorm(out, x backend.View, w, bias backend.Weight, rows, cols int, eps float32) {
-	if cols == b.merged {
-		b.armed.CompareAndSwap(0, 1)
-	}
-	b.Backend.LayerNorm(out, x, w, bias, rows, cols, eps)
-}
-
-func (b cancelAfterDeepstack) Commit() (time.Duration, error) {
-	d, err := b.Backend.Commit()
-	if b.armed.CompareAndSwap(1, 2) {
-		b.cancel()
-	}
-	return d, err
-}
-
-func TestCancelAfterABlocksLastOpIsSaid(t *testing.T) {
-	var armed atomic.Int32
-	var h *harness
-	bs := Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
-		return cancelAfterDeepstack{Backend: cpu.New(threads), merged: 4 * 96, armed: &armed, cancel: func() { h.in.Ctl.Cancel() }}, nil
-	}}
-	h = newHarnessOn(t, bs)
-	h.in.OpenFiles(demoDir, demoPhoto)
-	h.pump("the cancel", func() bool { return h.said("cancelled after") || (h.in.Snap != nil && h.in.Snap.Finished) })
-	if armed.Load() != 2 || h.in.Snap.Next != 2 || !h.said("cancelled after 2 of 4 blocks") {
-		t.Errorf("armed %d, next %d, statuses %q", armed.Load(), h.in.Snap.Next, h.statuses)
-	}
-}
-
-func TestStepClicksEachStepABlock(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(40*time.Millisecond, "", -1))
-	h.openDemo()
-	h.in.Ctl.Restart()
-	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
-	for range 3 {
-		h.in.Ctl.Step()
-		time.Sleep(30 * time.Millisecond) // clicks closer than a block takes
-	}
-	h.pump("three steps", func() bool { return h.in.Snap.Next >= 3 || h.said("cancelled") })
-	h.pump("nothing more", func() bool { return h.in.Ctl.pending.Load() == 0 })
-	if h.in.Snap.Next != 3 || h.said("cancelled") {
-		t.Errorf("3 Step clicks ran %d blocks (statuses %q)", h.in.Snap.Next, h.statuses)
-	}
-}
-
-func TestRunAllStaysBusyBetweenBlocks(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(20*time.Millisecond, "", -1))
-	var busy []bool
-	var texts []string
-	show := h.in.Ctl.OnStatus
-	h.in.Ctl.OnStatus = func(s Status) { busy, texts = append(busy, s.Busy), append(texts, s.Text); show(s) }
-	h.openDemo()
-	last := len(busy) - 1
-	for i, b := range busy[:last] {
-		if !b && !strings.HasPrefix(texts[i], "done") {
-			t.Errorf("status %d of the run is idle mid-run: %q", i, texts[i])
-		}
-	}
-	if busy[last] || !strings.HasPrefix(texts[last], "done") {
-		t.Errorf("the last status %q busy %v", texts[last], busy[last])
-	}
-}
 
 func TestApplyNoteLeavesWithItsRun(t *testing.T) {
 	h := newHarness(t)
@@ -116,7 +41,7 @@ func TestApplyNoteLeavesWithItsRun(t *testing.T) {
 // The Run items are on only when they can act, as the toolbar's buttons are; the exports are
 // on once there is something to export.
 func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(40*time.Millisecond, "", -1))
+	h := newHarnessOn(t, controltest.SlowBackends(40*time.Millisecond, "", -1))
 	h.in.MainMenu()
 	on := func(menu int, label string) bool {
 		t.Helper()

@@ -147,7 +147,7 @@ func TestKeyboardMovesTheSelection(t *testing.T) {
 func TestSpacePlaysAndPauses(t *testing.T) {
 	h := newHarness(t)
 	h.openDemo()
-	h.in.Ctl.delay = time.Minute // one block, then a long pause: Playing stays true
+	h.in.Ctl.PlayDelay = time.Minute // one block, then a long pause: Playing stays true
 	h.in.Ctl.Restart()
 	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })
 	press(h.win.Canvas(), fyne.KeySpace)
@@ -272,7 +272,7 @@ func TestMainMenu(t *testing.T) {
 		findItem(menuNamed(h.in.chrome.menu.main, "View"), OverlayAttention).Checked {
 		t.Errorf("View ▸ Overlay ▸ %s: overlay %s, check marks not moved", OverlayNorm, h.in.Sel.Overlay)
 	}
-	h.in.Ctl.delay = time.Minute
+	h.in.Ctl.PlayDelay = time.Minute
 	run := menuNamed(h.in.chrome.menu.main, "Run")
 	findItem(run, "Restart").Action()
 	h.pump("restart", func() bool { return h.in.Snap.Next == 0 })

@@ -423,7 +423,7 @@ func (p *imagePanel) showExportMenu() {
 // it opens nothing (savepath.go), the export checks the path and writes it atomically.
 func (in *Inspector) saveDialog(name string, export func(string) error) {
 	if err := guardSaveDialogs(); err != nil {
-		in.panels.toolbar.say("export: no save dialog: "+err.Error(), err)
+		in.say("export: no save dialog: "+err.Error(), err)
 		return
 	}
 	d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
@@ -452,13 +452,13 @@ func (in *Inspector) saveDialog(name string, export func(string) error) {
 // saveChosen runs export on the path the user chose and remembers its folder.
 func (in *Inspector) saveChosen(path string, export func(string) error) {
 	if err := export(path); err != nil {
-		in.panels.toolbar.say("export: "+err.Error(), err)
+		in.say("export: "+err.Error(), err)
 		return
 	}
 	if in.memory.prefs != nil {
 		in.memory.prefs.SetString(prefExportFolder, filepath.Dir(path))
 	}
-	in.panels.toolbar.say("exported "+path, nil)
+	in.say("exported "+path, nil)
 }
 
 // exportFolder is the folder the last export went to, if it still is one.

@@ -39,7 +39,7 @@ func (in *Inspector) LogFrames(w io.Writer) *FrameLog {
 		if in.Snap.Loaded() {
 			what += fmt.Sprintf(", %d patches", in.Snap.Layout.Rows())
 		}
-		go in.Ctl.do(func() { l.add(toPaint, toPaint+time.Since(paintedAt), what) }) // runs after the frame
+		go in.Ctl.Do(func() { l.add(toPaint, toPaint+time.Since(paintedAt), what) }) // runs after the frame
 	}
 	return l
 }

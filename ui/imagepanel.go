@@ -24,6 +24,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -251,7 +252,7 @@ func (p *imagePanel) followFrom(patch int, mods fyne.KeyModifier, at time.Time) 
 		return
 	}
 	p.followPending = true // the rest of a burst: once, after this frame, at its last patch
-	go in.Ctl.do(func() {
+	go in.Ctl.Do(func() {
 		p.followPending = false
 		p.followPointer()
 	})
@@ -293,7 +294,7 @@ func (p *imagePanel) refresh() {
 	}
 	vals, caption, stale := in.selectedMap()
 	p.stale = stale
-	caption += interventionsSuffix(in.Snap.Settings) // an intervention is named in every caption
+	caption += control.InterventionsSuffix(in.Snap.Settings) // an intervention is named in every caption
 	p.values = vals
 	p.view.SetSelected(in.Sel.Query)
 	if vals != nil && !p.stale && !p.timeFrom.IsZero() { // the map the followed move asked for

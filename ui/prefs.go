@@ -18,6 +18,7 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/ui/control"
 )
 
 const (
@@ -118,7 +119,7 @@ func (in *Inspector) saveSettings(s engine.Settings) {
 	p.SetString(prefResidency, string(s.Residency))
 	p.SetInt(prefTile, s.TileRows)
 	p.SetInt(prefMaxPixels, s.MaxPixels)
-	p.SetString(prefTaps, moreTaps(s).String())
+	p.SetString(prefTaps, control.MoreTaps(s).String())
 }
 
 // openSettings are the settings a new open runs with: the current session's, else the

@@ -1,8 +1,9 @@
 package ui
 
 // runs_test.go: the window tells the truth about runs — timings are the work's own, a
-// Compare never stops the main run and shows where two settings differ, a cancel says how
-// far it got, a restart clears what the panels showed, and probe work ends with its run.
+// Compare never stops the main run and shows where two settings differ, a restart clears
+// what the panels showed, probes wait while a block runs, nothing reaches a closed window,
+// and no export replaces an input. (The controller's own: ui/control/run_test.go.)
 
 import (
 	"bytes"
@@ -11,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,47 +22,8 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/par"
+	"github.com/turbospark/inspector/ui/control/controltest"
 )
-
-// slowCPU is the CPU backend with every pass made to last at least delay (so a run takes
-// long enough to be interrupted), and optionally one patch's rows nudged in every MatMul.
-type slowCPU struct {
-	*cpu.Backend
-	delay  time.Duration
-	nudge  int          // patch whose MatMul output rows get +1e-3 (-1: none)
-	inPass *atomic.Bool // when set: true while a pass is committed (the engine's work)
-}
-
-func (b slowCPU) Commit() (time.Duration, error) {
-	if b.inPass != nil {
-		b.inPass.Store(true)
-		defer b.inPass.Store(false)
-	}
-	time.Sleep(b.delay)
-	return b.Backend.Commit()
-}
-
-func (b slowCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
-	b.Backend.MatMul(y, x, w, bias, rows, in, out)
-	if b.nudge >= 0 && b.nudge < rows {
-		row := make([]float32, out)
-		b.Download(row, y.At(b.nudge*out))
-		for i := range row {
-			row[i] += 1e-3
-		}
-		b.Upload(y.At(b.nudge*out), row)
-	}
-}
-
-func slowBackends(delay time.Duration, nudgeIn string, nudge int) Backends {
-	return Backends{Names: []string{"cpu", "nudged"}, New: func(name string, threads int) (backend.Backend, error) {
-		be := slowCPU{Backend: cpu.New(threads), delay: delay, nudge: -1}
-		if name == nudgeIn {
-			be.nudge = nudge
-		}
-		return be, nil
-	}}
-}
 
 // Stepping with pauses, then comparing after a pause: no pause lands in a half, a block's
 // wall time or a total, in the window's runs and in Compare's.
@@ -125,7 +86,7 @@ func TestWindowTimingsHoldNoPause(t *testing.T) {
 // difference map puts the difference where it is (one patch nudged on side B).
 func TestCompareBesideTheMainRun(t *testing.T) {
 	const patch = 37
-	h := newHarnessOn(t, slowBackends(60*time.Millisecond, "nudged", patch)) // a main run of ~0.5 s: a loaded machine's pauses fit in it
+	h := newHarnessOn(t, controltest.SlowBackends(60*time.Millisecond, "nudged", patch)) // a main run of ~0.5 s: a loaded machine's pauses fit in it
 	h.in.panels.compare.reps.SetText("1")
 	var progress []CompareProgress
 	show := h.in.Ctl.OnCompareProgress
@@ -175,27 +136,6 @@ func TestCompareBesideTheMainRun(t *testing.T) {
 	}
 }
 
-// Cancel says how far the run got; the status line counts blocks from 0.
-func TestCancelSaysHowFar(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(30*time.Millisecond, "", -1))
-	h.in.OpenFiles(demoDir, demoPhoto)
-	h.pump("two blocks", func() bool { return h.in.Snap != nil && h.in.Snap.Next >= 2 })
-	h.in.Ctl.Cancel()
-	h.pump("the cancel", func() bool { return h.said("cancelled after") })
-	if !h.said("running block 0 (blocks 0-") {
-		t.Errorf("the status line does not count from 0: %q", h.statuses)
-	}
-	var line string
-	for _, s := range h.statuses {
-		if strings.Contains(s, "cancelled after") {
-			line = s
-		}
-	}
-	if want := "of " + strconv.Itoa(h.in.Snap.Config.Depth) + " blocks"; !strings.Contains(line, want) {
-		t.Errorf("cancel line %q does not say %q", line, want)
-	}
-}
-
 // After Restart the Activations tab shows nothing of a block until it runs again.
 func TestRestartClearsActivations(t *testing.T) {
 	h := newHarness(t)
@@ -212,85 +152,6 @@ func TestRestartClearsActivations(t *testing.T) {
 	h.in.refresh()
 	if len(h.in.panels.activation.top) != 0 || !strings.Contains(h.in.panels.activation.summary.Text, "has not run yet") {
 		t.Errorf("after restart: %d channels, summary %q", len(h.in.panels.activation.top), h.in.panels.activation.summary.Text)
-	}
-}
-
-// The probes' context ends with the run they belong to.
-func TestProbeContextEndsWithItsRun(t *testing.T) {
-	h := newHarness(t)
-	h.openDemo()
-	ctx := h.in.Ctl.ProbeContext()
-	if ctx.Err() != nil {
-		t.Fatal("the current run's probe context is already done")
-	}
-	var done atomic.Bool
-	go func() { <-ctx.Done(); done.Store(true) }()
-	h.in.Ctl.Restart()
-	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 })
-	deadline := time.Now().Add(5 * time.Second)
-	for !done.Load() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !done.Load() || !errorsIsCanceled(ctx.Err()) {
-		t.Errorf("the old run's probe context was not cancelled: %v", ctx.Err())
-	}
-	if h.in.Ctl.ProbeContext().Err() != nil {
-		t.Error("the new run's probe context is done")
-	}
-}
-
-// MatMulEpilogue keeps the nudge where the graph's products go: MatMul (nudged), then the
-// epilogue as separate ops.
-func (b slowCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	b.MatMul(y, x, w, bias, rows, in, out)
-	backend.ApplyEpilogue(b, y, rows*out, ep)
-}
-
-func errorsIsCanceled(err error) bool { return err == context.Canceled }
-
-// stuckCPU never lets a MatMul end until released (a pass that cannot be interrupted).
-type stuckCPU struct {
-	*cpu.Backend
-	release chan struct{}
-	stuck   chan struct{} // gets a value each time a MatMul starts waiting (buffered, never blocks)
-}
-
-func (b stuckCPU) wait() {
-	select {
-	case b.stuck <- struct{}{}:
-	default:
-	}
-	<-b.release
-}
-
-func (b stuckCPU) MatMul(y, x backend.View, w, bias backend.Weight, rows, in, out int) {
-	b.wait()
-	b.Backend.MatMul(y, x, w, bias, rows, in, out)
-}
-
-func (b stuckCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows, in, out int, ep backend.Epilogue) {
-	b.wait()
-	b.Backend.MatMulEpilogue(y, x, w, bias, rows, in, out, ep)
-}
-
-// Closing the window returns within its deadline even when the job in flight cannot stop.
-func TestCloseHasADeadline(t *testing.T) {
-	release, stuckNow := make(chan struct{}), make(chan struct{}, 1)
-	defer close(release)
-	stuck := Backends{Names: []string{"cpu"}, New: func(name string, threads int) (backend.Backend, error) {
-		return stuckCPU{cpu.New(threads), release, stuckNow}, nil
-	}}
-	h := newHarnessOn(t, stuck)
-	h.in.OpenFiles(demoDir, demoPhoto)
-	select { // the open job is now stuck in the embedding's MatMul, however slow the machine
-	case <-stuckNow:
-	case <-time.After(pumpDeadline):
-		t.Fatal("the open job never reached a MatMul")
-	}
-	start := time.Now()
-	h.in.Ctl.Close()
-	if d := time.Since(start); d > closeDeadline+time.Second {
-		t.Errorf("Close took %v", d)
 	}
 }
 
@@ -331,7 +192,7 @@ func TestExportTrace(t *testing.T) {
 func TestNothingReachesAClosedWindow(t *testing.T) {
 	h := newHarness(t)
 	ran := false
-	h.in.Ctl.do(func() { ran = true }) // queued, not yet run
+	h.in.Ctl.Do(func() { ran = true }) // queued, not yet run
 	h.win.Close()
 	for {
 		select {
@@ -380,7 +241,7 @@ func TestTimingBarsAddUpToTheWall(t *testing.T) {
 func TestProbesWaitWhileABlockRuns(t *testing.T) {
 	var inPass atomic.Bool
 	h := newHarnessOn(t, Backends{Names: []string{"cpu"}, New: func(_ string, threads int) (backend.Backend, error) {
-		return slowCPU{Backend: cpu.New(threads), delay: 30 * time.Millisecond, nudge: -1, inPass: &inPass}, nil
+		return controltest.SlowCPU{Backend: cpu.New(threads), Delay: 30 * time.Millisecond, Nudge: -1, InPass: &inPass}, nil
 	}})
 	h.openDemo()
 	h.in.Ctl.Restart()
@@ -443,8 +304,8 @@ func TestProbesWaitWhileABlockRuns(t *testing.T) {
 // reference run (a ratio to Run all's times failed once on a loaded machine).
 func TestRunAllStepPlayTimeAlike(t *testing.T) {
 	const wait = time.Second
-	h := newHarnessOn(t, slowBackends(50*time.Millisecond, "", -1))
-	h.in.Ctl.delay = wait // Play's delay between blocks; read by the worker only after Play
+	h := newHarnessOn(t, controltest.SlowBackends(50*time.Millisecond, "", -1))
+	h.in.Ctl.PlayDelay = wait // Play's delay between blocks; read by the worker only after Play
 	h.openDemo()
 	byMode := map[string][]engine.BlockTiming{"run all": h.in.Snap.Timings}
 	h.in.Ctl.Restart()
@@ -479,60 +340,6 @@ func TestRunAllStepPlayTimeAlike(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// A mapped shard truncated under the window's run (another program rewriting it) fails
-// that run with the file's name; the window lives on and opens the next checkpoint.
-func TestTruncatedCheckpointFailsOnlyItsRun(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"config.json", "preprocessor_config.json", "model.safetensors"} {
-		b, err := os.ReadFile(filepath.Join(demoDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	model := filepath.Join(dir, "model.safetensors")
-	h := newHarness(t) // mapped residency: the default
-	h.in.OpenFiles(dir, demoPhoto)
-	h.pump("the first run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
-	h.in.Ctl.Restart()
-	h.pump("the restart", func() bool { return h.in.Snap.Next == 0 && !h.in.Snap.Finished })
-	h.in.Ctl.Step()
-	h.pump("block 0", func() bool { return h.in.Snap.Next == 1 })
-	if err := os.Truncate(model, 4096); err != nil {
-		t.Fatal(err)
-	}
-	h.in.Ctl.RunAll()
-	h.pump("the failure", func() bool { return h.said("changed while the run had it mapped") })
-	if !h.said(model) {
-		t.Errorf("the failure does not name %s: %q", model, h.statuses)
-	}
-	h.openDemo() // the window goes on
-}
-
-// Cancel during an Apply whose activation patch runs its source image stops that run (it
-// runs while the session opens, before block 0), and says so; the change is named as the
-// patch it is, not "same settings".
-func TestCancelWhileAPatchSourceRuns(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(400*time.Millisecond, "", -1)) // the source's 4 blocks: seconds
-	h.in.Ctl.Open(demoDir, demoPhoto, engine.DefaultSettings("cpu"))
-	h.pump("the first run", func() bool { return h.in.Snap != nil && h.in.Snap.Finished })
-	s := h.in.Snap.Settings
-	s.PatchFrom = demoPhoto + ":blocks.3.out@0,0,4,4"
-	h.in.Ctl.Apply(s)
-	time.Sleep(time.Second) // inside the source's run
-	cancelled := time.Now()
-	h.in.Ctl.Cancel()
-	h.pump("the cancel", func() bool { return h.said("cancelled before block 0") })
-	if took := time.Since(cancelled); took > 2*time.Second {
-		t.Errorf("the cancel took %v", took)
-	}
-	if msg := changeMessage(h.in.Snap.Settings, s); strings.Contains(msg, "same settings") || !strings.Contains(msg, "patch "+demoPhoto) {
-		t.Errorf("the change is said as %q", msg)
 	}
 }
 

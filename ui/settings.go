@@ -20,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/ui/control"
 )
 
 var (
@@ -99,7 +100,7 @@ func (f *settingsForm) setBackends(b Backends) {
 	if selected != "" && b.Offers(selected) {
 		f.backend.SetSelected(selected)
 	}
-	f.why.SetText(b.unavailableNote())
+	f.why.SetText(b.UnavailableNote())
 	f.why.Hidden = f.why.Text == ""
 	f.retry.Hidden = b.Retry == nil
 	f.retry.Enable()
@@ -211,16 +212,16 @@ func newSettingsPanel(in *Inspector) *settingsPanel {
 	p.form.load(in.Ctl.Backends().DefaultSettings())
 	p.form.retry.OnTapped = func() {
 		p.form.retry.Disable()
-		in.panels.toolbar.say("checking Metal again in a child process…", nil)
+		in.say("checking Metal again in a child process…", nil)
 		in.Ctl.RetryBackends()
 	}
 	in.Ctl.OnBackends = func(b Backends, err error) {
 		p.form.setBackends(b)
 		if err != nil {
-			in.panels.toolbar.say("Metal: "+err.Error(), err)
+			in.say("Metal: "+err.Error(), err)
 			return
 		}
-		in.panels.toolbar.say("Metal passed its check: choose it under backend and Apply", nil)
+		in.say("Metal passed its check: choose it under backend and Apply", nil)
 	}
 	return p
 }
@@ -264,15 +265,7 @@ func (p *settingsPanel) refresh() {
 		"%d patches; MLP tile buffer %s; kept for the probes so far %s (taps %s).",
 		s.Settings.Describe(), s.Next, c.Depth, engine.FormatBytes(s.WeightBytes), engine.FormatBytes(read), wait,
 		s.Layout.Rows(), engine.FormatBytes(p.in.tileBytes(s.Settings.TileRows)),
-		engine.FormatBytes(kept), keptNames(keep)))
-}
-
-// keptNames lists kept taps for people ("none" for none).
-func keptNames(s engine.TapSet) string {
-	if s == 0 {
-		return "none"
-	}
-	return strings.ReplaceAll(s.String(), ",", ", ")
+		engine.FormatBytes(kept), control.KeptNames(keep)))
 }
 
 func (p *settingsPanel) content() fyne.CanvasObject {
@@ -302,7 +295,7 @@ func (p *settingsPanel) load(s engine.Settings) {
 func (p *settingsPanel) apply() {
 	s, err := p.form.Settings()
 	if err != nil {
-		p.in.panels.toolbar.say(err.Error(), err)
+		p.in.say(err.Error(), err)
 		return
 	}
 	s.Keep.Taps = p.moreTaps()

@@ -38,7 +38,9 @@ func TestSettingsFormUsesTheEngineBounds(t *testing.T) {
 	}
 
 	prefs := test.NewTempApp(t).Preferences()
-	in := &Inspector{Ctl: &Controller{backends: cpuOnly}, memory: memory{prefs: prefs}}
+	ctl := NewController(func(func()) {}, cpuOnly)
+	t.Cleanup(ctl.Close)
+	in := &Inspector{Ctl: ctl, memory: memory{prefs: prefs}}
 	for _, c := range []struct{ saved, want int }{{1023, 0}, {1024, 1024}, {0, 0}} {
 		prefs.SetInt(prefMaxPixels, c.saved)
 		if got := in.savedSettings().MaxPixels; got != c.want {

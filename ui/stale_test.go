@@ -12,10 +12,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/turbospark/inspector/ui/control/controltest"
 )
 
 func TestNoPanelShowsAnOldRun(t *testing.T) {
-	h := newHarnessOn(t, slowBackends(40*time.Millisecond, "", -1))
+	h := newHarnessOn(t, controltest.SlowBackends(40*time.Millisecond, "", -1))
 	a := h.in.panels.attention
 	photo2 := filepath.Join(t.TempDir(), "second.png")
 	raw, err := os.ReadFile(demoPhoto)

@@ -30,6 +30,7 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/probe"
+	"github.com/turbospark/inspector/ui/control"
 	"github.com/turbospark/inspector/ui/widgets"
 )
 
@@ -162,7 +163,7 @@ func (p *whatIfPanel) fillFromMap(asKeys bool) {
 	}
 	lay := in.Snap.Layout
 	if vals == nil || lay == nil {
-		in.panels.toolbar.say("what if: no map on the image yet (run the page and pick an overlay)", nil)
+		in.say("what if: no map on the image yet (run the page and pick an overlay)", nil)
 		return
 	}
 	var rows []string
@@ -214,7 +215,7 @@ func (p *whatIfPanel) settings() (engine.Settings, error) {
 func (p *whatIfPanel) run() {
 	s, err := p.settings()
 	if err != nil {
-		p.in.panels.toolbar.say("what if: "+err.Error(), err)
+		p.in.say("what if: "+err.Error(), err)
 		return
 	}
 	p.markStale()
@@ -229,7 +230,7 @@ func (p *whatIfPanel) runSweep() {
 func (p *whatIfPanel) apply() {
 	s, err := p.settings()
 	if err != nil {
-		p.in.panels.toolbar.say("what if: "+err.Error(), err)
+		p.in.say("what if: "+err.Error(), err)
 		return
 	}
 	p.in.Ctl.Apply(s)
@@ -285,7 +286,7 @@ func (p *whatIfPanel) show(r *WhatIfResult) {
 
 // whatIfSummary says what was changed and how far it travelled.
 func whatIfSummary(r *WhatIfResult) string {
-	what := interventionsOf(r.Settings)
+	what := control.InterventionsOf(r.Settings)
 	first := firstMoved(r.Blocks)
 	if first < 0 {
 		return fmt.Sprintf("%s: no block and not the merger moved by a single bit.", what)
@@ -303,18 +304,6 @@ func whatIfSummary(r *WhatIfResult) string {
 			"(Compare, with this setting on one side, times the speed-up).", r.DropAfter, r.KeptRows, r.Layout.Rows())
 	}
 	return s
-}
-
-// interventionsOf names s's interventions ("No intervention" when there is none).
-func interventionsOf(s engine.Settings) string {
-	var names []string
-	for _, iv := range s.Interventions() {
-		names = append(names, iv.Name)
-	}
-	if len(names) == 0 {
-		return "No intervention"
-	}
-	return strings.Join(names, ", ")
 }
 
 // firstMoved is the first block whose output changed, -1 if none.

@@ -180,6 +180,10 @@ func (in *Inspector) setSnapshot(s *Snapshot) {
 	}
 }
 
+// say shows a message on the status line about something other than the run (an export, a
+// file chosen, a setting refused): the run's progress and its Cancel stay as they are.
+func (in *Inspector) say(text string, err error) { in.panels.toolbar.say(text, err) }
+
 // followRun: while blocks arrive, the selection follows the newest block unless the user
 // picked another one, or picked one before a re-run of the page (kept).
 func (in *Inspector) followRun(fresh bool) bool {
@@ -295,7 +299,7 @@ func (in *Inspector) setSweep(r *SweepResult) {
 func (in *Inspector) OpenFiles(dir, image string) {
 	resolved, err := engine.ResolveCheckpoint(dir)
 	if err != nil {
-		in.panels.toolbar.say("open: "+err.Error(), err)
+		in.say("open: "+err.Error(), err)
 		return
 	}
 	m := &in.memory
@@ -329,7 +333,7 @@ func (in *Inspector) SetDemo(dir, image string) { in.memory.demo = [2]string{dir
 func (in *Inspector) OpenDemo() {
 	demo := in.memory.demo
 	if demo[0] == "" {
-		in.panels.toolbar.say("the demo is not unpacked in this session", errors.New("no demo"))
+		in.say("the demo is not unpacked in this session", errors.New("no demo"))
 		return
 	}
 	in.OpenFiles(demo[0], demo[1])
@@ -348,7 +352,7 @@ func (in *Inspector) dropped(_ fyne.Position, uris []fyne.URI) {
 		}
 	}
 	if dir == "" || image == "" {
-		in.panels.toolbar.say("drop a checkpoint folder and an image (one of each is needed)", nil)
+		in.say("drop a checkpoint folder and an image (one of each is needed)", nil)
 		return
 	}
 	in.OpenFiles(dir, image)

@@ -1,3 +1,5 @@
+package control
+
 // async.go: the one way the window computes a probe off the UI goroutine. A Latest holds at
 // most one computation; starting another cancels the one in flight, and a result lands (on
 // the UI goroutine, through the Host) only if it is still the latest asked for. Its
@@ -8,7 +10,6 @@
 // Invariant: a superseded computation never reaches the panels. Mutation that would silently
 // break it: delivering every result as it finishes — a slow result for an old query would
 // overwrite the newer one the user is looking at.
-package control
 
 import (
 	"context"

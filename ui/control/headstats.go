@@ -1,3 +1,5 @@
+package control
+
 // headstats.go: the row service's block x head statistics of a run — each head's mean
 // attention distance (patches) and entropy (nats) over up to HeadStatQueries sampled query
 // patches — measured off the UI goroutine for the blocks that ran since the last measure,
@@ -8,7 +10,6 @@
 // starts empty. The mutation that would silently break it: appending a measurement that
 // lands after its run was replaced — the chart would show the old run's blocks as the new
 // run's first ones.
-package control
 
 import (
 	"context"

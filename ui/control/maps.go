@@ -1,3 +1,5 @@
+package control
+
 // maps.go: the maps the row service makes of attention beyond one query's rows, each
 // computed off the UI goroutine and kept until the next one is asked for: the attention to
 // the query (a column of the attention matrix), and attention rollout — through a table built
@@ -13,7 +15,6 @@
 // discard it was computed for, and a table never for a block it has not folded in. Mutation
 // that would silently break it: keeping the table across a change of fusion or discard (or a
 // new run) — the map would show the rollout of other settings under the new caption.
-package control
 
 import (
 	"context"

@@ -1,3 +1,5 @@
+package control
+
 // rows.go: the row service — the window's one source of attention rows and of the maps made
 // of them. The image panel, the attention tab, the What if tab and the exports all ask it;
 // none of them keeps rows of its own, and none reads another's. It keeps the last
@@ -13,7 +15,6 @@
 // pointer that is new for every run) and the block and query it is of. The mutation that
 // would silently break it: keying the cache by block and query alone — after a re-run (new
 // settings, same page) the panels would show the old run's rows under the new run.
-package control
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package ui
+package control
 
 // whatif_ctl.go: the Controller's side of the "what if" tab: one run of the current page
 // under the tab's interventions against the window's finished run (engine.Session.WhatIf),
@@ -50,7 +50,7 @@ type WhatIfProgress struct {
 // WhatIf runs the current page under s (the window's settings with the tab's
 // interventions) and reports its effect against the window's finished run.
 func (c *Controller) WhatIf(s engine.Settings) {
-	c.startWhatIf(false, "what if: "+interventionsOf(s), func(ctx context.Context, sess *session, progress func(int, int)) (func(), error) {
+	c.startWhatIf(false, "what if: "+InterventionsOf(s), func(ctx context.Context, sess *session, progress func(int, int)) (func(), error) {
 		be, err := c.Backends().New(s.Backend, s.Threads)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package ui
+package control
 
 // backends.go: which compute backends the window offers, which one it starts on, and how
 // to make one. MachineBackends builds it from the backend registry (engine/backend/registry.go:
@@ -89,8 +89,8 @@ func (b Backends) ComparePair() (engine.Settings, engine.Settings) {
 	return a, c
 }
 
-// unavailableNote is one line on what is not offered and why ("" when everything is).
-func (b Backends) unavailableNote() string {
+// UnavailableNote is one line on what is not offered and why ("" when everything is).
+func (b Backends) UnavailableNote() string {
 	var names []string
 	for name := range b.Unavailable {
 		names = append(names, name)

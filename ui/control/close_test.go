@@ -1,10 +1,15 @@
-package ui
+package control
 
 import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/turbospark/inspector/engine/backend"
+	"github.com/turbospark/inspector/engine/cpu"
 )
+
+var cpuOnly = CPUOnly(func(threads int) backend.Backend { return cpu.New(threads) })
 
 // Close from two goroutines at once (the window's close and a signal, say) closes once and
 // returns from both: it used to check, then act, and the second close of the job channel
