@@ -193,20 +193,14 @@ func (a *attentionPanel) refreshStats() {
 	}
 }
 
+// drawMatrix draws the block x head chart of the chosen metric and its note; when only the
+// selection changed (a hover, a click), it moves only the outline.
 func (a *attentionPanel) drawMatrix() {
 	s := a.in.Snap
 	if !s.Loaded() {
 		return
 	}
-	hs := a.in.maps.rows.HeadStats(s.Probes)
-	data := hs.Dist
-	unit, format := "patches", func(v float64) string { return fmt.Sprintf("%.2f patches", v) }
-	if a.metric.Selected == "entropy" {
-		data, unit, format = hs.Entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
-	}
-	if !s.Loaded() {
-		return
-	}
+	data, unit, format := a.metricData(a.in.maps.rows.HeadStats(s.Probes))
 	key := fmt.Sprintf("%p/%d/%s/%dx%d", s.Probes, len(data), a.metric.Selected, s.Config.Depth, s.Config.Heads)
 	if key == a.drawn { // the same numbers: a hover or a click moved only the selection
 		a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
@@ -214,6 +208,27 @@ func (a *attentionPanel) drawMatrix() {
 	}
 	a.drawn = key
 	rows, cols := s.Config.Depth, s.Config.Heads
+	a.matrix.SetData(rows, cols, blockHeadValues(data, rows, cols), widgets.Viridis, "block", "head", format)
+	a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
+	if len(data) == 0 { // a new run: no block of it measured yet (nothing of the last one shown)
+		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
+		return
+	}
+	a.note.SetText(a.baselineNote(unit))
+}
+
+// metricData is the chosen metric's statistics, [block][head], its unit and how a cell
+// names its value.
+func (a *attentionPanel) metricData(hs *control.HeadStats) ([][]float64, string, func(float64) string) {
+	if a.metric.Selected == "entropy" {
+		return hs.Entropy, "nats", func(v float64) string { return fmt.Sprintf("%.3f nats", v) }
+	}
+	return hs.Dist, "patches", func(v float64) string { return fmt.Sprintf("%.2f patches", v) }
+}
+
+// blockHeadValues lays data out as rows x cols cells, block-major; blocks not measured yet
+// are NaN (no colour).
+func blockHeadValues(data [][]float64, rows, cols int) []float64 {
 	vals := make([]float64, rows*cols)
 	for i := range vals {
 		vals[i] = nan()
@@ -223,22 +238,22 @@ func (a *attentionPanel) drawMatrix() {
 			vals[b*cols+h] = v
 		}
 	}
-	a.matrix.SetData(rows, cols, vals, widgets.Viridis, "block", "head", format)
-	a.matrix.SetSelected(a.in.Sel.Block, a.in.Sel.Head)
-	if len(data) == 0 { // a new run: no block of it measured yet (nothing of the last one shown)
-		a.note.SetText(fmt.Sprintf("%s per head: no block of this run has been measured yet", a.metric.Selected))
-		return
-	}
-	blk := a.in.Sel.Block
+	return vals
+}
+
+// baselineNote says what the chart shows and what uniform attention gives over the same
+// queries of the selected block (the page's baseline, computed once per run and kind of
+// block).
+func (a *attentionPanel) baselineNote(unit string) string {
+	s, blk := a.in.Snap, a.in.Sel.Block
 	windowed := s.Layout.Windowed(blk)
 	if a.base.of != s.Probes || a.base.windowed != windowed { // the page's, O(queries x patches)
 		a.base.of, a.base.windowed = s.Probes, windowed
 		a.base.dist, a.base.H = s.Probes.UniformBaseline(blk, control.HeadStatQueries)
 	}
-	bd, be := a.base.dist, a.base.H
-	baseline := fmt.Sprintf("%.2f patches", bd)
+	baseline := fmt.Sprintf("%.2f patches", a.base.dist)
 	if a.metric.Selected == "entropy" {
-		baseline = fmt.Sprintf("%.3f nats", be)
+		baseline = fmt.Sprintf("%.3f nats", a.base.H)
 	}
 	over := "on this page"
 	if windowed {
@@ -246,9 +261,9 @@ func (a *attentionPanel) drawMatrix() {
 	} else if s.Layout.AnyWindowed() {
 		over = fmt.Sprintf("over whole frames (blocks such as block %d)", blk)
 	}
-	a.note.SetText(fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention %s gives %s: "+
+	return fmt.Sprintf("%s per head (%s), over up to %d query patches per block. Uniform attention %s gives %s: "+
 		"a head well below it is local (distance) or focused (entropy), one near it looks nowhere in particular. Click a cell to show that block and head.",
-		a.metric.Selected, unit, control.HeadStatQueries, over, baseline))
+		a.metric.Selected, unit, control.HeadStatQueries, over, baseline)
 }
 
 // headScales are the head grid's colormap and scales for maps (every head's row of one

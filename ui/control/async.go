@@ -45,62 +45,88 @@ func (l *Latest) StartWithin(h Host, wait time.Duration, compute func(context.Co
 	l.stop, l.running = cancel, true
 	gen := l.gen
 	end := h.BeginProbe()
-	type result struct {
-		v   any
-		err error
-	}
-	var mu sync.Mutex
-	waiting := wait > 0
-	inTime := make(chan result, 1)
+	o := &handoff{waiting: wait > 0, inTime: make(chan result, 1)}
 	go func() {
 		v, err := compute(ctx)
 		end()
-		mu.Lock()
-		if waiting { // the UI goroutine takes it
-			inTime <- result{v, err}
-			mu.Unlock()
+		if o.give(result{v, err}) { // the UI goroutine takes it
 			return
 		}
-		mu.Unlock()
 		h.Do(func() {
 			if gen != l.gen {
 				return // superseded (and cancelled)
 			}
-			l.running = false
-			gone := ctx.Err() != nil // the run it was of is gone (a newer start would have changed gen)
-			cancel()
-			if gone && err != nil {
-				return
+			// the run it was of may be gone (a newer start would have changed gen)
+			if l.finish(ctx, cancel, err) {
+				land(v, err)
 			}
-			land(v, err)
 		})
 	}()
-	if !waiting {
+	if wait <= 0 {
 		return nil, nil, false
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var r result
-	select {
-	case r = <-inTime:
-	case <-timer.C:
-		mu.Lock()
-		select {
-		case r = <-inTime: // it came as the wait ended
-		default:
-			waiting = false // it lands later, through land
-			mu.Unlock()
-			return nil, nil, false
-		}
-		mu.Unlock()
+	r, ok := o.await(wait)
+	if !ok { // it lands later, through land
+		return nil, nil, false
 	}
-	l.running = false
-	gone := ctx.Err() != nil
-	cancel()
-	if gone && r.err != nil {
+	if !l.finish(ctx, cancel, r.err) {
 		return nil, nil, false // the run it was of is gone: its snapshot redraws everything
 	}
 	return r.v, r.err, true
+}
+
+// finish ends the computation whose result came: false when its run is gone and it failed
+// (cancelled with it), so the result is dropped.
+func (l *Latest) finish(ctx context.Context, cancel context.CancelFunc, err error) bool {
+	l.running = false
+	gone := ctx.Err() != nil
+	cancel()
+	return !(gone && err != nil)
+}
+
+// result is a computation's outcome.
+type result struct {
+	v   any
+	err error
+}
+
+// handoff passes a result to the UI goroutine while it waits for it (StartWithin), or tells
+// the computation to land it instead once the wait is over: exactly one of the two.
+type handoff struct {
+	mu      sync.Mutex
+	waiting bool
+	inTime  chan result // buffered: give never blocks
+}
+
+// give hands r to the waiting UI goroutine; false once it stopped waiting (r must land).
+func (o *handoff) give(r result) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.waiting {
+		o.inTime <- r
+	}
+	return o.waiting
+}
+
+// await waits up to wait for the result; false when it did not come in time, and from then
+// on give refuses it.
+func (o *handoff) await(wait time.Duration) (result, bool) {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case r := <-o.inTime:
+		return r, true
+	case <-timer.C:
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	select {
+	case r := <-o.inTime: // it came as the wait ended
+		return r, true
+	default:
+		o.waiting = false
+		return result{}, false
+	}
 }
 
 // Busy says whether a computation is in flight.
