@@ -90,7 +90,7 @@ func newWhatIfPanel(in *Inspector) *whatIfPanel {
 	p := &whatIfPanel{in: in, interventionFields: newInterventionFields()}
 	p.patch = widget.NewEntry()
 	p.patch.SetPlaceHolder("b.png:blocks.1.out@0,0,4,4")
-	for _, e := range []*widget.Entry{p.ablate, p.mask, p.maskKeys, p.keepTop, p.patch} {
+	for _, e := range append([]*widget.Entry{p.ablate, p.mask, p.maskKeys, p.keepTop, p.patch}, p.kinds...) {
 		e.OnSubmitted = func(string) { p.run() } // Enter in any field runs it
 	}
 	p.runBtn = widget.NewButton("Run what if", p.run)
