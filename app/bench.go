@@ -1,152 +1,73 @@
 package main
 
-// bench.go: `inspector bench`: the tower's per-block time on a checkpoint, swept over patch
-// counts, MLP tile sizes and residency modes; each configuration runs in a child process of
-// its own, so the peak RSS it reports is that configuration's and no page cache or heap of
-// another one is counted in it.
+// bench.go: `inspector bench`'s flags (the sweep and its children are the bench package's),
+// and the flag values the timing commands share: a required checkpoint, patch counts, lists
+// of integers.
 //
-// Invariant: a configuration's numbers are medians over the blocks it timed, of the block's
-// own work (BlockTiming: the engine's clock, pauses excluded), and the GFLOP/s count only the
-// work the half does: attention half 2*S*D*3D (qkv) + 4*S^2*D per segment (QK^T and PV) +
-// 2*S*D*D (proj), MLP half 4*S*D*I (fc1, fc2); LayerNorm, rope, GELU and the residual adds are
-// time without FLOPs.
-// Mutation that would silently break it: timing the run from outside the engine (Step's wall
-// clock around the call), which puts the weight stall into both halves' GFLOP/s.
+// Invariant: every value is checked, and the outputs against the inputs, before the first
+// child starts. Mutation that would silently break it: checking --residency in the child —
+// a sweep would fail after minutes, at its first pread configuration.
 
 import (
-	"bytes"
-	"cmp"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"math"
-	"math/rand/v2"
-	"os"
-	"os/exec"
-	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
+	"github.com/turbospark/inspector/bench"
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
-	"github.com/turbospark/inspector/engine/dtype"
-	"github.com/turbospark/inspector/engine/geom"
-	"github.com/turbospark/inspector/internal/fsx"
-	"github.com/turbospark/inspector/internal/jsonx"
 )
 
-// benchConfig is one point of the sweep.
-type benchConfig struct {
-	Patches   int    `json:"patches"`
-	Tile      int    `json:"tile"`
-	Residency string `json:"residency"`
-}
-
-// benchResult is what one configuration measured.
-type benchResult struct {
-	benchConfig
-	Backend         string             `json:"backend"`
-	Blocks          int                `json:"blocks_timed"`
-	BlockS          float64            `json:"block_s"`           // median wall of a block's own work
-	AttentionS      float64            `json:"attention_s"`       // median attention half
-	MLPS            float64            `json:"mlp_s"`             // median MLP half
-	HostS           float64            `json:"host_s"`            // median host work: the wall less the halves, the weight wait and deepstack
-	BlockOverHalves float64            `json:"block_over_halves"` // median of a block's wall over the sum of its two halves
-	AttentionGFLOPs float64            `json:"attention_gflops"`
-	AttentionOpS    float64            `json:"attention_op_s"`      // median of the attention op alone (CPU: softmax(QK^T)V)
-	AttentionOpGF   float64            `json:"attention_op_gflops"` // 4*S^2*D over it
-	MLPGFLOPs       float64            `json:"mlp_gflops"`
-	WeightStallS    float64            `json:"weight_stall_s"`   // median wait for weights per block
-	BytesRead       int64              `json:"bytes_read_block"` // median bytes read per block (pread)
-	PeakRSS         int64              `json:"peak_rss_bytes"`
-	GEMMs           []gemmResult       `json:"gemms,omitempty"` // with --gemm
-	OpsS            map[string]float64 `json:"ops_s,omitempty"` // median per op kind (synchronous backends: matmul, attention, layernorm, ...)
-	// Each timed block's own wall and host work, in block order: whether the first blocks of a
-	// process (first touch of its buffers) differ from the rest, which the medians hide.
-	BlockWallsS []float64 `json:"block_walls_s"`
-	HostWallsS  []float64 `json:"host_walls_s"`
-	// With --loops: the CPU backend's parallel loops over the timed blocks, per call site, the
-	// most wall first (engine/cpu/loopprof.go).
-	Loops []cpu.LoopSite `json:"loops,omitempty"`
-}
-
-// gemmResult is one of the block's matrix products timed alone at rows = patches.
-type gemmResult struct {
-	Name   string  `json:"name"`
-	Rows   int     `json:"rows"`
-	In     int     `json:"in"`
-	Out    int     `json:"out"`
-	GFLOPs float64 `json:"gflops"` // 2*rows*in*out over the fastest of 5 calls (after one warm-up)
-	// The same product with the weight widened to float32 beforehand (a bf16 or f16 checkpoint):
-	// what the checkpoint's narrower weights cost or save against float32 ones.
-	GFLOPsF32W float64 `json:"gflops_f32_weights,omitempty"`
-}
-
-type benchFlags struct {
-	checkpoint, backend, jsonOut string
-	cpuProfile                   string // pprof CPU profile of the timed blocks (one configuration only)
-	patches, tiles               []int
-	residencies                  []string
-	threads, blocks              int
-	gemm                         bool // also time the block's four GEMMs alone at rows = patches
-	loops                        bool // also profile the CPU backend's parallel loops (where threads wait)
-	one                          bool // child mode: one configuration, its result as JSON on stdout
-}
-
-func parseBenchFlags(args []string) (*benchFlags, error) {
-	f := &benchFlags{}
-	var patches, tiles, residencies string
+func parseBenchFlags(args []string) (*bench.Flags, string, error) {
+	f := &bench.Flags{}
+	var patches, tiles, residencies, jsonOut string
 	fs := newFlagSet("bench")
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
+	fs.StringVar(&f.Checkpoint, "checkpoint", "", "checkpoint directory, or a Hugging Face repo id in the local cache")
 	fs.StringVar(&patches, "patches", "1024", "patch counts, comma-separated (each a multiple of 4: a page of 2x2 merge groups)")
 	fs.StringVar(&tiles, "tile", strconv.Itoa(engine.DefaultTileRows), "MLP row tiles, comma-separated")
 	fs.StringVar(&residencies, "residency", "mapped", "residency modes, comma-separated: mapped, pread")
-	fs.IntVar(&f.threads, "threads", 0, "CPU threads (0: every core)")
-	fs.IntVar(&f.blocks, "blocks", 4, "blocks timed per configuration (from block 0)")
-	fs.StringVar(&f.backend, "backend", cpu.Name, "compute backend: "+backend.Choices(false))
-	fs.StringVar(&f.jsonOut, "json", "", "also write the results as JSON to this file")
-	fs.BoolVar(&f.gemm, "gemm", false, "also time block 0's four matrix products alone at rows = patches (GFLOP/s of the fastest of 5 calls)")
-	fs.BoolVar(&f.loops, "loops", false, "also show where the CPU backend's threads wait: each parallel loop's wall, its tasks' time and the threads' idle share, per call site")
-	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the timed blocks to this file (one configuration only)")
-	fs.BoolVar(&f.one, "one", false, "run one configuration and print its result as JSON (what the sweep's children do)")
+	fs.IntVar(&f.Threads, "threads", 0, "CPU threads (0: every core)")
+	fs.IntVar(&f.Blocks, "blocks", 4, "blocks timed per configuration (from block 0)")
+	fs.StringVar(&f.Backend, "backend", cpu.Name, "compute backend: "+backend.Choices(false))
+	fs.StringVar(&jsonOut, "json", "", "also write the results as JSON to this file")
+	fs.BoolVar(&f.GEMM, "gemm", false, "also time block 0's four matrix products alone at rows = patches (GFLOP/s of the fastest of 5 calls)")
+	fs.BoolVar(&f.Loops, "loops", false, "also show where the CPU backend's threads wait: each parallel loop's wall, its tasks' time and the threads' idle share, per call site")
+	fs.StringVar(&f.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the timed blocks to this file (one configuration only)")
+	fs.BoolVar(&f.One, "one", false, "run one configuration and print its result as JSON (what the sweep's children do)")
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var err error
-	if f.checkpoint, err = requiredCheckpoint(f.checkpoint); err != nil {
-		return nil, err
+	if f.Checkpoint, err = requiredCheckpoint(f.Checkpoint); err != nil {
+		return nil, "", err
 	}
-	if f.patches, err = parsePatches(patches); err != nil {
-		return nil, err
+	if f.Patches, err = parsePatches(patches); err != nil {
+		return nil, "", err
 	}
-	if f.tiles, err = intList("--tile", tiles, engine.TileBound.Lo, engine.TileBound.Hi); err != nil { // a size each: the table names it
-		return nil, err
+	if f.Tiles, err = intList("--tile", tiles, engine.TileBound.Lo, engine.TileBound.Hi); err != nil { // a size each: the table names it
+		return nil, "", err
 	}
 	for _, r := range strings.Split(residencies, ",") {
 		if _, err := engine.ParseResidency(r); err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		f.residencies = append(f.residencies, r)
+		f.Residencies = append(f.Residencies, r)
 	}
-	if err := engine.ThreadsBound.Check("--threads", f.threads); err != nil {
-		return nil, err
+	if err := engine.ThreadsBound.Check("--threads", f.Threads); err != nil {
+		return nil, "", err
 	}
-	if f.blocks < 1 || f.blocks > 1000 {
-		return nil, fmt.Errorf("--blocks %d: want 1 to 1000", f.blocks)
+	if f.Blocks < 1 || f.Blocks > 1000 {
+		return nil, "", fmt.Errorf("--blocks %d: want 1 to 1000", f.Blocks)
 	}
-	if err := checkOutputs(newInputs(f.checkpoint), output{"--json", f.jsonOut}, output{"--cpuprofile", f.cpuProfile}); err != nil {
-		return nil, err
+	if err := checkOutputs(newInputs(f.Checkpoint), output{"--json", jsonOut}, output{"--cpuprofile", f.CPUProfile}); err != nil {
+		return nil, "", err
 	}
-	if f.cpuProfile != "" && len(f.patches)*len(f.tiles)*len(f.residencies) > 1 {
-		return nil, fmt.Errorf("--cpuprofile: profile one configuration at a time (one patch count, tile and residency)")
+	if f.CPUProfile != "" && len(f.Patches)*len(f.Tiles)*len(f.Residencies) > 1 {
+		return nil, "", fmt.Errorf("--cpuprofile: profile one configuration at a time (one patch count, tile and residency)")
 	}
-	return f, nil
+	return f, jsonOut, nil
 }
 
 // requiredCheckpoint resolves a --checkpoint that must be given (a folder, or a repo id in
@@ -186,417 +107,15 @@ func intList(name, v string, lo, hi int) ([]int, error) {
 }
 
 func cmdBench(args []string, stdout, stderr io.Writer) error {
-	f, err := parseBenchFlags(args)
+	f, jsonOut, err := parseBenchFlags(args)
 	if err != nil {
 		return err
 	}
 	ctx := interruptible("bench")
 	defer ctx.Stop()
-	if f.one {
-		res, err := f.runOne(ctx, benchConfig{f.patches[0], f.tiles[0], f.residencies[0]})
-		if err != nil {
-			return err
-		}
-		return jsonx.Encode(stdout, res, "")
-	}
-	if err := f.checkMemory(); err != nil { // every configuration, before the first child starts
+	results, err := bench.Run(ctx, f, stdout)
+	if err != nil || f.One || jsonOut == "" {
 		return err
 	}
-	var results []benchResult
-	for _, p := range f.patches {
-		for _, t := range f.tiles {
-			for _, r := range f.residencies {
-				res, err := f.child(ctx, benchConfig{p, t, r})
-				if err != nil {
-					return err
-				}
-				results = append(results, res)
-			}
-		}
-	}
-	printBench(stdout, f, results)
-	if f.jsonOut != "" {
-		return writeJSONFile(f.jsonOut, map[string]any{"checkpoint": f.checkpoint, "threads": f.threads, "results": results})
-	}
-	return nil
-}
-
-// child runs one configuration in a fresh process of this executable.
-func (f *benchFlags) child(ctx context.Context, c benchConfig) (benchResult, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return benchResult{}, err
-	}
-	cmd := exec.CommandContext(ctx, self, "bench", "--one", "--checkpoint", f.checkpoint,
-		"--patches", strconv.Itoa(c.Patches), "--tile", strconv.Itoa(c.Tile), "--residency", c.Residency,
-		"--threads", strconv.Itoa(f.threads), "--blocks", strconv.Itoa(f.blocks), "--backend", f.backend)
-	if f.cpuProfile != "" {
-		cmd.Args = append(cmd.Args, "--cpuprofile", f.cpuProfile)
-	}
-	if f.gemm {
-		cmd.Args = append(cmd.Args, "--gemm")
-	}
-	if f.loops {
-		cmd.Args = append(cmd.Args, "--loops")
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ctx.Err() != nil {
-		return benchResult{}, fmt.Errorf("interrupted at %d patches, tile %d, %s", c.Patches, c.Tile, c.Residency)
-	}
-	if err != nil {
-		return benchResult{}, fmt.Errorf("%d patches, tile %d, %s: %v: %s", c.Patches, c.Tile, c.Residency, err, strings.TrimSpace(stderr.String()))
-	}
-	var res benchResult
-	if err := json.Unmarshal(out, &res); err != nil {
-		return benchResult{}, fmt.Errorf("%d patches, tile %d, %s: reading the child's result: %v", c.Patches, c.Tile, c.Residency, err)
-	}
-	return res, nil
-}
-
-// settings are configuration c's engine settings.
-func (f *benchFlags) settings(c benchConfig) (engine.Settings, error) {
-	s := engine.DefaultSettings(f.backend)
-	s.Threads, s.TileRows = f.threads, c.Tile
-	var err error
-	s.Residency, err = engine.ParseResidency(c.Residency)
-	return s, err
-}
-
-// estimate is what configuration c holds in a child: the run of its page (the pixels
-// benchInput makes included) and, with --gemm, the largest of the four products' x (on the
-// host and in a buffer) and y.
-func (f *benchFlags) estimate(ck *engine.Checkpoint, c benchConfig) (engine.MemoryEstimate, error) {
-	s, err := f.settings(c)
-	if err != nil {
-		return engine.MemoryEstimate{}, err
-	}
-	est := engine.EstimatePatches(ck, c.Patches, s)
-	if f.gemm {
-		cfg := ck.Config
-		D, I, rows := int64(cfg.Hidden), int64(cfg.Intermediate), int64(c.Patches)
-		est.Scratch += 4 * rows * max(2*D+3*D, 2*I+D, 2*D+I)
-		est.Largest = max(est.Largest, 4*rows*max(3*D, I))
-	}
-	return est, nil
-}
-
-// checkMemory refuses, before any child starts, a sweep with a configuration that would not
-// fit in memory (a child checks its own again before it makes the page).
-func (f *benchFlags) checkMemory() error {
-	ck, err := engine.OpenCheckpoint(f.checkpoint)
-	if err != nil {
-		return err
-	}
-	for _, p := range f.patches {
-		for _, t := range f.tiles {
-			for _, r := range f.residencies {
-				c := benchConfig{p, t, r}
-				est, err := f.estimate(ck, c)
-				if err != nil {
-					return err
-				}
-				if err := engine.CheckMemory(est, 0); err != nil {
-					return fmt.Errorf("--patches %d, tile %d, %s: %w", p, t, r, err)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// runOne times blocks 0..blocks-1 of one configuration in this process.
-func (f *benchFlags) runOne(ctx context.Context, c benchConfig) (benchResult, error) {
-	ck, err := engine.OpenCheckpoint(f.checkpoint)
-	if err != nil {
-		return benchResult{}, err
-	}
-	cfg := ck.Config
-	est, err := f.estimate(ck, c)
-	if err != nil {
-		return benchResult{}, err
-	}
-	if err := engine.CheckMemory(est, 0); err != nil { // before benchInput makes the page
-		return benchResult{}, fmt.Errorf("--patches %d, tile %d, %s: %w", c.Patches, c.Tile, c.Residency, err)
-	}
-	s, err := f.settings(c)
-	if err != nil {
-		return benchResult{}, err
-	}
-	be, _, err := openBackend(&s)
-	if err != nil {
-		return benchResult{}, err
-	}
-	e, err := engine.NewEngine(ck, be, s)
-	if err != nil {
-		return benchResult{}, err
-	}
-	defer e.Close()
-	run, err := e.Start(benchInput(cfg, c.Patches))
-	if err != nil {
-		return benchResult{}, err
-	}
-	defer run.Close()
-	n := min(f.blocks, cfg.Depth)
-	if f.cpuProfile != "" {
-		stopProfile, err := startCPUProfile(f.cpuProfile)
-		if err != nil {
-			return benchResult{}, err
-		}
-		defer stopProfile()
-	}
-	loops, err := f.loopProfiler(be)
-	if err != nil {
-		return benchResult{}, err
-	}
-	var wall, att, mlp, wait, read, host, attF, attOpF, overHalves []float64
-	ops := map[string][]float64{}
-	for i := range n {
-		half, op := cfg.AttentionFLOPs(run.Layout.SegmentsOf(i)) // a windowed block's, the windows'
-		attF, attOpF = append(attF, half), append(attOpF, op)
-		res, err := run.Step(ctx)
-		if err != nil {
-			return benchResult{}, err
-		}
-		t := res.Timing
-		wall = append(wall, t.Wall.Seconds())
-		att = append(att, t.Attention.Seconds())
-		mlp = append(mlp, t.MLP.Seconds())
-		wait = append(wait, t.Wait.Seconds())
-		read = append(read, float64(t.BytesRead))
-		host = append(host, t.Host().Seconds())
-		if halves := t.Attention + t.MLP; halves > 0 {
-			overHalves = append(overHalves, t.Wall.Seconds()/halves.Seconds())
-		}
-		for op, d := range t.Ops {
-			ops[op] = append(ops[op], d.Seconds())
-		}
-	}
-	var sites []cpu.LoopSite
-	if loops != nil { // the timed blocks' loops only (not --gemm's)
-		sites = loops.LoopProfile()
-		loops.ProfileLoops(false)
-	}
-	attFLOPs, mlpFLOPs := median(attF), cfg.MLPFLOPs(c.Patches)
-	r := benchResult{benchConfig: c, Backend: be.Name(), Blocks: n,
-		BlockS: median(wall), AttentionS: median(att), MLPS: median(mlp), HostS: median(host),
-		WeightStallS: median(wait), BytesRead: int64(median(read)), PeakRSS: engine.PeakRSS(),
-		BlockWallsS: wall, HostWallsS: host, Loops: sites}
-	if len(overHalves) > 0 { // (a JSON number: never the NaN of an empty median)
-		r.BlockOverHalves = median(overHalves)
-	}
-	r.AttentionGFLOPs = attFLOPs / r.AttentionS / 1e9
-	r.MLPGFLOPs = mlpFLOPs / r.MLPS / 1e9
-	if len(ops) > 0 { // op times exist on synchronous backends only
-		r.OpsS = map[string]float64{}
-		for op, v := range ops {
-			r.OpsS[op] = median(v)
-		}
-	}
-	if r.AttentionOpS = r.OpsS["attention"]; r.AttentionOpS > 0 {
-		r.AttentionOpGF = median(attOpF) / r.AttentionOpS / 1e9
-	}
-	if f.gemm {
-		if r.GEMMs, err = timeGEMMs(ctx, e, c.Patches); err != nil {
-			return benchResult{}, err
-		}
-	}
-	return r, nil
-}
-
-// loopProfiler is the backend's loop profile, turned on, with --loops (nil without); an error
-// for a backend that has none (Metal: its work is command buffers, not loops).
-func (f *benchFlags) loopProfiler(be backend.Backend) (loopProfiler, error) {
-	if !f.loops {
-		return nil, nil
-	}
-	lp, ok := be.(loopProfiler)
-	if !ok {
-		return nil, fmt.Errorf("--loops: the %s backend has no parallel loops to profile (the CPU backend has)", be.Name())
-	}
-	lp.ProfileLoops(true)
-	return lp, nil
-}
-
-// loopProfiler is the CPU backend's loop profile (engine/cpu/loopprof.go).
-type loopProfiler interface {
-	ProfileLoops(on bool)
-	LoopProfile() []cpu.LoopSite
-}
-
-// blockFLOPs is the work a block's halves count, for one page of one segment, every block
-// attending over the whole page (gpumodel's one modelled block): attention 2*S*D*3D (qkv) +
-// 4*S^2*D (QK^T, PV) + 2*S*D*D (proj); MLP 4*S*D*I (6*S*D*I gated).
-func blockFLOPs(cfg engine.Config, patches int) (attention, mlp float64) {
-	half, _ := cfg.AttentionFLOPs([]backend.Segment{{Start: 0, End: patches}})
-	return half, cfg.MLPFLOPs(patches)
-}
-
-// timeGEMMs times block 0's matrix products alone, rows = patches, on the engine's backend.
-func timeGEMMs(ctx context.Context, e *engine.Engine, rows int) ([]gemmResult, error) {
-	be, cfg := e.Backend, e.Checkpoint.Config
-	w, _, err := e.Res.Block(0)
-	if err != nil {
-		return nil, err
-	}
-	defer e.Res.Done(0)
-	r := rand.New(rand.NewPCG(2, uint64(rows)))
-	var out []gemmResult
-	for _, g := range w.GEMMs(cfg) {
-		xv := make([]float32, rows*g.In)
-		for i := range xv {
-			xv[i] = float32(r.Float64()*2 - 1)
-		}
-		xb, err := be.Alloc(rows * g.In)
-		if err != nil {
-			return nil, err
-		}
-		yb, err := be.Alloc(rows * g.Out)
-		if err != nil {
-			be.Free(xb)
-			return nil, err
-		}
-		x, y := backend.View{Buf: xb}, backend.View{Buf: yb}
-		be.Upload(x, xv)
-		flops := 2 * float64(rows) * float64(g.In) * float64(g.Out)
-		res := gemmResult{Name: g.Name, Rows: rows, In: g.In, Out: g.Out}
-		best, err := fastestMatMul(ctx, be, y, x, g.W, g.B, rows, g.In, g.Out)
-		if err == nil {
-			res.GFLOPs = flops / best / 1e9
-		}
-		// The float32 copy lives in Go memory of its own: only a backend that reads host memory
-		// in place during the call (the CPU's) may be handed it; a GPU would wrap it and keep
-		// the wrapper past the copy's life.
-		if err == nil && g.W.DType != dtype.F32 && be.Caps().Synchronous {
-			best, err = fastestMatMul(ctx, be, y, x, engine.WidenedF32(g.W), g.B, rows, g.In, g.Out)
-			res.GFLOPsF32W = flops / best / 1e9
-		}
-		be.Free(xb)
-		be.Free(yb)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, res)
-	}
-	return out, nil
-}
-
-// fastestMatMul is the fastest of 5 calls of y = x W^T + B (after a warm-up: the first touch
-// of the weight's pages), in seconds: on a shared machine interference only ever slows a call
-// down, and scripts/bench_torch.py times OpenBLAS the same way. Each call packs the weight
-// anew (Commit ends the pass), as a block's products do.
-func fastestMatMul(ctx context.Context, be backend.Backend, y, x backend.View, w, b backend.Weight, rows, in, out int) (float64, error) {
-	var times []float64
-	for range 6 {
-		if ctx.Err() != nil {
-			return 0, ctx.Err()
-		}
-		start := time.Now()
-		be.MatMul(y, x, w, b, rows, in, out)
-		if _, err := be.Commit(); err != nil {
-			return 0, err
-		}
-		times = append(times, time.Since(start).Seconds())
-	}
-	return slices.Min(times[1:]), nil
-}
-
-// benchInput is a page of patches patches (one image, an h x w grid of merge groups as square
-// as the count allows) with pixels drawn from a fixed seed: timing does not depend on values.
-func benchInput(cfg engine.Config, patches int) *engine.Input {
-	m := cfg.MergeSize
-	groups := patches / (m * m)
-	gh := int(math.Sqrt(float64(groups)))
-	for groups%gh != 0 {
-		gh--
-	}
-	grid := geom.Grid{T: 1, H: gh * m, W: groups / gh * m}
-	r := rand.New(rand.NewPCG(1, uint64(patches)))
-	px := make([]float32, patches*cfg.PatchDim())
-	for i := range px {
-		px[i] = float32(r.Float64()*2 - 1)
-	}
-	return &engine.Input{Pixels: px, Grids: []geom.Grid{grid}}
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func printBench(w io.Writer, f *benchFlags, results []benchResult) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "patches\ttile\tresidency\tbackend\tblock s\tattention half s\tGFLOP/s\tattention op GFLOP/s\tMLP half s\tGFLOP/s\thost ms\tstall ms\tread MiB\tpeak RSS MiB\t")
-	for _, r := range results {
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%.3f\t%.3f\t%.0f\t%.0f\t%.3f\t%.0f\t%.1f\t%.1f\t%.0f\t%.0f\t\n", r.Patches, r.Tile, r.Residency, r.Backend,
-			r.BlockS, r.AttentionS, r.AttentionGFLOPs, r.AttentionOpGF, r.MLPS, r.MLPGFLOPs, r.HostS*1e3, r.WeightStallS*1e3,
-			float64(r.BytesRead)/(1<<20), float64(r.PeakRSS)/(1<<20))
-	}
-	tw.Flush()
-	for _, r := range results { // where a block's time went, op by op (largest first)
-		if len(r.OpsS) == 0 {
-			continue
-		}
-		ops := slices.Collect(maps.Keys(r.OpsS))
-		slices.SortFunc(ops, func(a, b string) int { return cmp.Compare(r.OpsS[b], r.OpsS[a]) })
-		fmt.Fprintf(w, "%d patches, tile %d, %s: ops ms:", r.Patches, r.Tile, r.Residency)
-		for _, op := range ops {
-			fmt.Fprintf(w, " %s %.1f", op, r.OpsS[op]*1e3)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, r := range results {
-		printLoops(w, r)
-	}
-	for _, r := range results {
-		for _, g := range r.GEMMs {
-			fmt.Fprintf(w, "GEMM %-5s %dx%dx%d: %.0f GFLOP/s", g.Name, g.Rows, g.In, g.Out, g.GFLOPs)
-			if g.GFLOPsF32W > 0 {
-				fmt.Fprintf(w, " (float32 weights: %.0f, ratio %.2f)", g.GFLOPsF32W, g.GFLOPs/g.GFLOPsF32W)
-			}
-			fmt.Fprintln(w)
-		}
-	}
-	if len(results) > 0 { // blocks timed: --blocks, or fewer where the model has fewer
-		fmt.Fprintf(w, "median of blocks 0-%d per configuration; each configuration in its own process\n", results[0].Blocks-1)
-	}
-}
-
-// printLoops prints a configuration's loop profile (--loops): per call site, the wall a block
-// and the share of the threads' time the loops left idle, the most wall first.
-func printLoops(w io.Writer, r benchResult) {
-	if len(r.Loops) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "%d patches, tile %d, %s: parallel loops over %d blocks on %s (idle: the threads' time in the loop that no task used)\n",
-		r.Patches, r.Tile, r.Residency, r.Blocks, r.Backend)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "loops a block\ttasks a loop\twall ms a block\tidle %\t site")
-	for _, l := range r.Loops {
-		fmt.Fprintf(tw, "%.1f\t%.0f\t%.2f\t%.1f\t %s\n", float64(l.Loops)/float64(r.Blocks), float64(l.Tasks)/float64(max(1, l.Loops)),
-			l.Wall.Seconds()*1e3/float64(r.Blocks), 100*l.Idle, l.Site)
-	}
-	tw.Flush()
-}
-
-// startCPUProfile profiles this process into path (written atomically when stopped).
-func startCPUProfile(path string) (stop func(), err error) {
-	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(&buf); err != nil {
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := fsx.WriteAtomic(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
-			fmt.Fprintln(os.Stderr, "inspector bench: --cpuprofile:", err)
-		}
-	}, nil
+	return writeJSONFile(jsonOut, map[string]any{"checkpoint": f.Checkpoint, "threads": f.Threads, "results": results})
 }

@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/turbospark/inspector/bench"
 )
 
 // benchJSON is what bench --json writes.
 type benchJSON struct {
-	Results []benchResult `json:"results"`
+	Results []bench.Result `json:"results"`
 }
 
 // runBench runs the inspector's bench with args and --json, and returns the JSON it wrote and
@@ -45,48 +47,48 @@ func TestBenchSweep(t *testing.T) {
 	if len(got.Results) != 8 {
 		t.Fatalf("%d results, want 2 patch counts x 2 tiles x 2 modes = 8", len(got.Results))
 	}
-	seen := map[benchConfig]bool{}
+	seen := map[bench.Config]bool{}
 	for _, r := range got.Results {
-		seen[r.benchConfig] = true
+		seen[r.Config] = true
 		if r.Blocks != 2 {
-			t.Errorf("%+v: %d blocks timed, want 2", r.benchConfig, r.Blocks)
+			t.Errorf("%+v: %d blocks timed, want 2", r.Config, r.Blocks)
 		}
 		for name, v := range map[string]float64{"block": r.BlockS, "attention": r.AttentionS, "mlp": r.MLPS, "host": r.HostS,
 			"attention GFLOP/s": r.AttentionGFLOPs, "attention op GFLOP/s": r.AttentionOpGF, "MLP GFLOP/s": r.MLPGFLOPs, "peak RSS": float64(r.PeakRSS)} {
 			if !(v > 0) || math.IsInf(v, 0) {
-				t.Errorf("%+v: %s = %v, want a positive number", r.benchConfig, name, v)
+				t.Errorf("%+v: %s = %v, want a positive number", r.Config, name, v)
 			}
 		}
 		// The ops' own times (the CPU backend is synchronous): the block's GEMMs and attention
 		// are in them, and no op takes longer than the block.
 		for _, op := range []string{"matmul", "attention", "layernorm"} {
 			if v := r.OpsS[op]; !(v > 0) || v > r.BlockS {
-				t.Errorf("%+v: op %s %.6f s in a block of %.6f s (ops %v)", r.benchConfig, op, v, r.BlockS, r.OpsS)
+				t.Errorf("%+v: op %s %.6f s in a block of %.6f s (ops %v)", r.Config, op, v, r.BlockS, r.OpsS)
 			}
 		}
 		// Each block's own wall and host work, in order: as many as blocks timed, the median
 		// of the walls the block figure.
 		if len(r.BlockWallsS) != r.Blocks || len(r.HostWallsS) != r.Blocks {
-			t.Errorf("%+v: %d block walls, %d host walls, want %d each", r.benchConfig, len(r.BlockWallsS), len(r.HostWallsS), r.Blocks)
-		} else if m := median(r.BlockWallsS); m != r.BlockS {
-			t.Errorf("%+v: median of the block walls %v = %v, block %v", r.benchConfig, r.BlockWallsS, m, r.BlockS)
+			t.Errorf("%+v: %d block walls, %d host walls, want %d each", r.Config, len(r.BlockWallsS), len(r.HostWallsS), r.Blocks)
+		} else if m := bench.Median(r.BlockWallsS); m != r.BlockS {
+			t.Errorf("%+v: median of the block walls %v = %v, block %v", r.Config, r.BlockWallsS, m, r.BlockS)
 		}
 		for i := range min(len(r.BlockWallsS), len(r.HostWallsS)) {
 			if !(r.HostWallsS[i] >= 0 && r.HostWallsS[i] < r.BlockWallsS[i]) {
-				t.Errorf("%+v: block %d host %v of wall %v", r.benchConfig, i, r.HostWallsS[i], r.BlockWallsS[i])
+				t.Errorf("%+v: block %d host %v of wall %v", r.Config, i, r.HostWallsS[i], r.BlockWallsS[i])
 			}
 		}
 		if r.HostS >= r.BlockS { // the statistics and downloads: never the whole block
-			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.benchConfig, r.HostS, r.BlockS)
+			t.Errorf("%+v: host work %.6f s of a block of %.6f s", r.Config, r.HostS, r.BlockS)
 		}
 		if !(r.BlockOverHalves >= 0.99) || math.IsInf(r.BlockOverHalves, 0) { // the wall holds both halves
-			t.Errorf("%+v: block over halves %v, want a finite number of at least 1", r.benchConfig, r.BlockOverHalves)
+			t.Errorf("%+v: block over halves %v, want a finite number of at least 1", r.Config, r.BlockOverHalves)
 		}
 		if r.AttentionS+r.MLPS > r.BlockS*1.01 {
-			t.Errorf("%+v: halves %.6f + %.6f s exceed the block's %.6f s", r.benchConfig, r.AttentionS, r.MLPS, r.BlockS)
+			t.Errorf("%+v: halves %.6f + %.6f s exceed the block's %.6f s", r.Config, r.AttentionS, r.MLPS, r.BlockS)
 		}
 		if (r.Residency == "pread") != (r.BytesRead > 0) {
-			t.Errorf("%+v: %d bytes read per block", r.benchConfig, r.BytesRead)
+			t.Errorf("%+v: %d bytes read per block", r.Config, r.BytesRead)
 		}
 		if !strings.Contains(string(out), r.Residency) || !strings.Contains(string(out), "host ms") || !strings.Contains(string(out), "ops ms: matmul") {
 			t.Errorf("the table lacks %s:\n%s", r.Residency, out)

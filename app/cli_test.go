@@ -15,6 +15,7 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/metal"
+	"github.com/turbospark/inspector/selftest"
 	"github.com/turbospark/inspector/ui"
 )
 
@@ -94,7 +95,7 @@ func TestHugeImageRefused(t *testing.T) {
 // --backend metal says plainly, off macOS, that Metal needs macOS.
 func TestMetalBackendOffMacOS(t *testing.T) {
 	if metalOnThisMachine() {
-		t.Skip("Metal (or the tests' stand-in GPU) runs here (metal/metal_darwin_test.go, metalprobe_test.go)")
+		t.Skip("Metal (or the tests' stand-in GPU) runs here (metal/metal_darwin_test.go, selftest/probe_test.go)")
 	}
 	msg := cliFails(t, "run", "--checkpoint", "testdata/e2e/tiny", "--image", "testdata/e2e/cat.png", "--backend", metal.Name)
 	if !strings.Contains(msg, "Metal backend needs macOS") {
@@ -125,7 +126,7 @@ func TestBackendChoice(t *testing.T) {
 		if b.Unavailable[metal.Name] != checkErr.Error() {
 			t.Errorf("the window says %q about Metal, want the check's reason %q", b.Unavailable[metal.Name], checkErr)
 		}
-		if metalExpected() != (note != "") {
+		if selftest.MetalExpected() != (note != "") {
 			t.Errorf("auto's note %q: a Mac without Metal must say why, elsewhere the CPU is simply the engine", note)
 		}
 	}

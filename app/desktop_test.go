@@ -9,6 +9,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,31 +26,61 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/selftest"
 	"github.com/turbospark/inspector/ui"
 )
 
-// buildInspector builds the binary, with the tests' hooks (testhooks.go), into a temporary
-// directory of t.
+// buildInspector builds the program, with the tests' hooks (selftest/testhooks.go), once per
+// test process.
 func buildInspector(t *testing.T) string {
 	t.Helper()
 	return buildInspectorTags(t, "inspectortest")
 }
 
-// buildInspectorTags builds the binary with the build tags tags ("" for the release build).
+// built holds the program built once per set of build tags for this test process (a build is
+// seconds of linking; the tests only run the binary), in a folder TestMain removes.
+var built struct {
+	sync.Mutex
+	dir  string
+	bins map[string]string
+}
+
+// buildInspectorTags builds the program with the build tags tags ("" for the release build),
+// or returns the one this process built already.
 func buildInspectorTags(t *testing.T, tags string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "inspector")
+	built.Lock()
+	defer built.Unlock()
+	if bin, ok := built.bins[tags]; ok {
+		return bin
+	}
+	if built.dir == "" {
+		dir, err := os.MkdirTemp("", "inspector-test-bin-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		built.dir, built.bins = dir, map[string]string{}
+	}
+	bin := filepath.Join(built.dir, fmt.Sprintf("tags%d", len(built.bins)), "inspector")
 	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
+	built.bins[tags] = bin
 	return bin
+}
+
+// removeBuilt removes the binaries buildInspectorTags built (TestMain, after the tests).
+func removeBuilt() {
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
 }
 
 // needsHooks skips a test that uses the tests' hooks in this process when the test binary was
 // built without them (go test without -tags inspectortest; make test has it).
 func needsHooks(t *testing.T) {
 	t.Helper()
-	if !testHooksBuilt {
+	if !selftest.TestHooksBuilt {
 		t.Skip("needs the tests' hooks in the test binary: go test -tags inspectortest (make test)")
 	}
 }

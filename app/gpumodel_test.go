@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/turbospark/inspector/bench"
 	"github.com/turbospark/inspector/metal"
 	"github.com/turbospark/inspector/shaders"
 )
@@ -29,8 +30,8 @@ func TestGPUModel(t *testing.T) {
 		t.Errorf("no per-kernel table for 64 patches on M1:\n%s", out)
 	}
 	var got struct {
-		Blocks  []modelBlock             `json:"blocks"`
-		Kernels map[string][]modelKernel `json:"kernels"`
+		Blocks  []bench.ModelBlock             `json:"blocks"`
+		Kernels map[string][]bench.ModelKernel `json:"kernels"`
 	}
 	b, err := os.ReadFile(js)
 	if err != nil {

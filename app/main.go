@@ -12,6 +12,7 @@ import (
 	// Before fyne's lang package reads the locale (its init): LANG=C.UTF-8 would have it
 	// log three lines on every command. See the package's comment.
 	_ "github.com/turbospark/inspector/internal/clocale"
+	"github.com/turbospark/inspector/selftest"
 )
 
 type command struct {
@@ -56,7 +57,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return 0
 	}
-	if _, err := metalSetting(); err != nil { // the user's variable: said once, on every command
+	if _, err := selftest.MetalSetting(); err != nil { // the user's variable: said once, on every command
 		fmt.Fprintln(stderr, "inspector: warning:", err)
 	}
 	for _, c := range commands {

@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"context"
 	"github.com/turbospark/inspector/internal/testfixture"
+	"github.com/turbospark/inspector/selftest"
 	"image"
 	"os"
 	"os/exec"
@@ -310,7 +311,7 @@ func TestSmokeRealWindow(t *testing.T) {
 			plain = append(plain, kv)
 		}
 	}
-	again := startApp(t, bin, append(plain, envTestGPU+"=cpu-standin", envTestFault+"=probe:abort"), "gui")
+	again := startApp(t, bin, append(plain, selftest.EnvTestGPU+"=cpu-standin", selftest.EnvTestFault+"=probe:abort"), "gui")
 	run(t, xenv, "xdotool", "search", "--sync", "--onlyvisible", "--name", "TurboSpark Vision Inspector — cat.png")
 	time.Sleep(2 * time.Second) // its first run
 	again.ready = 0

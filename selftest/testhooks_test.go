@@ -1,4 +1,4 @@
-package main
+package selftest
 
 // testhooks_test.go: the tests' hooks exist only in the tests' build. The release binary (no
 // build tag) holds none of their variables' names, and with every hook variable set it starts
@@ -55,7 +55,7 @@ func TestReleaseBuildHasNoTestHooks(t *testing.T) {
 
 // autoBackendOf is what auto gives the release build here: metal on a Mac, else cpu.
 func autoBackendOf(t *testing.T) string {
-	if metalOnThisMachine() && !strings.Contains(os.Getenv(envTestGPU), "standin") {
+	if metalOnThisMachine() && !strings.Contains(os.Getenv(EnvTestGPU), "standin") {
 		return metal.Name
 	}
 	return cpu.Name
@@ -65,7 +65,7 @@ func autoBackendOf(t *testing.T) string {
 // used, not read as "on".
 func TestUnknownMetalSettingIsNamed(t *testing.T) {
 	bin := buildInspector(t)
-	rc, stderr, rep := runJSON(t, bin, probeEnv(t, t.TempDir(), "", envMetal+"=on"))
+	rc, stderr, rep := runJSON(t, bin, probeEnv(t, t.TempDir(), "", EnvMetal+"=on"))
 	s, _ := rep["settings"].(map[string]any)
 	want := `INSPECTOR_METAL="on" is not a setting (want off or retry, or leave it unset): Metal is not used`
 	if rc != 0 || !strings.Contains(stderr, "inspector: warning: "+want) || !strings.HasPrefix(s["backend"].(string), cpu.Name) ||

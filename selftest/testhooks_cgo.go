@@ -1,6 +1,6 @@
 //go:build inspectortest && cgo
 
-package main
+package selftest
 
 /*
 #include <stdlib.h>

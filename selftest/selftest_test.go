@@ -1,8 +1,7 @@
-package main
+package selftest
 
 import (
 	"bytes"
-	"io"
 	"strings"
 	"testing"
 
@@ -16,7 +15,7 @@ import (
 // off macOS says why Metal is skipped.
 func TestSelftest(t *testing.T) {
 	var out bytes.Buffer
-	err := cmdSelftest([]string{"--no-times"}, &out, io.Discard)
+	err := Run(&out, Options{Which: "all", NoTimes: true})
 	text := out.String()
 	if err != nil && strings.Contains(text, "METAL WAS NOT TESTED") && isUnsupported(metal.Check()) {
 		// An Apple-silicon Mac whose GPU cannot run the kernels (macOS before 14, a virtual

@@ -1,4 +1,4 @@
-package main
+package selftest
 
 // selftest_child.go: selftest's Metal section, run in child processes. The child runs the
 // section's checks in a fixed order — the device, library and pipelines; a first pass; every
@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
@@ -55,14 +54,14 @@ func childSilence() time.Duration { return childLimit(2 * time.Minute) }
 func (st *selftest) metal(towers []selftestTower) {
 	fmt.Fprintln(st.w, "\nmetal:")
 	st.section(metal.Name)
-	if setting, err := metalSetting(); err != nil {
+	if setting, err := MetalSetting(); err != nil {
 		st.skip(err.Error())
 		return
 	} else if setting == "off" {
-		st.skip("Metal is off (" + envMetal + "=off)")
+		st.skip("Metal is off (" + EnvMetal + "=off)")
 		return
 	}
-	if !metal.Possible() && !standinGPU() {
+	if !metal.Possible() && !StandinGPU() {
 		st.skip(metal.Check().Error())
 		return
 	}
@@ -126,10 +125,7 @@ func (st *selftest) metalChild(from int) childEnd {
 		st.check("starting the Metal section's child", false, err.Error())
 		return childEnd{-1, from}
 	}
-	args := []string{"selftest", "--metal-child", strconv.Itoa(from)}
-	if st.noTimes {
-		args = append(args, "--no-times")
-	}
+	args := sectionArgs(from, st.noTimes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, args...)
@@ -254,8 +250,8 @@ type childStep struct {
 	run  func(emit func(childEvent))
 }
 
-// runMetalChild is the child: the Metal section's checks from from on, as events on w.
-func runMetalChild(from int, noTimes bool, w io.Writer) error {
+// MetalChild is the child: the Metal section's checks from from on, as events on w.
+func MetalChild(from int, noTimes bool, w io.Writer) error {
 	emit, broken := childEmitter(w)
 	towers, cleanup, err := selftestTowers()
 	if err != nil {
@@ -328,7 +324,7 @@ func childEmitter(w io.Writer) (func(childEvent), *error) {
 
 // newMetalBackend is the section's backend: the GPU, or the tests' stand-in.
 func newMetalBackend() (backend.Backend, error) {
-	if standinGPU() { // its ops spoil their outputs where a data fault is injected (testhooks.go)
+	if StandinGPU() { // its ops spoil their outputs where a data fault is injected (testhooks.go)
 		return standinMetal(1), nil
 	}
 	return metal.New()
@@ -336,7 +332,7 @@ func newMetalBackend() (backend.Backend, error) {
 
 // deviceInfo is the GPU's description (the stand-in's for tests).
 func deviceInfo() (metal.DeviceInfo, error) {
-	if standinGPU() { // tests: INSPECTOR_TEST_FALLBACKS names families that "did not build"
+	if StandinGPU() { // tests: INSPECTOR_TEST_FALLBACKS names families that "did not build"
 		return metal.DeviceInfo{Name: "stand-in GPU (the CPU engine)", Family: "none", OS: osVersion(), FamilyErrors: testFallbacks()}, nil
 	}
 	return metal.Device()
@@ -370,7 +366,7 @@ func metalSteps(towers []selftestTower, noTimes bool) ([]childStep, func()) {
 		}},
 		{"a first pass on the GPU", func(emit func(childEvent)) {
 			c := checkRecord{Name: "a first pass on the GPU", OK: true, Detail: "exact"}
-			if !standinGPU() {
+			if !StandinGPU() {
 				if err := metal.Check(); err != nil {
 					c = checkRecord{Name: c.Name, Error: err.Error()}
 				}
@@ -428,8 +424,8 @@ func metalSteps(towers []selftestTower, noTimes bool) ([]childStep, func()) {
 // isUnsupported says whether err means this machine cannot run Metal at all.
 func isUnsupported(err error) bool { return errors.Is(err, metal.ErrUnsupported) }
 
-// modelGPU is the performance model's GPU for a device name ("Apple M3 Max"), if it knows it.
-func modelGPU(device string) (shaders.GPU, bool) {
+// ModelGPU is the performance model's GPU for a device name ("Apple M3 Max"), if it knows it.
+func ModelGPU(device string) (shaders.GPU, bool) {
 	if device == "" {
 		return shaders.GPU{}, false
 	}

@@ -1,6 +1,6 @@
 //go:build !inspectortest
 
-package main
+package selftest
 
 // testhooks_release.go: the release build's side of testhooks.go — no stand-in GPU, no
 // injected faults, the real limits. The variables that drive the hooks in the tests' build
@@ -12,9 +12,9 @@ import (
 	"github.com/turbospark/inspector/engine/backend"
 )
 
-const testHooksBuilt = false
+const TestHooksBuilt = false
 
-func standinGPU() bool                         { return false }
+func StandinGPU() bool                         { return false }
 func standinMetal(threads int) backend.Backend { panic("no stand-in GPU in the release build") }
 func testFallbacks() []string                  { return nil }
 func childLimit(limit time.Duration) time.Duration {

@@ -1,6 +1,6 @@
 //go:build inspectortest
 
-package main
+package selftest
 
 // testhooks.go: what only the tests' build has (`-tags inspectortest`, which make test and the
 // tests' own builds of the binary use; testhooks_release.go is the release build's side, where
@@ -45,11 +45,11 @@ import (
 	"github.com/turbospark/inspector/engine/cpu"
 )
 
-// testHooksBuilt: this build has the hooks.
-const testHooksBuilt = true
+// TestHooksBuilt: this build has the hooks.
+const TestHooksBuilt = true
 
-// standinGPU says whether tests asked for the CPU engine as a stand-in GPU.
-func standinGPU() bool { return os.Getenv(envTestGPU) == "cpu-standin" }
+// StandinGPU says whether tests asked for the CPU engine as a stand-in GPU.
+func StandinGPU() bool { return os.Getenv(EnvTestGPU) == "cpu-standin" }
 
 // standinMetal is the stand-in GPU: the CPU engine under a name of its own, whose ops spoil
 // their outputs where a data fault is injected.
@@ -82,7 +82,7 @@ type faultSpec struct{ at, how string }
 // faultSpecs parses INSPECTOR_TEST_FAULT.
 func faultSpecs() []faultSpec {
 	var out []faultSpec
-	for _, part := range strings.Split(os.Getenv(envTestFault), ";") {
+	for _, part := range strings.Split(os.Getenv(EnvTestFault), ";") {
 		if at, how, ok := strings.Cut(strings.TrimSpace(part), ":"); ok && at != "" {
 			out = append(out, faultSpec{at, how})
 		}

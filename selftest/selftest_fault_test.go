@@ -1,8 +1,8 @@
-package main
+package selftest
 
 // selftest_fault_test.go: a GPU that computes garbage, or that dies before any check can run,
 // never reads as a pass. Through the stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin) and the
-// fault hook (INSPECTOR_TEST_FAULT, probefault.go): outputs holding NaN or +Inf and writes past
+// fault hook (INSPECTOR_TEST_FAULT, testhooks.go): outputs holding NaN or +Inf and writes past
 // an op's output are FAIL lines naming what happened, counted in the summary, written into
 // --report as failed (valid JSON) and a non-zero exit; a child that loses a check's record
 // fails that check; a GPU whose children die at the set-up (or at their first check, twice)
@@ -29,7 +29,7 @@ import (
 type selftestRun struct {
 	text    string
 	exit    int
-	report  selftestReport
+	report  Report
 	elapsed time.Duration
 }
 
@@ -68,7 +68,7 @@ func failLines(text string) []string {
 }
 
 // failedChecks are the report's failed checks, by name.
-func failedChecks(rep selftestReport) map[string]checkRecord {
+func failedChecks(rep Report) map[string]checkRecord {
 	out := map[string]checkRecord{}
 	for _, s := range rep.Sections {
 		for _, c := range s.Checks {

@@ -1,6 +1,6 @@
-package main
+package selftest
 
-// metalprobe.go: Metal is first touched in a child process. A fault in C, Objective-C,
+// probe.go: Metal is first touched in a child process. A fault in C, Objective-C,
 // libffi or Apple's compiler (SIGSEGV, SIGABRT, an uncaught NSException, a validation-layer
 // assertion) is not a Go panic: recover cannot see it, and in this process it would close the
 // window before the CPU engine is offered. So before this process touches Metal, a child
@@ -39,12 +39,12 @@ import (
 )
 
 const (
-	// envMetal: "off" never touches Metal; "retry" forgets a remembered failure first.
-	envMetal = "INSPECTOR_METAL"
-	// envTestGPU and envTestFault: the tests' build's hooks (testhooks.go); the release build
+	// EnvMetal: "off" never touches Metal; "retry" forgets a remembered failure first.
+	EnvMetal = "INSPECTOR_METAL"
+	// EnvTestGPU and EnvTestFault: the tests' build's hooks (testhooks.go); the release build
 	// reads neither.
-	envTestGPU   = "INSPECTOR_TEST_GPU"
-	envTestFault = "INSPECTOR_TEST_FAULT"
+	EnvTestGPU   = "INSPECTOR_TEST_GPU"
+	EnvTestFault = "INSPECTOR_TEST_FAULT"
 	// probeTimeout bounds the probe child: the first compile of the library on a Mac (4
 	// units, ~31 pipelines, safe math) is not cached yet and can take tens of seconds on a
 	// busy machine; then every pipeline runs once (metal.Probe).
@@ -100,7 +100,7 @@ func metalOK() error {
 	if err := probeState.outcome.err(); err != nil {
 		return err
 	}
-	if standinGPU() {
+	if StandinGPU() {
 		return nil
 	}
 	return metal.Check()
@@ -126,29 +126,29 @@ func retryMetal() error {
 	return metalOK()
 }
 
-// metalSetting is INSPECTOR_METAL's value, or an error naming a value that is not one of its
+// MetalSetting is INSPECTOR_METAL's value, or an error naming a value that is not one of its
 // settings (Metal is then not used: a typo must not be read as "on").
-func metalSetting() (string, error) {
-	switch v := os.Getenv(envMetal); v {
+func MetalSetting() (string, error) {
+	switch v := os.Getenv(EnvMetal); v {
 	case "", "off", "retry":
 		return v, nil
 	default:
-		return "", fmt.Errorf("%s=%q is not a setting (want off or retry, or leave it unset): Metal is not used", envMetal, v)
+		return "", fmt.Errorf("%s=%q is not a setting (want off or retry, or leave it unset): Metal is not used", EnvMetal, v)
 	}
 }
 
 // probeMetal decides without touching Metal here: off, remembered, or a child's answer.
 func probeMetal() probeOutcome {
-	setting, err := metalSetting()
+	setting, err := MetalSetting()
 	switch {
 	case err != nil:
 		return probeOutcome{Reason: err.Error()}
 	case setting == "off":
-		return probeOutcome{Reason: "Metal is off (" + envMetal + "=off)"}
+		return probeOutcome{Reason: "Metal is off (" + EnvMetal + "=off)"}
 	case setting == "retry":
 		forgetProbe()
 	}
-	if !metal.Possible() && !standinGPU() { // nothing of Metal exists in this build to crash
+	if !metal.Possible() && !StandinGPU() { // nothing of Metal exists in this build to crash
 		if err := metal.Check(); err != nil {
 			return probeOutcome{Unsupported: errors.Is(err, metal.ErrUnsupported), Reason: err.Error()}
 		}
@@ -156,7 +156,7 @@ func probeMetal() probeOutcome {
 	}
 	key := probeKey()
 	if o, ok := rememberedProbe(key); ok {
-		o.Reason = fmt.Sprintf("the Metal start-up probe failed on %s: it %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.When, o.Reason, envMetal)
+		o.Reason = fmt.Sprintf("the Metal start-up probe failed on %s: it %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.When, o.Reason, EnvMetal)
 		return o
 	}
 	o := runProbeChild()
@@ -164,7 +164,7 @@ func probeMetal() probeOutcome {
 	case o.Crashed && o.Signaled:
 		o.Key, o.When = key, time.Now().Format("2006-01-02 15:04")
 		rememberProbe(o)
-		o.Reason = fmt.Sprintf("the Metal start-up probe %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.Reason, envMetal)
+		o.Reason = fmt.Sprintf("the Metal start-up probe %s; to try again: Settings ▸ Retry Metal, or %s=retry", o.Reason, EnvMetal)
 	case o.Crashed:
 		o.Reason = fmt.Sprintf("the Metal start-up probe %s; the next start tries again", o.Reason)
 	}
@@ -181,7 +181,7 @@ func runProbeChild() probeOutcome {
 	limit := childLimit(probeTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, self, "metal-probe")
+	cmd := exec.CommandContext(ctx, self, probeArgs()...)
 	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: 4096}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
@@ -379,16 +379,16 @@ func forgetProbe() {
 	}
 }
 
-// cmdMetalProbe is the child: it touches Metal — the device, the library, a first pass, then
+// ProbeChild is the child (`inspector metal-probe`): it touches Metal — the device, the library, a first pass, then
 // every pipeline once on tiny shapes against float64 references (metal.Probe) — and answers
 // with a probeOutcome on stdout. A crash here is what the parent is for; a kernel that
 // computes wrong numbers is a refusal with the reason.
-func cmdMetalProbe(args []string, stdout, stderr io.Writer) error {
+func ProbeChild(stdout io.Writer) error {
 	injectFault("probe")
 	o := probeOutcome{OK: true}
 	var kernels func() (metal.PipelineProbe, error)
 	switch {
-	case standinGPU():
+	case StandinGPU():
 		o.Device = "stand-in GPU (the CPU engine)"
 		o.Fallbacks = testFallbacks() // tests: a GPU whose families did not all build
 		setDataFault("probe")

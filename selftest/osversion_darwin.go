@@ -1,4 +1,4 @@
-package main
+package selftest
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
-package main
+package selftest
 
-// metalprobe_test.go: a fault where Metal is first touched never takes the app down. The
+// probe_test.go: a fault where Metal is first touched never takes the app down. The
 // tests' stand-in GPU (INSPECTOR_TEST_GPU=cpu-standin: the CPU engine plays the GPU) lets the
 // child protocol run on Linux, and INSPECTOR_TEST_FAULT makes the child segfault in C, abort,
 // hang or exit where a crash in Objective-C, libffi or Apple's compiler would: `run` and the
@@ -28,13 +28,13 @@ import (
 func probeEnv(t *testing.T, cache, fault string, more ...string) []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != envTestFault && k != envTestGPU && k != envMetal && k != cachedir.Env {
+		if k, _, _ := strings.Cut(kv, "="); k != EnvTestFault && k != EnvTestGPU && k != EnvMetal && k != cachedir.Env {
 			env = append(env, kv)
 		}
 	}
-	env = append(env, envTestGPU+"=cpu-standin", cachedir.Env+"="+cache, "INSPECTOR_TEST_CHILD_SILENCE=3s")
+	env = append(env, EnvTestGPU+"=cpu-standin", cachedir.Env+"="+cache, "INSPECTOR_TEST_CHILD_SILENCE=3s")
 	if fault != "" {
-		env = append(env, envTestFault+"="+fault)
+		env = append(env, EnvTestFault+"="+fault)
 	}
 	return append(env, more...)
 }
@@ -112,14 +112,14 @@ func TestProbeRememberedUntilRetry(t *testing.T) {
 	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), cpu.Name) {
 		t.Errorf("the second run ran on %v after a remembered crash", s["backend"])
 	}
-	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "", envMetal+"=retry"))
+	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "", EnvMetal+"=retry"))
 	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), "stand-in GPU") || strings.Contains(stderr, "note:") {
 		t.Errorf("after retry: backend %v, stderr %q (want the stand-in GPU, no note)", s["backend"], stderr)
 	}
 	if _, err := os.Stat(memory); err == nil {
 		t.Error("retry did not forget the crash")
 	}
-	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "probe:segv", envMetal+"=off"))
+	_, stderr, rep = runJSON(t, bin, probeEnv(t, cache, "probe:segv", EnvMetal+"=off"))
 	if s, _ := rep["settings"].(map[string]any); !strings.HasPrefix(s["backend"].(string), cpu.Name) || !strings.Contains(stderr, "Metal is off (INSPECTOR_METAL=off)") {
 		t.Errorf("INSPECTOR_METAL=off: backend %v, stderr %q", s["backend"], stderr)
 	}
@@ -144,7 +144,7 @@ func TestWindowBackendsAfterACrash(t *testing.T) {
 	if b.Offers(metal.Name) || !strings.Contains(b.Notes[cpu.Name], "killed by SIGSEGV") || b.Retry == nil || !strings.Contains(b.Unavailable[metal.Name], "SIGSEGV") {
 		t.Fatalf("after a crashed probe: %+v", b)
 	}
-	os.Unsetenv(envTestFault)
+	os.Unsetenv(EnvTestFault)
 	nb, err := b.Retry()
 	if err != nil || !nb.Offers(metal.Name) || nb.Notes[cpu.Name] != "" {
 		t.Errorf("retry without the fault: %v, %+v", err, nb)
@@ -184,7 +184,7 @@ func TestSelftestMetalChildFaults(t *testing.T) {
 		if !strings.Contains(after, "tiny qwen3.5 (bf16, hd 72), image + video, pread") || !strings.Contains(text, "1 failed") {
 			t.Errorf("%s: the checks after the fault did not run, or others failed:\n%s", c.fault, text)
 		}
-		var rep selftestReport
+		var rep Report
 		b, err := os.ReadFile(report)
 		if err != nil || json.Unmarshal(b, &rep) != nil {
 			t.Fatalf("%s: the report: %v\n%s", c.fault, err, b)
@@ -203,10 +203,10 @@ func TestSelftestReportOffMac(t *testing.T) {
 	}
 	report := filepath.Join(t.TempDir(), "report.json")
 	var out strings.Builder
-	if err := cmdSelftest([]string{"--backend", metal.Name, "--no-times", "--report", report}, &out, &out); err != nil {
+	if err := Run(&out, Options{Which: metal.Name, NoTimes: true, Save: saveReport(report)}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	var rep selftestReport
+	var rep Report
 	b, err := os.ReadFile(report)
 	if err != nil || json.Unmarshal(b, &rep) != nil {
 		t.Fatalf("the report: %v\n%s", err, b)
@@ -225,7 +225,7 @@ func TestSelftestReportOffMac(t *testing.T) {
 }
 
 // metalOnThisMachine says whether this build has Metal to test (a Mac).
-func metalOnThisMachine() bool { return os.Getenv(envTestGPU) != "" || runtime.GOOS == "darwin" }
+func metalOnThisMachine() bool { return os.Getenv(EnvTestGPU) != "" || runtime.GOOS == "darwin" }
 
 // A GPU on which a kernel family did not build runs Metal on its fallback kernels, and says
 // which (note:, backend_note).
