@@ -9,6 +9,8 @@ package main
 // that names the output flag, with the input unchanged.
 
 import (
+	"github.com/turbospark/inspector/engine/intervene"
+
 	"bytes"
 	"os"
 	"os/exec"
@@ -36,6 +38,13 @@ var fileFlags = map[string]map[string]string{
 	"verify":   {"checkpoint": "in", "dump": "in"},
 	"gui":      {"checkpoint": "in", "image": "in", "demo": ""},
 	"ceiling":  {"json": "", "seconds": "", "threads": ""},
+}
+
+// The flags run makes from intervene's table name no file (a Kind's value is text).
+func init() {
+	for _, k := range intervene.Kinds() {
+		fileFlags["run"][k.Flag] = ""
+	}
 }
 
 var flagLine = regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`)

@@ -40,7 +40,8 @@ func (s Set) List() []Intervention {
 // None says whether the set changes nothing.
 func (s Set) None() bool { return s == Set{} || len(s.List()) == 0 }
 
-// Kind is a tenant whose setting is one string, as every surface offers it: a flag of `run`
+// Kind is a tenant whose setting is one string (text, never a file's name), as every surface
+// offers it: a flag of `run`
 // and `sweep`, a key of Compare's --a/--b, a field of the window's What if and Compare forms.
 type Kind struct {
 	Flag  string // the flag and Compare's key: "scale-head"
