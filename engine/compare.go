@@ -144,7 +144,7 @@ func (c *Comparison) Summary() string {
 func sameWork(a, b Settings) bool {
 	a.Keep, b.Keep = Keep{}, Keep{}
 	a.MaxMemory, b.MaxMemory = 0, 0
-	a, b = a.normalized(), b.normalized()
+	a, b = a.Normalized(), b.Normalized()
 	return a == b
 }
 

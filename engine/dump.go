@@ -40,8 +40,8 @@ type Dump struct {
 	keptUnits                  []int64 // a token drop's kept merged tokens (nil: none)
 }
 
-// Dump is the run's tensors; it needs a finished run with every block's output kept.
-func (r *Run) Dump() (*Dump, error) {
+// NewDump is r's tensors; it needs a finished run with every block's output kept.
+func NewDump(r *Run) (*Dump, error) {
 	c := r.Config()
 	outputs := r.Probes.Outputs()
 	if r.Merger == nil || len(outputs) != c.Depth {
@@ -52,14 +52,14 @@ func (r *Run) Dump() (*Dump, error) {
 	}
 	return &Dump{config: c, layout: r.Layout, pixels: r.Input.Pixels, embed: r.Embed, outputs: outputs,
 		merger: r.Merger, deepstack: r.Deepstack, probes: r.Probes, keptUnits: r.KeptUnits(),
-		checkpoint: r.e.Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.settingsAsRun(), backend: r.e.Backend.Name()}, nil
+		checkpoint: r.Engine().Checkpoint.Dir, image: r.Input.Path, page: r.Input.Image, settings: r.Settings(), backend: r.Engine().Backend.Name()}, nil
 }
 
-// WriteDump writes the run's tensors; query < 0 leaves out the attention rows; taps are
+// WriteDump writes r's tensors to path; query < 0 leaves out the attention rows; taps are
 // written as blocks.{i}.{tap} (out is always there as blocks.{i}.out). It needs a finished
 // run that kept the outputs (and q|k for rows, and the taps).
-func (r *Run) WriteDump(path string, query int, taps TapSet) error {
-	d, err := r.Dump()
+func WriteDump(r *Run, path string, query int, taps TapSet) error {
+	d, err := NewDump(r)
 	if err != nil {
 		return err
 	}
@@ -146,11 +146,4 @@ func (d *Dump) attentionRows(query int) ([]safetensors.Tensor, error) {
 		ts = append(ts, safetensors.F32Tensor(fmt.Sprintf("blocks.%d.attn_row", i), []int{c.Heads, S}, rows))
 	}
 	return ts, nil
-}
-
-// settingsAsRun is the engine's settings with this run's ablation (StartWith's, if another).
-func (r *Run) settingsAsRun() Settings {
-	s := r.e.Settings
-	s.Ablate = r.Ablation
-	return s
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
+	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/numcheck"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
@@ -50,3 +52,13 @@ var (
 	relErr   = numcheck.RelErr
 	bitEqual = numcheck.BitEqual
 )
+
+// tinyCheckpoint writes a valid tiny f32 checkpoint and returns its directory.
+func tinyCheckpoint(t *testing.T) string {
+	t.Helper()
+	cfg, err := synth.Preset("tiny")
+	must(t, err)
+	dir := t.TempDir()
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3}))
+	return dir
+}
