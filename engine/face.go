@@ -6,6 +6,8 @@ package engine
 // engine.Settings, engine.Checkpoint, engine.EstimateMemory, ...) are the rooms' own, aliased
 // here, so no caller outside the engine names a room:
 //
+//   - engine/record: what a run leaves — its report (JSON, CSV, trace), its dump and the
+//     dump's provenance;
 //   - engine/tower: the run — Engine, Run, the block graph, the taps, the Settings, the
 //     estimate of what a run holds, the non-finite checks, the memory faults, activation
 //     patching on a run;
@@ -21,11 +23,14 @@ package engine
 // here — the copy and the room would drift, and a page refused by one would pass the other.
 
 import (
+	"time"
+
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/model"
+	"github.com/turbospark/inspector/engine/record"
 	"github.com/turbospark/inspector/engine/tower"
 )
 
@@ -258,3 +263,44 @@ func TapBytes(c Config, t Tap, patches int) int64 { return tower.TapBytes(c, t, 
 
 // ProbeBytes is what a run of c keeping taps costs on the host for a page of patches.
 func ProbeBytes(c Config, patches int, taps TapSet) int64 { return tower.ProbeBytes(c, patches, taps) }
+
+// ---- engine/record: what a run leaves ----
+
+// Report is a run's settings and timings (engine/record); ReportSettings, ReportImage,
+// ReportBlock and ReportTotals are its parts.
+type (
+	Report         = record.Report
+	ReportSettings = record.ReportSettings
+	ReportImage    = record.ReportImage
+	ReportBlock    = record.ReportBlock
+	ReportTotals   = record.ReportTotals
+)
+
+// NewReport records a run's settings; checkpoint and image name the inputs (engine/record).
+func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
+	return record.NewReport(e, in, checkpoint, image)
+}
+
+// Millis is a duration in milliseconds, to the microsecond.
+func Millis(d time.Duration) float64 { return record.Millis(d) }
+
+// PeakRSS is the process's peak resident set in bytes.
+func PeakRSS() int64 { return record.PeakRSS() }
+
+// Dump is a finished run's tensors, immutable: what run --dump and the window's export write
+// (engine/record).
+type Dump = record.Dump
+
+// NewDump is r's tensors; it needs a finished run with every block's output kept
+// (engine/record).
+func NewDump(r *Run) (*Dump, error) { return record.NewDump(r) }
+
+// WriteDump writes r's tensors to path (engine/record: query < 0 leaves out the attention
+// rows; taps are written as blocks.{i}.{tap}).
+func WriteDump(r *Run, path string, query int, taps TapSet) error {
+	return record.WriteDump(r, path, query, taps)
+}
+
+// Version is the inspector's version, as dumps record it: engine/record's (set that one with
+// -ldflags -X), read when the program starts.
+var Version = record.Version

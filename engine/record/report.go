@@ -1,4 +1,4 @@
-package engine
+package record
 
 // report.go is the record of a run that --json writes and the app exports: settings,
 // per-block timings, totals, bytes read and peak memory, as JSON or CSV.
@@ -9,16 +9,16 @@ package engine
 import (
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"runtime"
 	"strconv"
 	"time"
 
+	"github.com/turbospark/inspector/engine/ckpt"
+	"github.com/turbospark/inspector/engine/guard"
+	"github.com/turbospark/inspector/engine/tower"
 	"golang.org/x/sys/unix"
-
-	"github.com/turbospark/inspector/engine/probe"
 )
 
 // Report is a run's settings and timings.
@@ -33,7 +33,7 @@ type Report struct {
 	Totals   ReportTotals   `json:"totals"`
 	PeakRSS  int64          `json:"peak_rss_bytes"`
 	// NonFinite is where the first NaN or Inf appeared (absent when none did).
-	NonFinite *NonFinite `json:"non_finite,omitempty"`
+	NonFinite *guard.NonFinite `json:"non_finite,omitempty"`
 	// Notes are what the session said of the run (the image, the probes turned off, ...).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -52,7 +52,7 @@ type ReportSettings struct {
 	TileRows    int    `json:"tile_rows"`
 	Patches     int    `json:"patches"`
 	Grid        [3]int `json:"grid_thw"`
-	// Taps are the taps kept per block (tap.go); with ffn_act the MLP half runs one pass per tile.
+	// Taps are the taps kept per block (engine/tower/tap.go); with ffn_act the MLP half runs one pass per tile.
 	Taps string `json:"taps,omitempty"`
 	// Ablate is the heads ablated (BLOCK:HEAD pairs) and AblateMode how ("zero" or "mean").
 	Ablate     string `json:"ablate,omitempty"`
@@ -110,13 +110,13 @@ type ReportTotals struct {
 func Millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // NewReport records a run's settings; checkpoint and image name the inputs.
-func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
+func NewReport(e *tower.Engine, in *ckpt.Input, checkpoint, image string) *Report {
 	g := in.Grids[0]
 	threads := e.Backend.Caps().Threads
 	r := &Report{Settings: ReportSettings{Checkpoint: checkpoint, Image: image, ModelType: e.Checkpoint.Config.ModelType,
 		Backend: e.Backend.Name(), Threads: threads, Residency: string(e.Settings.Residency), TileRows: e.Settings.TileRows,
 		Patches: g.Patches(), Grid: [3]int{g.T, g.H, g.W}, Taps: e.Settings.Keep.Taps.String()}}
-	if e.Settings.Residency == Pread {
+	if e.Settings.Residency == ckpt.Pread {
 		r.Settings.Slots = e.Settings.Slots
 	}
 	if a := e.Settings.Ablate; !a.None() {
@@ -138,7 +138,7 @@ func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
 
 // Finish fills the block rows and totals from the run. The total wall time is the work's own: the embedding, every block's wall time and the
 // merger, never the time a user paused between steps.
-func (r *Report) Finish(run *Run) {
+func (r *Report) Finish(run *tower.Run) {
 	r.EmbedMS, r.EmbedAt = Millis(run.EmbedTime), Millis(run.EmbedAt)
 	r.MergerMS, r.MergerAt = Millis(run.MergerTime), Millis(run.MergerAt)
 	r.Blocks, r.Totals.WaitMS, r.Totals.AttentionMS, r.Totals.MLPMS, r.Totals.BytesRead = nil, 0, 0, 0, 0
@@ -195,31 +195,6 @@ func PeakRSS() int64 {
 		return ru.Maxrss
 	}
 	return ru.Maxrss * 1024
-}
-
-// CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
-// residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
-// runs need the tap out kept (Settings.Keep). It is an error when the runs differ in blocks kept, sequence length,
-// width or merger shape, or when either has not finished.
-func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
-	if !a.Finished() || !b.Finished() {
-		return nil, 0, fmt.Errorf("compare: both runs must have finished (%v, %v)", a.Finished(), b.Finished())
-	}
-	ca, cb := a.Config(), b.Config()
-	if sa, sb := a.Layout.Rows(), b.Layout.Rows(); sa != sb || ca.Hidden != cb.Hidden {
-		return nil, 0, fmt.Errorf("compare: shapes differ: %d x %d against %d x %d", sa, ca.Hidden, sb, cb.Hidden)
-	}
-	oa, ob := a.Probes.Outputs(), b.Probes.Outputs()
-	if len(oa) != len(ob) || len(oa) != ca.Depth {
-		return nil, 0, fmt.Errorf("compare: %d and %d block outputs kept of %d (run with outputs kept)", len(oa), len(ob), ca.Depth)
-	}
-	if len(a.Merger) != len(b.Merger) {
-		return nil, 0, fmt.Errorf("compare: merger outputs of %d and %d values", len(a.Merger), len(b.Merger))
-	}
-	if perBlock, err = probe.CompareOutputs(oa, ob); err != nil {
-		return nil, 0, err
-	}
-	return perBlock, probe.MaxAbsDiff(a.Merger, b.Merger), nil
 }
 
 // jsonNumber is a float64 that a JSON report can always hold: NaN and ±Inf are written as null

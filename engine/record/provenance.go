@@ -1,4 +1,4 @@
-package engine
+package record
 
 // provenance.go: what a dump records about where its tensors came from, so a result can be
 // trusted (or traced) later: the tool, the checkpoint and its config, the image, the page,
@@ -24,8 +24,9 @@ import (
 	"github.com/turbospark/inspector/internal/fsx"
 )
 
-// Version is the inspector's version: set with -ldflags "-X github.com/turbospark/inspector/engine.Version=...",
-// else the module's version, else "dev" (with the commit when the build recorded one).
+// Version is the inspector's version: set with -ldflags
+// "-X github.com/turbospark/inspector/engine/record.Version=...", else the module's version,
+// else "dev" (with the commit when the build recorded one).
 var Version = buildVersion()
 
 func buildVersion() string {

@@ -1,4 +1,4 @@
-package engine_test
+package record_test
 
 // dump_test.go: what a dump (run --dump, the window's export) writes: the taps asked for, and
 // every tensor in the processor's order.
@@ -10,18 +10,20 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/turbospark/inspector/engine"
+	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/geom"
+	"github.com/turbospark/inspector/engine/record"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/tower"
 )
 
 // The dump writes blocks.{i}.{tap} for the taps asked, at their widths, equal to the kept
 // values; the contract's tensors stay as they were; a tap not kept is an error.
 func TestDumpWritesTaps(t *testing.T) {
-	run := oneGridRun(t, engine.TapSetOf(engine.TapLN1, engine.TapFFNAct, engine.TapQ))
+	run := oneGridRun(t, tower.TapSetOf(tower.TapLN1, tower.TapFFNAct, tower.TapQ))
 	cfg, S := run.Config(), run.Layout.Rows()
 	path := filepath.Join(t.TempDir(), "d.safetensors")
-	must(t, engine.WriteDump(run, path, -1, engine.TapSetOf(engine.TapLN1, engine.TapFFNAct, engine.TapOut)))
+	must(t, record.WriteDump(run, path, -1, tower.TapSetOf(tower.TapLN1, tower.TapFFNAct, tower.TapOut)))
 	f, err := safetensors.Open(path)
 	must(t, err)
 	for i := range cfg.Depth {
@@ -46,21 +48,21 @@ func TestDumpWritesTaps(t *testing.T) {
 	if n := len(f.Tensors); n != 3+3*cfg.Depth+1+len(cfg.Deepstack) {
 		t.Errorf("%d tensors in the dump", n)
 	}
-	err = engine.WriteDump(run, filepath.Join(t.TempDir(), "x.safetensors"), -1, engine.TapSetOf(engine.TapAttn))
+	err = record.WriteDump(run, filepath.Join(t.TempDir(), "x.safetensors"), -1, tower.TapSetOf(tower.TapAttn))
 	if err == nil || !strings.Contains(err.Error(), "tap attn of block 0 is not kept") {
 		t.Errorf("dumping a tap not kept: %v", err)
 	}
 }
 
 // oneGridRun runs the tiny tower on its first grid only (a dump holds one image).
-func oneGridRun(t *testing.T, taps engine.TapSet) *engine.Run {
+func oneGridRun(t *testing.T, taps tower.TapSet) *tower.Run {
 	t.Helper()
 	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
 	in := fx.input(t)
 	g := in.Grids[0]
 	rows := g.Patches()
-	one := &engine.Input{Pixels: in.Pixels[:rows*len(in.Pixels)/176], Grids: in.Grids[:1]}
-	return runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Taps: taps}}, one)
+	one := &ckpt.Input{Pixels: in.Pixels[:rows*len(in.Pixels)/176], Grids: in.Grids[:1]}
+	return runTower(t, fx.dir, cpuBackend(), tower.Settings{Keep: tower.Keep{Taps: taps}}, one)
 }
 
 // A Qwen2.5-VL dump is in the processor's order (pixel_values' rows), whatever order the
@@ -73,11 +75,11 @@ func TestDumpQwen25VLInProcessorOrder(t *testing.T) {
 	full := fx.input(t)
 	g := full.Grids[2] // the 10x12 image: 3x3 windows, the last row and column of them smaller
 	dim := len(full.Pixels) / 176
-	in := &engine.Input{Pixels: full.Pixels[(176-g.Patches())*dim:], Grids: []geom.Grid{g}}
-	run := runTower(t, fx.dir, cpuBackend(), engine.Settings{Keep: engine.Keep{Attention: true}}, in)
+	in := &ckpt.Input{Pixels: full.Pixels[(176-g.Patches())*dim:], Grids: []geom.Grid{g}}
+	run := runTower(t, fx.dir, cpuBackend(), tower.Settings{Keep: tower.Keep{Attention: true}}, in)
 	path := filepath.Join(t.TempDir(), "dump.safetensors")
 	const query = 37
-	must(t, engine.WriteDump(run, path, query, 0))
+	must(t, record.WriteDump(run, path, query, 0))
 	f, err := safetensors.Open(path)
 	must(t, err)
 	read := func(name string) []float32 {

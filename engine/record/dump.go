@@ -1,12 +1,14 @@
-package engine
+package record
 
 // dump.go writes the CLI dump contract (DESIGN.md): float32 pixel_values [S, C*T*P*P],
 // grid_thw [3] int64, embed [S, D], blocks.{i}.out [S, D], merger [S/4, O],
 // deepstack.{k} [S/4, O], with a query, blocks.{i}.attn_row [H, S], and with taps asked
-// for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act; tap.go). A run
-// that dropped tokens (intervene/tokendrop.go) adds kept_units [K] int64 (the merged tokens that went
-// on, in the merger's row order): the dropped ones are 0 rows of merger and deepstack after
-// the drop, a dropped row's later outputs its output at the drop, its later attention rows 0.
+// for (--taps), blocks.{i}.{tap} [S, W] for each (W = D, or I for ffn_act;
+// engine/tower/tap.go). A run that dropped tokens (engine/intervene/tokendrop.go) adds
+// kept_units [K] int64 (the merged tokens that went on, in the merger's row order): the
+// dropped ones are 0 rows of merger and deepstack after the drop, a dropped row's later
+// outputs its output at the drop, its later attention rows 0. A dump is made of a finished
+// run (NewDump, WriteDump: functions of the run, which lives in engine/tower).
 //
 // Invariant: every tensor is in sequence (merge-window) order, the order of pixel_values,
 // whatever order the blocks saw the rows in (Qwen2.5-VL's windows: geom.Layout.ToProcessorOrder),
@@ -18,14 +20,16 @@ import (
 
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/imageproc"
+	"github.com/turbospark/inspector/engine/model"
 	"github.com/turbospark/inspector/engine/probe"
 	"github.com/turbospark/inspector/engine/safetensors"
+	"github.com/turbospark/inspector/engine/tower"
 )
 
 // Dump is a finished run's tensors, immutable: what `run --dump` and the window's export
 // write. It holds no backend memory, so it outlives the run.
 type Dump struct {
-	config    Config
+	config    model.Config
 	layout    *geom.Layout
 	pixels    []float32
 	embed     []float32
@@ -36,12 +40,12 @@ type Dump struct {
 	// provenance (provenance.go)
 	checkpoint, image, backend string
 	page                       *imageproc.Page
-	settings                   Settings
+	settings                   tower.Settings
 	keptUnits                  []int64 // a token drop's kept merged tokens (nil: none)
 }
 
 // NewDump is r's tensors; it needs a finished run with every block's output kept.
-func NewDump(r *Run) (*Dump, error) {
+func NewDump(r *tower.Run) (*Dump, error) {
 	c := r.Config()
 	outputs := r.Probes.Outputs()
 	if r.Merger == nil || len(outputs) != c.Depth {
@@ -58,7 +62,7 @@ func NewDump(r *Run) (*Dump, error) {
 // WriteDump writes r's tensors to path; query < 0 leaves out the attention rows; taps are
 // written as blocks.{i}.{tap} (out is always there as blocks.{i}.out). It needs a finished
 // run that kept the outputs (and q|k for rows, and the taps).
-func WriteDump(r *Run, path string, query int, taps TapSet) error {
+func WriteDump(r *tower.Run, path string, query int, taps tower.TapSet) error {
 	d, err := NewDump(r)
 	if err != nil {
 		return err
@@ -68,7 +72,7 @@ func WriteDump(r *Run, path string, query int, taps TapSet) error {
 
 // Write writes the tensors to path; query < 0 leaves out the attention rows; taps (kept by
 // the run) are written as blocks.{i}.{tap}.
-func (d *Dump) Write(path string, query int, taps TapSet) error {
+func (d *Dump) Write(path string, query int, taps tower.TapSet) error {
 	c := d.config
 	S, D, O := d.layout.Rows(), c.Hidden, c.OutHidden
 	g := d.layout.Grids[0]
@@ -104,11 +108,11 @@ func (d *Dump) Write(path string, query int, taps TapSet) error {
 }
 
 // taps are blocks.{i}.{tap} of every block for each tap of taps but out (already written).
-func (d *Dump) taps(taps TapSet) ([]safetensors.Tensor, error) {
+func (d *Dump) taps(taps tower.TapSet) ([]safetensors.Tensor, error) {
 	S := d.layout.Rows()
 	var ts []safetensors.Tensor
 	for _, t := range taps.List() {
-		if t == TapOut {
+		if t == tower.TapOut {
 			continue
 		}
 		for i := range d.config.Depth {

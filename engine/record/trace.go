@@ -1,4 +1,4 @@
-package engine
+package record
 
 // trace.go: a finished run's timeline as Chrome trace-event JSON (the "JSON Array/Object
 // Format" that Perfetto and chrome://tracing open): a track with each block's whole wall time
@@ -14,9 +14,10 @@ package engine
 
 import (
 	"fmt"
-	"github.com/turbospark/inspector/internal/jsonx"
 	"io"
 	"math"
+
+	"github.com/turbospark/inspector/internal/jsonx"
 )
 
 type traceEvent struct {
