@@ -17,8 +17,9 @@ package engine
 //   - engine/ckpt: the checkpoint, its page, its weights and how they are held;
 //   - engine/model: the families.
 //
-// Invariant: every name here is an alias or a call straight through to its room, so what a
-// caller gets by an engine name is what the room keeps (an alias of a type keeps its methods).
+// Invariant: every name here is an alias, a call straight through to its room, or the room's
+// own value (a var: the bounds, ProbeTaps, the parsers, Version), so what a caller gets by an
+// engine name is what the room keeps (an alias of a type keeps its methods).
 // Mutation that would silently break it: a second, hand-kept copy of a room's type or formula
 // here — the copy and the room would drift, and a page refused by one would pass the other.
 
