@@ -8,7 +8,7 @@ package main
 // maps about 1.6 GiB, the Go runtime's own 1.1 GiB of reservations included, and under
 // `ulimit -v 1572864` (1.5 GiB) 4 of 30 starts died in "fatal error: out of memory" inside
 // fyne's package init, before any of our code ran; the arenas of threads started during a
-// run would also take room the memory check (engine/memlimit.go) promised the Go heap.
+// run would also take room the memory check (engine/guard) promised the Go heap.
 // Two arenas (the main one and one more) keep C's threads (GL's, llvmpipe's) from all waiting
 // on one lock; nothing changes without a limit.
 //

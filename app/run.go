@@ -190,7 +190,7 @@ func (f *runFlags) outputsText() string {
 // writeOutputs writes what was asked for, each atomically (a failure leaves the old file).
 func (f *runFlags) writeOutputs(sess *engine.Session) error {
 	if f.dump != "" {
-		if err := sess.Run.WriteDump(f.dump, f.query, f.taps); err != nil {
+		if err := engine.WriteDump(sess.Run, f.dump, f.query, f.taps); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ package engine
 // noise" when that interval holds 1. Settings that cannot change the work (identical ones)
 // are within noise by definition: their interval is the machine's noise, shown as such.
 // Outputs are compared once, on the warm-up passes (the engine is deterministic per setting).
+// CompareRuns compares the outputs alone of two runs already finished (no timing).
 //
 // Invariant: every pass of a side runs the same blocks from block 0 on a fresh run, and the
 // passes of A and B alternate so that neither side always runs first. Mutation that would
@@ -144,7 +145,7 @@ func (c *Comparison) Summary() string {
 func sameWork(a, b Settings) bool {
 	a.Keep, b.Keep = Keep{}, Keep{}
 	a.MaxMemory, b.MaxMemory = 0, 0
-	a, b = a.normalized(), b.normalized()
+	a, b = a.Normalized(), b.Normalized()
 	return a == b
 }
 
@@ -368,4 +369,29 @@ func medianOf(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// CompareRuns compares two finished runs of the same page shape (say two tile sizes or two
+// residency modes): the MaxAbsDiff of every block's output and of the merger output. Both
+// runs need the tap out kept (Settings.Keep). It is an error when the runs differ in blocks kept, sequence length,
+// width or merger shape, or when either has not finished.
+func CompareRuns(a, b *Run) (perBlock []float64, merger float64, err error) {
+	if !a.Finished() || !b.Finished() {
+		return nil, 0, fmt.Errorf("compare: both runs must have finished (%v, %v)", a.Finished(), b.Finished())
+	}
+	ca, cb := a.Config(), b.Config()
+	if sa, sb := a.Layout.Rows(), b.Layout.Rows(); sa != sb || ca.Hidden != cb.Hidden {
+		return nil, 0, fmt.Errorf("compare: shapes differ: %d x %d against %d x %d", sa, ca.Hidden, sb, cb.Hidden)
+	}
+	oa, ob := a.Probes.Outputs(), b.Probes.Outputs()
+	if len(oa) != len(ob) || len(oa) != ca.Depth {
+		return nil, 0, fmt.Errorf("compare: %d and %d block outputs kept of %d (run with outputs kept)", len(oa), len(ob), ca.Depth)
+	}
+	if len(a.Merger) != len(b.Merger) {
+		return nil, 0, fmt.Errorf("compare: merger outputs of %d and %d values", len(a.Merger), len(b.Merger))
+	}
+	if perBlock, err = probe.CompareOutputs(oa, ob); err != nil {
+		return nil, 0, err
+	}
+	return perBlock, probe.MaxAbsDiff(a.Merger, b.Merger), nil
 }

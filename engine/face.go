@@ -1,22 +1,38 @@
 package engine
 
-// face.go: the engine's face for what lives in its rooms. engine/guard keeps the memory limits,
-// the estimates and the holds, and says when a value stops being finite; engine/ckpt keeps the
-// checkpoint, its weights and how they are held. The names the rest of the program knows them
-// by (engine.Checkpoint, engine.EstimateMemory, ...) are the rooms' own, aliased here, so no
-// caller outside the engine names a room.
+// face.go: the engine's face. The root keeps a page's session (session.go: open, step,
+// restart, close), what an intervention changes (whatif.go) and Compare (compare.go); the rest
+// lives in rooms, and the names the rest of the program knows them by (engine.Run,
+// engine.Settings, engine.Checkpoint, engine.EstimateMemory, ...) are the rooms' own, aliased
+// here, so no caller outside the engine names a room:
 //
-// Invariant: every name here is an alias or a call straight through to its room (the run's
-// Settings are read into guard's estimate in estimate.go), so what a caller gets by an engine
-// name is what the room keeps. Mutation that would silently break it: a second, hand-kept copy
-// of a room's type or formula here — the copy and the room would drift, and a page refused by
-// one would pass the other.
+//   - engine/record: what a run leaves — its report (JSON, CSV, trace), its dump and the
+//     dump's provenance;
+//   - engine/tower: the run — Engine, Run, the block graph, the taps, the Settings, the
+//     estimate of what a run holds, the non-finite checks, the memory faults, activation
+//     patching on a run;
+//   - engine/intervene: the interventions behind one seam (their settings and parsers);
+//   - engine/guard: the memory limits, the estimates' formulas and the holds, and the
+//     non-finite report;
+//   - engine/ckpt: the checkpoint, its page, its weights and how they are held;
+//   - engine/model: the families.
+//
+// Invariant: every name here is an alias, a call straight through to its room, or the room's
+// own value (a var: the bounds, ProbeTaps, the parsers, Version), so what a caller gets by an
+// engine name is what the room keeps (an alias of a type keeps its methods).
+// Mutation that would silently break it: a second, hand-kept copy of a room's type or formula
+// here — the copy and the room would drift, and a page refused by one would pass the other.
 
 import (
+	"time"
+
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/guard"
+	"github.com/turbospark/inspector/engine/intervene"
 	"github.com/turbospark/inspector/engine/model"
+	"github.com/turbospark/inspector/engine/record"
+	"github.com/turbospark/inspector/engine/tower"
 )
 
 // ---- engine/guard: memory limits, estimates and holds; the non-finite report ----
@@ -94,24 +110,6 @@ type MergerWeights = ckpt.MergerWeights
 // WidenedF32 is w widened exactly to float32 in a region of its own (engine/ckpt).
 func WidenedF32(w backend.Weight) backend.Weight { return ckpt.WidenedF32(w) }
 
-// The graph's short names for a block's weights: engine/model's roles.
-const (
-	wNorm1W = model.RoleNorm1W
-	wNorm1B = model.RoleNorm1B
-	wQKVW   = model.RoleQKVW
-	wQKVB   = model.RoleQKVB
-	wProjW  = model.RoleProjW
-	wProjB  = model.RoleProjB
-	wNorm2W = model.RoleNorm2W
-	wNorm2B = model.RoleNorm2B
-	wFC1W   = model.RoleFC1W // a gated MLP's gate
-	wFC1B   = model.RoleFC1B
-	wFC2W   = model.RoleFC2W // a gated MLP's down projection
-	wFC2B   = model.RoleFC2B
-	wUpW    = model.RoleUpW // a gated MLP's up projection
-	wUpB    = model.RoleUpB
-)
-
 // ---- engine/model: the families ----
 
 // Config is what the engine needs of config.json (engine/model).
@@ -122,3 +120,188 @@ type TensorSpec = model.TensorSpec
 
 // SupportedFamilies names every family the engine runs, with its model_type values.
 func SupportedFamilies() string { return model.SupportedFamilies() }
+
+// ---- engine/intervene: the interventions' settings ----
+
+// The intervention settings (intervene's tenants).
+type (
+	Ablation   = intervene.Ablation
+	Mask       = intervene.Mask
+	KeyMask    = intervene.KeyMask
+	KeepTop    = intervene.KeepTop
+	ScaleHeads = intervene.ScaleHeads
+)
+
+// Ablation modes.
+const (
+	AblateZero = intervene.AblateZero
+	AblateMean = intervene.AblateMean
+)
+
+// The settings' parsers and the error messages' quoting.
+var (
+	ParseAblation   = intervene.ParseAblation
+	ParseMask       = intervene.ParseMask
+	ParseKeyMask    = intervene.ParseKeyMask
+	ParseKeepTop    = intervene.ParseKeepTop
+	ParseScaleHeads = intervene.ParseScaleHeads
+	ParsePatchFrom  = intervene.ParsePatchFrom
+	QuoteShort      = intervene.QuoteShort
+)
+
+// ---- engine/tower: the run ----
+
+// Engine is a checkpoint, its resident weights and a backend (engine/tower).
+type Engine = tower.Engine
+
+// NewEngine makes ck's weights resident under s on be, which it owns from the call on
+// (engine/tower).
+func NewEngine(ck *Checkpoint, be backend.Backend, s Settings) (*Engine, error) {
+	return tower.NewEngine(ck, be, s)
+}
+
+// Run is one page going through the tower (engine/tower).
+type Run = tower.Run
+
+// BlockTiming is where one block's time went (engine/tower).
+type BlockTiming = tower.BlockTiming
+
+// BlockResult is what an observer sees after each block (engine/tower).
+type BlockResult = tower.BlockResult
+
+// OpTimes is the time spent per op kind on a synchronous backend (engine/tower).
+type OpTimes = tower.OpTimes
+
+// Settings are a run's settings: how the tower runs and what is done to it (engine/tower).
+type Settings = tower.Settings
+
+// Keep is what a run keeps on the host besides the merger outputs (engine/tower).
+type Keep = tower.Keep
+
+// Intervention is one way a run departs from the plain tower, as the surfaces name it
+// (engine/tower).
+type Intervention = tower.Intervention
+
+// DefaultSettings run on backend with mapped weights, the default tile and every core.
+func DefaultSettings(backend string) Settings { return tower.DefaultSettings(backend) }
+
+// InputFiles are every file (or folder) a run of image under dir's checkpoint and s reads
+// (engine/tower).
+func InputFiles(dir, image string, s Settings) []string { return tower.InputFiles(dir, image, s) }
+
+// Bound is one numeric setting's range (engine/tower).
+type Bound = tower.Bound
+
+// The numeric settings' defaults and bounds (engine/tower).
+const (
+	DefaultTileRows = tower.DefaultTileRows
+	MaxTileRows     = tower.MaxTileRows
+	MaxThreads      = tower.MaxThreads
+	MaxSlots        = tower.MaxSlots
+	MinMaxPixels    = tower.MinMaxPixels
+)
+
+// The numeric settings' bounds (engine/tower).
+var (
+	TileBound      = tower.TileBound
+	ThreadsBound   = tower.ThreadsBound
+	SlotsBound     = tower.SlotsBound
+	MaxPixelsBound = tower.MaxPixelsBound
+)
+
+// EstimateMemory is what a run of in on ck under s will hold (engine/tower).
+func EstimateMemory(ck *Checkpoint, in *Input, s Settings) MemoryEstimate {
+	return tower.EstimateMemory(ck, in, s)
+}
+
+// EstimatePatches is what a run of a page of patches on ck under s will hold (engine/tower).
+func EstimatePatches(ck *Checkpoint, patches int, s Settings) MemoryEstimate {
+	return tower.EstimatePatches(ck, patches, s)
+}
+
+// Tap is one named intermediate of a block; TapSet a set of them (engine/tower).
+type (
+	Tap    = tower.Tap
+	TapSet = tower.TapSet
+)
+
+// The taps of a block, in graph order, and every tap (engine/tower).
+const (
+	TapLN1      = tower.TapLN1
+	TapQ        = tower.TapQ
+	TapK        = tower.TapK
+	TapV        = tower.TapV
+	TapAttn     = tower.TapAttn
+	TapAttnProj = tower.TapAttnProj
+	TapFFNIn    = tower.TapFFNIn
+	TapLN2      = tower.TapLN2
+	TapFFNAct   = tower.TapFFNAct
+	TapFFNOut   = tower.TapFFNOut
+	TapOut      = tower.TapOut
+	AllTaps     = tower.AllTaps
+)
+
+// ProbeTaps are what the window's probes read: out, q and k (engine/tower).
+var ProbeTaps = tower.ProbeTaps
+
+// Taps lists every tap in graph order.
+func Taps() []Tap { return tower.Taps() }
+
+// TapNames are the taps' names in graph order.
+func TapNames() []string { return tower.TapNames() }
+
+// TapSetOf is the set of ts.
+func TapSetOf(ts ...Tap) TapSet { return tower.TapSetOf(ts...) }
+
+// ParseTap is the tap named name (engine/tower).
+func ParseTap(name string) (Tap, error) { return tower.ParseTap(name) }
+
+// ParseTaps reads a comma-separated list of tap names, or "all" (engine/tower).
+func ParseTaps(list string) (TapSet, error) { return tower.ParseTaps(list) }
+
+// TapBytes is what keeping tap t of every block of c costs on the host for a page of patches.
+func TapBytes(c Config, t Tap, patches int) int64 { return tower.TapBytes(c, t, patches) }
+
+// ProbeBytes is what a run of c keeping taps costs on the host for a page of patches.
+func ProbeBytes(c Config, patches int, taps TapSet) int64 { return tower.ProbeBytes(c, patches, taps) }
+
+// ---- engine/record: what a run leaves ----
+
+// Report is a run's settings and timings (engine/record); ReportSettings, ReportImage,
+// ReportBlock and ReportTotals are its parts.
+type (
+	Report         = record.Report
+	ReportSettings = record.ReportSettings
+	ReportImage    = record.ReportImage
+	ReportBlock    = record.ReportBlock
+	ReportTotals   = record.ReportTotals
+)
+
+// NewReport records a run's settings; checkpoint and image name the inputs (engine/record).
+func NewReport(e *Engine, in *Input, checkpoint, image string) *Report {
+	return record.NewReport(e, in, checkpoint, image)
+}
+
+// Millis is a duration in milliseconds, to the microsecond.
+func Millis(d time.Duration) float64 { return record.Millis(d) }
+
+// PeakRSS is the process's peak resident set in bytes.
+func PeakRSS() int64 { return record.PeakRSS() }
+
+// Dump is a finished run's tensors, immutable: what run --dump and the window's export write
+// (engine/record).
+type Dump = record.Dump
+
+// NewDump is r's tensors; it needs a finished run with every block's output kept
+// (engine/record).
+func NewDump(r *Run) (*Dump, error) { return record.NewDump(r) }
+
+// WriteDump writes r's tensors to path (engine/record: query < 0 leaves out the attention
+// rows; taps are written as blocks.{i}.{tap}).
+func WriteDump(r *Run, path string, query int, taps TapSet) error {
+	return record.WriteDump(r, path, query, taps)
+}
+
+// Version is the inspector's version, as dumps record it: engine/record's (set that one with
+// -ldflags -X), read when the program starts.
+var Version = record.Version

@@ -7,26 +7,22 @@ import (
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/cpu"
-	"github.com/turbospark/inspector/engine/safetensors"
-	"github.com/turbospark/inspector/internal/numcheck"
+	"github.com/turbospark/inspector/engine/dtype"
+	"github.com/turbospark/inspector/engine/synth"
 	"github.com/turbospark/inspector/internal/testfixture"
 )
 
 // fixture is a transformers reference file in testdata/ opened as a checkpoint directory.
 type fixture struct {
 	*testfixture.Fixture
-	path string
-	f    *safetensors.File
-	dir  string
+	dir string
 }
 
 func openFixture(t testing.TB, name string) *fixture {
 	t.Helper()
 	fx := testfixture.Open(t, filepath.Join("testdata", name+".safetensors"))
-	return &fixture{Fixture: fx, path: fx.Path, f: fx.File, dir: fx.Dir}
+	return &fixture{Fixture: fx, dir: fx.Dir}
 }
-
-func (fx *fixture) f32(t testing.TB, name string) []float32 { return fx.F32(t, name) }
 
 func (fx *fixture) input(t testing.TB) *engine.Input { return fx.Input(t) }
 
@@ -37,16 +33,14 @@ func must(t testing.TB, err error) {
 	}
 }
 
-// runTower runs a whole page and returns the run (outputs kept).
-func runTower(t testing.TB, dir string, be backend.Backend, opts engine.Settings, in *engine.Input) *engine.Run {
-	t.Helper()
-	opts.Keep.Outputs = true
-	return testfixture.RunAll(t, testfixture.Engine(t, dir, be, opts), in)
-}
-
 func cpuBackend() backend.Backend { return cpu.New(0) }
 
-var (
-	relErr   = numcheck.RelErr
-	bitEqual = numcheck.BitEqual
-)
+// tinyCheckpoint writes a valid tiny f32 checkpoint and returns its directory.
+func tinyCheckpoint(t *testing.T) string {
+	t.Helper()
+	cfg, err := synth.Preset("tiny")
+	must(t, err)
+	dir := t.TempDir()
+	must(t, synth.Write(dir, cfg, synth.Options{DType: dtype.F32, Seed: 3}))
+	return dir
+}

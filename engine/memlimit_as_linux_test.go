@@ -16,13 +16,12 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/geom"
 	"github.com/turbospark/inspector/engine/guard"
 	"github.com/turbospark/inspector/engine/synth"
+	"golang.org/x/sys/unix"
 )
 
 // The child of TestAddressLimit: under RLIMIT_AS set just above what it maps, a page past it
@@ -172,7 +171,7 @@ func TestAddressLimitDump(t *testing.T) {
 	must(t, err)
 	must(t, sess.RunAll(t.Context()))
 	kept := sess.Settings.Keep.Set()
-	must(t, sess.Run.WriteDump(filepath.Join(t.TempDir(), "dump.safetensors"), -1, kept))
+	must(t, engine.WriteDump(sess.Run, filepath.Join(t.TempDir(), "dump.safetensors"), -1, kept))
 	sess.Close()
 	fmt.Printf("CHILD OK: %d patches under RLIMIT_AS %d MiB kept and dumped %v (%v)\n", 4*(side*7/10)*(side*7/10), limit>>20, kept, sess.Notes)
 }

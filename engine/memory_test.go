@@ -45,3 +45,38 @@ func TestMemoryEstimate(t *testing.T) {
 	must(t, err)
 	sess.Close()
 }
+
+// Over the budget, the taps asked for on request go first (the widest first), then q|k,
+// and the notes say which.
+func TestFitProbesDropsTapsFirst(t *testing.T) {
+	fx := openFixture(t, "qwen3vl_vision_tiny_f32")
+	ck, err := engine.OpenCheckpoint(fx.dir)
+	must(t, err)
+	cfg, S := ck.Config, 176
+	probes := engine.ProbeBytes(cfg, S, engine.ProbeTaps)
+	keep := engine.Keep{Outputs: true, Attention: true, Taps: engine.TapSetOf(engine.TapLN1, engine.TapFFNAct)}
+	for _, c := range []struct {
+		budget int64
+		want   engine.TapSet
+		note   string
+	}{
+		{probes + engine.TapBytes(cfg, engine.TapLN1, S), engine.ProbeTaps | engine.TapSetOf(engine.TapLN1), "the tap ffn_act probes are off"},
+		{probes, engine.ProbeTaps, "the tap ffn_act, tap ln1 probes are off"},
+		{probes - 1, engine.TapSetOf(engine.TapOut), "attention (q, k) probes are off"},
+		{probes + engine.ProbeBytes(cfg, S, keep.Taps), engine.ProbeTaps | keep.Taps, ""},
+	} {
+		keep.Budget = c.budget
+		sess, err := engine.NewSession(context.Background(), ck, fx.input(t), fx.dir, "", engine.Settings{Keep: keep}, cpuBackend())
+		must(t, err)
+		if got := sess.Settings.Keep.Taps; got != c.want || sess.Run.Probes == nil {
+			t.Errorf("budget %d: keeps %s, want %s", c.budget, got, c.want)
+		}
+		if got := strings.Join(sess.Notes, "\n"); (c.note == "") != (got == "") || !strings.Contains(got, c.note) {
+			t.Errorf("budget %d: notes %q, want %q", c.budget, got, c.note)
+		}
+		if sess.Settings.Keep.Outputs != c.want.Has(engine.TapOut) || sess.Settings.Keep.Attention != c.want.Has(engine.TapQ) {
+			t.Errorf("budget %d: Outputs %v, Attention %v for %s", c.budget, sess.Settings.Keep.Outputs, sess.Settings.Keep.Attention, c.want)
+		}
+		sess.Close()
+	}
+}

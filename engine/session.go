@@ -3,7 +3,8 @@ package engine
 // session.go: one checkpoint, one page and one Settings, from open to close. The CLI's
 // `run`, the window's run and each side of Compare are Sessions: they open, step, report
 // and close the same way. A Session owns its engine (the backend and the resident weights)
-// and its run.
+// and its run. A session with a PatchFrom setting runs the source image to the patched block
+// once (patchFrom) and puts the patch on every run (engine/tower/patch.go).
 //
 // Invariant: Close frees the run's backend buffers, then the backend (which releases what
 // it wrapped of the weights' memory), then the weights; every failure on the way out of
@@ -34,7 +35,7 @@ type Session struct {
 	Report      *Report // the current run's; its totals are filled when the merger ran
 	BackendNote string  // why the backend is not the one asked for ("" when it is)
 	Notes       []string
-	// Memory is what the session's runs hold, estimated before it opened (estimate.go): what
+	// Memory is what the session's runs hold, estimated before it opened (engine/tower/estimate.go): what
 	// the next session of this process is refused against while this one is open.
 	Memory MemoryEstimate
 	// Observers see every block of every run of the session, from when they are added.
@@ -69,7 +70,7 @@ func OpenSession(ctx context.Context, dir, image string, s Settings, be backend.
 // closed); dir and image name the page's sources in reports ("" where there are none). ctx
 // stops what opening runs (OpenSession).
 func NewSession(ctx context.Context, ck *Checkpoint, in *Input, dir, image string, s Settings, be backend.Backend) (*Session, error) {
-	s = s.normalized()
+	s = s.Normalized()
 	limits := guard.Limits(s.MaxMemory) // with every other open session's holdings taken off
 	keep, note := fitProbes(ck.Config, in.Patches(), s.Keep, probeRoom(ck, in, s, limits))
 	s.Keep = keep
@@ -100,7 +101,7 @@ func probeRoom(ck *Checkpoint, in *Input, s Settings, limits []guard.Limit) int6
 		return -1
 	}
 	bare := s
-	bare.Keep = bare.Keep.only(0)
+	bare.Keep = bare.Keep.Only(0)
 	est := EstimateMemory(ck, in, bare)
 	room := int64(math.MaxInt64)
 	for _, l := range limits {
@@ -163,7 +164,7 @@ func fitProbes(cfg Config, patches int, keep Keep, room int64) (Keep, string) {
 	if kept == asked {
 		return keep, ""
 	}
-	return keep.only(kept), fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
+	return keep.Only(kept), fmt.Sprintf("%d patches would keep %s for the probes, over the %s budget: the %s probes are off (lower max pixels in Settings)",
 		patches, FormatBytes(ProbeBytes(cfg, patches, asked)), FormatBytes(budget), strings.Join(off, ", "))
 }
 
@@ -277,4 +278,68 @@ func (s *Session) Close() error {
 	err := s.Engine.Close()
 	s.Engine = nil
 	return err
+}
+
+// sessionPatch is a session's activation patch: the source image's block output (head -1)
+// or a head's attn slice at rows, applied to every run of the session (patchFrom computes it
+// once).
+type sessionPatch struct {
+	block, head int
+	rows        []int
+	source      []float32
+}
+
+// apply puts the patch on run (fresh).
+func (p *sessionPatch) apply(run *Run) error {
+	if p.head >= 0 {
+		return run.PatchHead(p.block, p.head, p.rows, p.source)
+	}
+	return run.PatchOutput(p.block, p.rows, p.source)
+}
+
+// patchFrom makes the session's patch from its PatchFrom setting: the image is made into a
+// page as the session's was (the same processor settings), must give the same page, and runs
+// to the block on the session's engine (with the session's ablation and mask); ctx stops
+// that run between (and inside) its ops, as it stops any run.
+func (s *Session) patchFrom(ctx context.Context, spec string) error {
+	_, image, block, head, patches, err := ParsePatchFrom(spec)
+	if err != nil || image == "" {
+		return err
+	}
+	if c := s.Checkpoint.Config; block >= c.Depth || head >= c.Heads {
+		return fmt.Errorf("patch-from block %d head %d: the tower has blocks 0..%d of heads 0..%d", block, head, c.Depth-1, c.Heads-1)
+	}
+	if err := ctx.Err(); err != nil { // stopped while this session's own page was made
+		return err
+	}
+	src, err := s.Checkpoint.LoadPage(image, s.Settings.MaxMemory)
+	if err != nil {
+		return err
+	}
+	if a, b := src.Grids[0], s.Input.Grids[0]; len(src.Grids) != len(s.Input.Grids) || a != b {
+		return fmt.Errorf("%s: its page is %v patches (t, h, w), this one's %v: patching needs the same page (an image of the same size, or the same max pixels)", image, a, b)
+	}
+	rows, err := patches.Rows(s.Run.Layout)
+	if err != nil {
+		return err
+	}
+	run, err := s.Engine.Start(src)
+	if err != nil {
+		return err
+	}
+	defer run.Close()
+	var attn []float32
+	if head >= 0 {
+		run.CaptureAttn(block, func(a []float32) { attn = a })
+	}
+	for run.Next() <= block {
+		if _, err := run.Step(ctx); err != nil {
+			return fmt.Errorf("%s: %w", image, err)
+		}
+	}
+	s.patch = &sessionPatch{block: block, head: head, rows: rows, source: run.Hidden()}
+	if head >= 0 {
+		s.patch.source = attn
+	}
+	return s.patch.apply(s.Run)
 }

@@ -149,47 +149,6 @@ func (s *Session) WhatIf(ctx context.Context, set Settings, be backend.Backend, 
 	return &e, nil
 }
 
-// resume makes r, fresh from Start, go on from base's state after block-1: the blocks before
-// block, which an intervention from block on cannot change, are base's bit for bit, so their
-// kept taps, mean changes and deepstack features are taken from base (shared, read only)
-// instead of run again. They keep no timings (they did not run here). Only for runs whose
-// interventions all start at block or later (Sweep's single ablations): anything earlier
-// would be skipped.
-func (r *Run) resume(base *Run, block int) error {
-	c := r.Config()
-	switch {
-	case block <= 0:
-		return nil
-	case r.next != 0 || block > base.next || block > c.Depth || base.Layout.Rows() != r.Layout.Rows():
-		return fmt.Errorf("resume at block %d: the run is at block %d, its base at %d", block, r.next, base.next)
-	case r.patched:
-		return fmt.Errorf("resume at block %d: the run has patches of its own", block)
-	case !r.e.Settings.KeepTop.None() && r.e.Settings.KeepTop.After < block:
-		return fmt.Errorf("resume at block %d: the run drops tokens after block %d", block, r.e.Settings.KeepTop.After)
-	}
-	var names []string
-	for _, t := range r.e.Settings.Keep.Taps.List() {
-		names = append(names, t.String())
-	}
-	if err := r.Probes.ShareFirst(base.Probes, block, names); err != nil {
-		return fmt.Errorf("resume at block %d: %w", block, err)
-	}
-	prev, err := base.Probes.Output(block - 1)
-	if err != nil {
-		return fmt.Errorf("resume at block %d: %w", block, err)
-	}
-	r.prev, r.prevOwn = prev, false // the base run's kept output
-	r.e.Backend.Upload(v(r.g.buf.h), prev)
-	r.changes = append(r.changes[:0], base.changes[:block]...)
-	for k, d := range c.Deepstack {
-		if d < block {
-			r.Deepstack = append(r.Deepstack, base.Deepstack[k])
-		}
-	}
-	r.next = block
-	return nil
-}
-
 // SweepRow is one ablated run of a sweep: what it ablated and how far it moved the outputs.
 type SweepRow struct {
 	Block  int       `json:"block"`
@@ -213,7 +172,7 @@ func (s *Session) CheckSweep() error {
 // Sweep runs the session's page once per head (over "heads") or block (over "blocks") with it
 // ablated (mode: AblateZero or AblateMean), on the session's engine (the weights read once),
 // against the session's finished run. Each run starts at its ablated block from the finished
-// run's state there (Run.resume: the blocks before it are the same bit for bit), so a sweep
+// run's state there (Run.Resume: the blocks before it are the same bit for bit), so a sweep
 // costs about half the blocks of running each from block 0. progress follows the runs.
 func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(done, of int)) ([]SweepRow, error) {
 	if over != "heads" && over != "blocks" {
@@ -246,7 +205,7 @@ func (s *Session) Sweep(ctx context.Context, over, mode string, progress func(do
 		}
 		// A patched session's run differs from StartWith's before the block; a base that did
 		// not keep every tap this run keeps cannot lend them: both run from block 0.
-		if s.patch == nil && run.resume(s.Run, u.Block) != nil {
+		if s.patch == nil && run.Resume(s.Run, u.Block) != nil {
 			run.Close()
 			if run, err = s.Engine.StartWith(s.Input, a); err != nil {
 				return nil, err

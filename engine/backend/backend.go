@@ -1,5 +1,5 @@
 // Package backend is the central seam (docs/ARCHITECTURE.md): the primitives the block
-// graph (engine/graph.go) is written with, once, and that every backend implements — the
+// graph (engine/tower/graph.go) is written with, once, and that every backend implements — the
 // CPU (engine/cpu) and Metal (metal). A backend imports only this package and engine/dtype,
 // never the engine that drives it. engine/conformance holds every backend to float64
 // references of each op (the CPU and Metal alike).
@@ -89,7 +89,7 @@ func (g GELUForm) String() string {
 
 // Segment is a half-open row range [Start, End) of queries that attend only to their own
 // rows (one image or one temporal slice of a video), or, where KeyEnd > 0, to the key rows
-// [KeyStart, KeyEnd) instead (the keys that a key mask leaves, gathered: engine/keymask.go).
+// [KeyStart, KeyEnd) instead (the keys that a key mask leaves, gathered: engine/tower/graph.go).
 // A segment whose own keys are meant has KeyStart = KeyEnd = 0: an empty key range never is.
 type Segment struct{ Start, End, KeyStart, KeyEnd int }
 

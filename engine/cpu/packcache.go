@@ -131,7 +131,7 @@ func (b *Backend) timePack(fill func(buf []float32), buf []float32) {
 }
 
 // TakePackTime returns the time MatMul spent packing weights (widening them into panels or
-// AMX tiles) since the last call, and starts again from zero: the op timer (engine/optimer.go)
+// AMX tiles) since the last call, and starts again from zero: the op timer (engine/tower/optimer.go)
 // shows it apart from the products, which it is part of. A weight widened per task (a
 // merger's on the FMA path, or the first one-row-block call of a pass: firstOfOneBlock) is not
 // counted: its widening is interleaved with its products.

@@ -86,15 +86,15 @@ func Estimate(sh Shape) MemoryEstimate {
 	page += f * S * int64(c.PatchDim())                                                    // the pixels' buffer while the embedding runs
 	host := f * (S*int64(c.PatchDim()) + 3*S*D)                                            // pixels, embed, previous and current hidden state
 	if sh.Occludes {
-		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (mask.go)
+		host += f * S * int64(c.PatchDim()) // the occluded copy of the pixels (intervene/mask.go)
 	}
 	if c.ArrangesRows() {
 		host += f * S * int64(c.PatchDim()) // the pixels gathered into the blocks' order
 	}
-	if sh.DropsTokens { // the dropped rows' frozen state, and the ranking block's q|k (tokendrop.go)
+	if sh.DropsTokens { // the dropped rows' frozen state, and the ranking block's q|k (intervene/tokendrop.go)
 		host += f * 3 * S * D
 	}
-	if sh.MasksKeys { // the kept keys' q|k|v: the backend's buffer and the host's gather (keymask.go)
+	if sh.MasksKeys { // the kept keys' q|k|v: the backend's buffer and the host's gather (intervene/keymask.go)
 		page += f * 3 * S * D
 		host += f * 3 * S * D
 	}

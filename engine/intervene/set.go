@@ -1,7 +1,7 @@
 package intervene
 
 // set.go: the registration of every tenant — a run's interventions as one comparable value
-// (Set, which engine.Settings carries beside how the tower runs), listed in one order, and the
+// (Set, which tower.Settings carries beside how the tower runs), listed in one order, and the
 // table (Kinds) from which the CLI's flags, Compare's keys and the window's form are made for
 // every tenant whose setting is one plain string.
 //

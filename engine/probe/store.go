@@ -23,7 +23,7 @@ import (
 	"github.com/turbospark/inspector/engine/geom"
 )
 
-// Store is what a run keeps for the probes: per block, each kept tap by name (engine/tap.go).
+// Store is what a run keeps for the probes: per block, each kept tap by name (engine/tower/tap.go).
 // q and k are kept together as one q|k [S, 2D] (what the attention rows score) and served
 // as the taps "q" and "k"; the block output is the tap "out".
 type Store struct {

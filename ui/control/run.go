@@ -243,7 +243,7 @@ func (c *Controller) post(sess *session) {
 	if snap.Finished {
 		rep := *sess.Report
 		snap.Report = &rep
-		snap.Dump, _ = r.Dump() // nil when outputs were not kept (over the probe budget)
+		snap.Dump, _ = engine.NewDump(r) // nil when outputs were not kept (over the probe budget)
 	}
 	c.snapshot = snap
 	c.mu.Unlock()

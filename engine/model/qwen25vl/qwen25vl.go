@@ -5,7 +5,7 @@
 // the rows are regrouped by windows of window_size/merge/patch merge units a side
 // (geom.Layout.UseWindowOrder, transformers' get_vision_window_index), and the merger's rows
 // are handed back in the processor's order (its reverse_indices). Its whole definition is this
-// table; the block is engine/graph.go's.
+// table; the block is engine/tower/graph.go's.
 //
 // Invariant: the windows tile each frame in the window order, and the full-attention blocks
 // attend within whole frames of that same order.

@@ -4,7 +4,7 @@
 // whole-frame attention in every block, no deepstack. config.json names the block width
 // embed_dim, the merger's output hidden_size, and the MLP embed_dim*mlp_ratio wide; the
 // merger's norm is ln_q (a LayerNorm) and its MLP mlp.0 / mlp.2 with the exact GELU. Its whole
-// definition is this table; the block is engine/graph.go's.
+// definition is this table; the block is engine/tower/graph.go's.
 //
 // Invariant: the MLP is int(embed_dim * mlp_ratio) wide, as transformers truncates it.
 // Mutation that would silently break it: reading hidden_size as the block width (as every

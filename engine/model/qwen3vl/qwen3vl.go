@@ -4,7 +4,7 @@
 // position table (num_position_embeddings, interpolated bilinearly to the grid), patches of
 // 16, whole-frame attention in every block; deepstack mergers after some blocks (Qwen3-VL only:
 // Qwen3.5 deletes them), each normalizing after the 2x2 concatenation; the final merger's
-// norm before it. Its whole definition is this table; the block is engine/graph.go's.
+// norm before it. Its whole definition is this table; the block is engine/tower/graph.go's.
 //
 // Invariant: the tensor names are listed in model's role order.
 // Mutation that would silently break it: defaulting deepstack_visual_indexes for Qwen3.5 too:
