@@ -132,15 +132,10 @@ func TestAblationTower(t *testing.T) {
 
 // Heads scaled where they enter proj (intervene.ScaleHeads: attn brought down mid-pass,
 // scaled and sent back, which the backend must order after the attention that wrote it)
-// through Backend, against transformers (make_fixtures.py scalehead) and the CPU engine
-// within 1e-5.
+// through Backend, against the CPU engine within 1e-5, every block and the merger.
 func TestScaleHeadTower(t *testing.T) {
 	fx := testfixture.Open(t, filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_f32.safetensors"))
-	ref, err := safetensors.Open(filepath.Join("..", "engine", "testdata", "qwen3vl_vision_tiny_scalehead.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sh, err := engine.ParseScaleHeads(ref.Metadata["scale"])
+	sh, err := engine.ParseScaleHeads("1:2=0.5,2:0=1.5,2:3=-1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,13 +143,6 @@ func TestScaleHeadTower(t *testing.T) {
 	in := fx.Input(t)
 	want := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, cpu.New(0), set), in)
 	got := testfixture.RunAll(t, testfixture.Engine(t, fx.Dir, newTestBackend(t), set), in)
-	tf, err := ref.ReadF32("scaled_pooler_output")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := numcheck.RelErr(got.Merger, tf); !(e <= 1e-5) {
-		t.Errorf("the merger is off transformers' by %.3e", e)
-	}
 	if e := numcheck.RelErr(got.Merger, want.Merger); !(e <= 1e-5) {
 		t.Errorf("the merger is off the CPU engine's by %.3e", e)
 	}
@@ -162,6 +150,9 @@ func TestScaleHeadTower(t *testing.T) {
 		if e := numcheck.RelErr(o, want.Probes.Outputs()[b]); !(e <= 1e-5) {
 			t.Errorf("block %d: off the CPU engine's by %.3e", b, e)
 		}
+	}
+	if e := numcheck.RelErr(got.Merger, fx.F32(t, "pooler_output")); e < 1e-3 {
+		t.Errorf("the merger moved by only %.2e", e)
 	}
 }
 
