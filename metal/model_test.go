@@ -147,7 +147,7 @@ func TestModelBackendCutsLongPasses(t *testing.T) {
 	}
 }
 
-// The 8B tower's block at 5,120 patches, as engine/graph.go encodes it (tile 512): the model
+// The 8B tower's block at 5,120 patches, as engine/tower/graph.go encodes it (tile 512): the model
 // predicts at least half of the FP32 peak on every GPU it knows.
 func TestModelPredictsHalfOfPeakAt5120(t *testing.T) {
 	const S, D, H, hd, I, tile = 5120, 1152, 16, 72, 4304, 512

@@ -1,7 +1,7 @@
 package ui
 
 // activations.go: the activations tab — which tap of the block to look at (out by default,
-// or any tap the run kept: engine/tap.go), which per-patch map the image shows (L2 norm,
+// or any tap the run kept: engine/tower/tap.go), which per-patch map the image shows (L2 norm,
 // mean, max |x|, change ||out-in||/||in|| for out only, one channel), a histogram of the
 // tap's values, their mean/std/min/max, and the channels with the largest mean |x|.
 //

@@ -2,7 +2,7 @@ package ui
 
 // settings.go: the run settings — MLP tile (presets and free entry, with the tile buffer's
 // memory), residency, backend, threads, max pixels — as a form used by the Settings tab and
-// by both sides of Compare; and, in the Settings tab only, which more taps (engine/tap.go)
+// by both sides of Compare; and, in the Settings tab only, which more taps (engine/tower/tap.go)
 // the next run keeps, with what each costs for the current page.
 //
 // Every control has a tooltip saying what it changes (tooltip.go).

@@ -1,6 +1,6 @@
 package ui
 
-// taps.go: the taps (engine/tap.go) the window can show for a block — out always (its
+// taps.go: the taps (engine/tower/tap.go) the window can show for a block — out always (its
 // per-patch statistics are computed for every block run), and the taps the run kept — their
 // values and per-patch statistics (probe.RowStats; the math is engine/probe's), and the
 // memory each would take to keep.

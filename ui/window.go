@@ -46,7 +46,7 @@ var Overlays = []string{OverlayAttention, OverlayRollout, OverlayRolloutWhole, O
 // Selection is what the user is looking at.
 type Selection struct {
 	Block   int    // the block whose output / attention is shown
-	Tap     string // the tap of the block the activations show (engine/tap.go; "out" by default)
+	Tap     string // the tap of the block the activations show (engine/tower/tap.go; "out" by default)
 	Head    int    // -1: mean of heads
 	Query   int    // the query patch (sequence index)
 	Overlay string

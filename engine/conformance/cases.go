@@ -127,7 +127,7 @@ func Cases() []Case {
 	// max often lies in a later tile than its first.
 	cases = append(cases, Attention(2, 72, Cuts(0, 5, 700), 40))
 	cases = append(cases, Attention(1, 64, Cuts(0, 600), 1))
-	// Key ranges apart from the queries (a key mask's gathered keys, engine/keymask.go): k and v
+	// Key ranges apart from the queries (a key mask's gathered keys: engine/tower/graph.go keysOf): k and v
 	// in a buffer of their own, ranges that overlap each other, one longer than a flash tile.
 	keyed := []backend.Segment{{Start: 0, End: 5, KeyStart: 3, KeyEnd: 9}, {Start: 5, End: 300, KeyStart: 0, KeyEnd: 280},
 		{Start: 300, End: 301, KeyStart: 280, KeyEnd: 281}}
