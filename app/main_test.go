@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	if selftest.IsChild(os.Args[1:]) {
 		os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	narrowToStandin()
 	code := m.Run()
 	removeBuilt()
 	os.Exit(code)

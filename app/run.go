@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/turbospark/inspector/bench"
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/engine/backend"
 	"github.com/turbospark/inspector/engine/intervene"
@@ -208,9 +209,9 @@ func (f *runFlags) writeOutputs(sess *engine.Session) error {
 // execute runs the session's page and prints the table as blocks finish.
 func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer) error {
 	if !quiet {
-		printHeader(w, sess)
+		bench.PrintRunHeader(w, sess)
 		mode := string(sess.Settings.Residency)
-		sess.Observers = append(sess.Observers, func(r engine.BlockResult) { printBlock(w, r, mode) })
+		sess.Observers = append(sess.Observers, func(r engine.BlockResult) { bench.PrintRunBlock(w, r, mode) })
 	}
 	if err := sess.RunAll(ctx); err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -219,7 +220,7 @@ func execute(ctx context.Context, sess *engine.Session, quiet bool, w io.Writer)
 		return err
 	}
 	if !quiet {
-		printTotals(w, sess.Report)
+		bench.PrintRunTotals(w, sess.Report)
 	}
 	return nil
 }
@@ -294,4 +295,11 @@ func parseMaskFlag(v string, in *inputs) (engine.Mask, error) {
 		return m, nil
 	}
 	return engine.ParseMask(v)
+}
+
+// warn says on stderr, whatever --quiet says, what the user must know of a finished run.
+func warn(stderr io.Writer, r *engine.Report) {
+	if r.NonFinite != nil {
+		fmt.Fprintln(stderr, "warning:", r.NonFinite)
+	}
 }

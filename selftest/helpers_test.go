@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	narrowToStandin()
 	code := m.Run()
 	removeBuilt()
 	os.Exit(code)

@@ -1,4 +1,12 @@
-package main
+package bench
+
+// runtable.go: `inspector run`'s table: the header (model, backend, residency, tile, page,
+// interventions, memory, notes), a row per block (weight wait, attention half, MLP half, wall,
+// bytes read, mean change) and the totals.
+//
+// Invariant: a row's times are the block's own (BlockTiming: pauses excluded) and the totals
+// the report's sums of them. Mutation that would silently break it: printing the wall clock
+// between observer calls — a Step's pause would read as the block's time.
 
 import (
 	"fmt"
@@ -7,9 +15,8 @@ import (
 	"github.com/turbospark/inspector/engine"
 )
 
-var ms = engine.Millis
-
-func printHeader(w io.Writer, sess *engine.Session) {
+// PrintRunHeader prints the run's header and the table's column names.
+func PrintRunHeader(w io.Writer, sess *engine.Session) {
 	s := sess.Report.Settings
 	fmt.Fprintf(w, "%s on %s, residency %s, tile %d rows, %d patches (grid %dx%dx%d)\n",
 		s.ModelType, s.Backend, s.Residency, s.TileRows, s.Patches, s.Grid[0], s.Grid[1], s.Grid[2])
@@ -33,22 +40,17 @@ func readText(t engine.BlockTiming, mode string) string {
 	return engine.FormatBytes(t.BytesRead)
 }
 
-func printBlock(w io.Writer, res engine.BlockResult, mode string) {
+// PrintRunBlock prints a block's row (mode: the residency, as the report names it).
+func PrintRunBlock(w io.Writer, res engine.BlockResult, mode string) {
 	t := res.Timing
-	fmt.Fprintf(w, "%5d %10.1f %10.1f %10.1f %10.1f %10s %10.4f\n", t.Block, ms(t.Wait), ms(t.Attention), ms(t.MLP),
-		ms(t.Wall), readText(t, mode), res.Stats.MeanChange)
+	fmt.Fprintf(w, "%5d %10.1f %10.1f %10.1f %10.1f %10s %10.4f\n", t.Block, engine.Millis(t.Wait), engine.Millis(t.Attention), engine.Millis(t.MLP),
+		engine.Millis(t.Wall), readText(t, mode), res.Stats.MeanChange)
 }
 
-func printTotals(w io.Writer, r *engine.Report) {
+// PrintRunTotals prints the totals row and the embedding's, the merger's and the memory's line.
+func PrintRunTotals(w io.Writer, r *engine.Report) {
 	t := r.Totals
 	fmt.Fprintf(w, "%5s %10.1f %10.1f %10.1f %10.1f %10s\n", "total", t.WaitMS, t.AttentionMS, t.MLPMS, t.WallMS, engine.FormatBytes(t.BytesRead))
 	fmt.Fprintf(w, "embed %.1f ms, merger %.1f ms, vision weights %s, peak RSS %s\n",
 		r.EmbedMS, r.MergerMS, engine.FormatBytes(t.WeightBytes), engine.FormatBytes(r.PeakRSS))
-}
-
-// warn says on stderr, whatever --quiet says, what the user must know of a finished run.
-func warn(stderr io.Writer, r *engine.Report) {
-	if r.NonFinite != nil {
-		fmt.Fprintln(stderr, "warning:", r.NonFinite)
-	}
 }

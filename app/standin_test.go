@@ -1,0 +1,115 @@
+package main
+
+// standin_test.go: which of this package's tests the stand-in pass runs again (make
+// test-standin: INSPECTOR_TEST_GPU=cpu-standin, -standin-only). The stand-in changes a test
+// only where the GPU's part is decided from the environment the test inherits: auto (or the
+// window) resolving a backend in this process, or in a binary started without an
+// INSPECTOR_TEST_GPU of its own — there the CPU engine plays Metal, as on a Mac. A test that
+// names the CPU, runs no backend, or gives its children their own variable (probeEnv) runs
+// the same either way, and the native pass holds it.
+//
+// The lists were made by running each test alone with every consult of the Metal decision
+// (metalOK, StandinGPU) logged while INSPECTOR_TEST_GPU was unset, in the test process and its
+// children; a test that logged one, or reads the variable itself (metalOnThisMachine), is a
+// GPU-path test. Classify a new test the same way.
+//
+// Invariant: every Test function of the package is in exactly one list
+// (TestStandinListsClassifyEveryTest), so a new test is classified, not missed. Mutation that
+// would silently break it: a -run list in the Makefile instead — a new test that resolves auto
+// would never run with the stand-in GPU, and nothing would say so.
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/turbospark/inspector/selftest"
+)
+
+// gpuPathTests run again with the stand-in GPU: they resolve auto, open the window's backends,
+// or read INSPECTOR_TEST_GPU themselves.
+var gpuPathTests = []string{
+	"TestAblateCLI", "TestBackendChoice", "TestCLIErrors", "TestCompareCLIUnderLoad", "TestDumpProvenance",
+	"TestGPUModel", "TestGenVerifyRun", "TestHugeImageRefused", "TestKeepTopCLI", "TestMaskCLI",
+	"TestMaskKeysCLI", "TestMaxMemory", "TestMetalBackendOffMacOS", "TestNonFiniteWarningNotQuiet",
+	"TestOutputsNeverOverInputs", "TestPatchFromCLI", "TestReadyLineOnce", "TestRunDumpExifJPEGQwen35",
+	"TestRunDumpMatchesTransformers", "TestRunDumpTaps", "TestRunNamesANaNWeight", "TestRunTrace",
+	"TestScaleHeadCLI", "TestSmokeRealWindow", "TestStdoutWriteFailure", "TestSweepCLI", "TestUnderAddressLimit",
+}
+
+// gpuFreeTests run the same whatever INSPECTOR_TEST_GPU says: the native pass holds them.
+var gpuFreeTests = []string{
+	"TestBenchBlocksLabel", "TestBenchFlags", "TestBenchGEMMWeights", "TestBenchLoops",
+	"TestBenchOutputsNeverOverTheCheckpoint", "TestBenchSweep", "TestCLIStderrQuietUnderCLocales",
+	"TestCeilingCommand", "TestCeilingFlags", "TestCompareCLIFlags", "TestCompareNamesNonFiniteSides",
+	"TestCompareOfOnePairWritesJSON", "TestCtrlCWhileThePatchSourceRuns", "TestDumpTapsOverTheBudgetRefusedFirst",
+	"TestEmptyInterventionListsRefused", "TestEveryFileFlagIsAnInput", "TestEveryFlagIsClassified",
+	"TestFyneLogFilter", "TestFyneMetadataDeclaresFyneDoUnlessChecksAsked", "TestGUIWithoutDisplay",
+	"TestGenNeverOverAFolder", "TestGenOutNotTheCurrentFolder", "TestGray16NoteIsSaid",
+	"TestInterruptStopsTheRun", "TestInterruptWhileOpening", "TestLongValuesQuotedShort",
+	"TestPatchFromWithoutPatches", "TestRunJSON", "TestSecondInterruptExitsAtOnce", "TestSignalDuringTheWrite",
+	"TestSweepNamesNonFiniteValues", "TestTestBinaryAnswersAsTheProbe", "TestTheExecutableIsAnInput",
+	"TestUnderAddressLimitEverything", "TestVerifyRepoID", "TestStandinListsClassifyEveryTest",
+}
+
+var standinOnly = flag.Bool("standin-only", false, "run only the tests the stand-in GPU changes (standin_test.go; make test-standin)")
+
+// narrowToStandin, with -standin-only, makes -test.run the GPU-path tests; it refuses to run
+// them without the stand-in GPU, which is their point.
+func narrowToStandin() {
+	flag.Parse()
+	if !*standinOnly {
+		return
+	}
+	if os.Getenv(selftest.EnvTestGPU) != "cpu-standin" {
+		fmt.Fprintln(os.Stderr, "-standin-only: set "+selftest.EnvTestGPU+"=cpu-standin (make test-standin does)")
+		os.Exit(2)
+	}
+	flag.Set("test.run", "^("+strings.Join(gpuPathTests, "|")+")$")
+}
+
+func TestStandinListsClassifyEveryTest(t *testing.T) {
+	checkClassified(t, gpuPathTests, gpuFreeTests)
+}
+
+// checkClassified fails unless every Test function in this package's test files (whatever
+// their build tags) is in exactly one of lists, and every name listed is such a function.
+func checkClassified(t *testing.T, lists ...[]string) {
+	t.Helper()
+	files, err := filepath.Glob("*_test.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the test files: %v", err)
+	}
+	tests := map[string]bool{}
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") && fn.Name.Name != "TestMain" {
+				tests[fn.Name.Name] = true
+			}
+		}
+	}
+	listed := map[string]int{}
+	for _, list := range lists {
+		for _, name := range list {
+			listed[name]++
+			if !tests[name] {
+				t.Errorf("%s is listed in standin_test.go but is no test of this package", name)
+			}
+		}
+	}
+	for name := range tests {
+		if listed[name] != 1 {
+			t.Errorf("%s is in %d of standin_test.go's lists, want exactly 1: does the stand-in GPU change what it runs?", name, listed[name])
+		}
+	}
+}
