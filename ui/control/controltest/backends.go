@@ -57,10 +57,10 @@ func (b SlowCPU) MatMulEpilogue(y, x backend.View, w, bias backend.Weight, rows,
 	backend.ApplyEpilogue(b, y, rows*out, ep)
 }
 
-// SlowBackends offers "cpu" and "nudged", both SlowCPU with delay; patch nudge's rows are
+// SlowBackends offers the CPU (cpu.Name) and "nudged", both SlowCPU with delay; patch nudge's rows are
 // nudged on the backend named nudgeIn.
 func SlowBackends(delay time.Duration, nudgeIn string, nudge int) control.Backends {
-	return control.Backends{Names: []string{"cpu", "nudged"}, New: func(name string, threads int) (backend.Backend, error) {
+	return control.Backends{Names: []string{cpu.Name, "nudged"}, New: func(name string, threads int) (backend.Backend, error) {
 		be := SlowCPU{Backend: cpu.New(threads), Delay: delay, Nudge: -1}
 		if name == nudgeIn {
 			be.Nudge = nudge
