@@ -3,7 +3,8 @@ package backend
 // registry.go: the compute backends this program has, each declared once by its own folder
 // (as engine/model's families are): its name, whether it runs here, and how to make one. What
 // `auto` runs and what runs when a backend cannot be made (the fallback, the CPU) are decided
-// here, once, for the CLI and the window alike; no other package spells a backend's name.
+// here, once, for the CLI and the window alike; other code names a backend through the
+// registry (Names, FallbackName, Auto) or the backend's own Name constant.
 //
 // Invariant: a backend that is not available here is never made (New refuses with the reason
 // without calling its maker), auto runs the available backend of the highest Preference, and
