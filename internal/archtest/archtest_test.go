@@ -82,9 +82,18 @@ func moduleImports(t *testing.T, root string) map[string][]string {
 	}
 	cmd := exec.Command(gobin, "list", "-tags", "inspectortest", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	cmd.Dir = root
+	// The module's packages as this machine builds them: not as a cross build asks (the arm64
+	// pass under qemu sets GOARCH=arm64 and CGO_ENABLED=0, which some packages need on).
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "GOARCH" && k != "GOOS" && k != "CGO_ENABLED" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
 	}
 	mod := "github.com/turbospark/inspector"
 	got := map[string][]string{}
