@@ -35,6 +35,18 @@ func TestMemoryEstimate(t *testing.T) {
 	if k := engine.EstimateMemory(ck, in, keep); k.Probes != engine.ProbeBytes(ck.Config, in.Patches(), engine.ProbeTaps) {
 		t.Errorf("probes %d, want %d", k.Probes, engine.ProbeBytes(ck.Config, in.Patches(), engine.ProbeTaps))
 	}
+	// the hooks' host copies: a scaled head's copy of attn, a head patch's source and copy
+	scaled := base
+	scaled.ScaleHead = "1:2=0.5"
+	headPatch := base
+	headPatch.PatchFrom = "b.png:blocks.1.attn.h2@rows:3"
+	SD := int64(in.Patches() * ck.Config.Hidden * 4)
+	if s := engine.EstimateMemory(ck, in, scaled); s.Activations-e.Activations != SD {
+		t.Errorf("a scaled head adds %d bytes, want its copy of attn, %d", s.Activations-e.Activations, SD)
+	}
+	if p := engine.EstimateMemory(ck, in, headPatch); p.Activations-e.Activations != 2*SD {
+		t.Errorf("a head patch adds %d bytes, want its source and copy of attn, %d", p.Activations-e.Activations, 2*SD)
+	}
 	limited := base
 	limited.MaxMemory = 1 << 20
 	_, err = engine.NewSession(context.Background(), ck, in, fx.dir, "", limited, cpuBackend())

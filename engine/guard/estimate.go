@@ -72,6 +72,9 @@ type Shape struct {
 	Occludes         bool  // an occlusion mask: the occluded copy of the pixels
 	DropsTokens      bool  // a token drop: the dropped rows' frozen state, the ranking block's q|k
 	MasksKeys        bool  // a key mask: the kept keys' q|k|v, the backend's and the host's gather
+	// HookFloats is what the interventions' hooks hold on the host besides the run, in float32s
+	// (intervene.HostMemory: a scaled head's copy of attn, a patch's source rows).
+	HookFloats int64
 }
 
 // Estimate is what a run of sh will hold.
@@ -98,6 +101,7 @@ func Estimate(sh Shape) MemoryEstimate {
 		page += f * 3 * S * D
 		host += f * 3 * S * D
 	}
+	host += f * sh.HookFloats
 	m.Activations = page + host + c.TileBytes(sh.TileRows, int(S))
 	threads := int64(sh.Threads)
 	if threads <= 0 {

@@ -86,6 +86,19 @@ func (p PatchFrom) From() int {
 	return block
 }
 
+// HostFloats is the patch's source rows, [S, D], and for a head's patch the hook's copy of
+// attn besides (HostMemory).
+func (p PatchFrom) HostFloats(patches, hidden int) int64 {
+	if p == "" {
+		return 0
+	}
+	n := int64(patches) * int64(hidden)
+	if strings.Contains(string(p), ".attn.h") {
+		return 2 * n
+	}
+	return n
+}
+
 // Plan: none per run; the session makes the patch once (OutputPatch, HeadPatch) and puts it on
 // every run.
 func (p PatchFrom) Plan(Tower) (any, error) { return nil, nil }

@@ -122,6 +122,14 @@ func (s ScaleHeads) Plan(t Tower) (any, error) {
 	return scaleHook(hs), nil
 }
 
+// HostFloats is the hook's copy of attn, [S, D] (HostMemory).
+func (s ScaleHeads) HostFloats(patches, hidden int) int64 {
+	if s.None() {
+		return 0
+	}
+	return int64(patches) * int64(hidden)
+}
+
 // scaleHook is the heads' factors, sorted by block.
 type scaleHook []headScale
 

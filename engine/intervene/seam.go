@@ -91,6 +91,13 @@ type RowsHook interface {
 	BeforeNext(ctx context.Context, s BlockSite) error
 }
 
+// HostMemory is an intervention whose hooks hold host memory besides the run's (read by the
+// memory estimate before the run starts): how many float32s for a page of patches rows of
+// hidden values each.
+type HostMemory interface {
+	HostFloats(patches, hidden int) int64
+}
+
 // QKHook asks the run to take block's q|k even when the settings keep none (BlockSite.Received
 // reads it).
 type QKHook interface{ NeedsQK(block int) bool }

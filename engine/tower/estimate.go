@@ -6,7 +6,8 @@ package tower
 //
 // Invariant: every Setting that changes what a run allocates reaches the estimate — the
 // residency and its slots, the threads, the MLP tile, the kept taps, and each intervention
-// that makes host copies (an occlusion mask, a token drop, a key mask) — so the estimate a
+// that makes host copies (an occlusion mask, a token drop, a key mask, and each tenant that
+// says so: intervene.HostMemory) — so the estimate a
 // session is checked against is the run's. Mutation that would silently break it: leaving
 // the kept taps out (Probes 0) — the probes a session keeps, most of what a large page holds
 // when q|k are kept, would pass unchecked (TestMemoryEstimate).
@@ -15,6 +16,7 @@ import (
 	"github.com/turbospark/inspector/engine/ckpt"
 	"github.com/turbospark/inspector/engine/dtype"
 	"github.com/turbospark/inspector/engine/guard"
+	"github.com/turbospark/inspector/engine/intervene"
 )
 
 // EstimateMemory is what a run of in on ck under s will hold.
@@ -38,5 +40,17 @@ func EstimatePatches(ck *ckpt.Checkpoint, patches int, s Settings) guard.MemoryE
 	return guard.Estimate(guard.Shape{Config: ck.Config, Patches: patches, Weights: weights, Mapping: mapping,
 		BF16: ck.DTypeCounts()[dtype.BF16] > 0, Threads: s.Threads, TileRows: s.TileRows,
 		Probes: ProbeBytes(ck.Config, patches, keep), KeepsFFNAct: keep.Has(TapFFNAct),
-		Occludes: !s.Mask.None(), DropsTokens: !s.KeepTop.None(), MasksKeys: !s.KeyMask.None()})
+		Occludes: !s.Mask.None(), DropsTokens: !s.KeepTop.None(), MasksKeys: !s.KeyMask.None(),
+		HookFloats: hookFloats(s.Set, patches, ck.Config.Hidden)})
+}
+
+// hookFloats is what the interventions' hooks hold on the host (intervene.HostMemory).
+func hookFloats(set intervene.Set, patches, hidden int) int64 {
+	var n int64
+	for _, iv := range set.List() {
+		if h, ok := iv.(intervene.HostMemory); ok {
+			n += h.HostFloats(patches, hidden)
+		}
+	}
+	return n
 }
