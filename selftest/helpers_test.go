@@ -4,11 +4,10 @@ package selftest
 // itself is built from app/ for the tests that run it as a user does.
 
 import (
+	"github.com/turbospark/inspector/internal/testfixture"
+
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/turbospark/inspector/internal/jsonx"
@@ -38,44 +37,15 @@ func buildInspector(t *testing.T) string {
 	return buildInspectorTags(t, "inspectortest")
 }
 
-// built holds the program built once per set of build tags for this test process (a build is
-// seconds of linking; the tests only run the binary), in a folder TestMain removes.
-var built struct {
-	sync.Mutex
-	dir  string
-	bins map[string]string
-}
-
 // buildInspectorTags builds the program with the build tags tags ("" for the release build),
-// or returns the one this process built already.
+// once per test process (testfixture.Program).
 func buildInspectorTags(t *testing.T, tags string) string {
 	t.Helper()
-	built.Lock()
-	defer built.Unlock()
-	if bin, ok := built.bins[tags]; ok {
-		return bin
-	}
-	if built.dir == "" {
-		dir, err := os.MkdirTemp("", "inspector-test-bin-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		built.dir, built.bins = dir, map[string]string{}
-	}
-	bin := filepath.Join(built.dir, fmt.Sprintf("tags%d", len(built.bins)), "inspector")
-	if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, "../app").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	built.bins[tags] = bin
-	return bin
+	return testfixture.Program(t, "../app", tags)
 }
 
 // removeBuilt removes the binaries buildInspectorTags built (TestMain, after the tests).
-func removeBuilt() {
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-}
+func removeBuilt() { testfixture.RemovePrograms() }
 
 // needsHooks skips a test that uses the tests' hooks in this process when the test binary was
 // built without them (go test without -tags inspectortest; make test has it).
