@@ -186,3 +186,34 @@ func TestOpenCheckpointTypedPath(t *testing.T) {
 	entry.OnSubmitted(entry.Text)
 	h.pump("the typed checkpoint", func() bool { return h.in.Snap.CheckpointDir == second && h.in.Snap.Finished })
 }
+
+// Step stays on while a Step's block runs, each click one more block, the button counts the
+// ones waiting ("Step (+2)"), the Run menu's Step likewise; Cancel clears the count.
+func TestStepButtonCountsClicks(t *testing.T) {
+	h := newHarnessOn(t, controltest.SlowBackends(60*time.Millisecond, "", -1))
+	h.openDemo()
+	h.in.MainMenu()
+	h.in.Ctl.Restart()
+	h.pump("the restart", func() bool { return h.in.Ctl.Pending() == 0 && h.in.Snap.Next == 0 && !h.in.Snap.Finished })
+	step, cancel := h.in.panels.toolbar.step, h.in.panels.toolbar.cancel
+	test.Tap(step)
+	h.pump("the window showing the first block under way", func() bool { return !cancel.Disabled() })
+	for range 2 {
+		if step.Disabled() {
+			t.Fatal("Step is off while a Step's block runs: the click would be lost")
+		}
+		test.Tap(step)
+	}
+	if n := h.in.Ctl.QueuedSteps(); n < 1 || step.Text != fmt.Sprintf("Step (+%d)", n) {
+		t.Errorf("3 clicks: the button says %q with %d waiting", step.Text, n)
+	}
+	if it := findItem(h.in.chrome.menu.main.Items[1], "Step"); it == nil || it.Disabled {
+		t.Error("the Run menu's Step is off while Steps run")
+	}
+	h.in.Ctl.Cancel()
+	h.pump("the cancel", func() bool { return h.in.Ctl.Pending() == 0 })
+	h.settle()
+	if step.Text != "Step" || h.in.Snap.Next > 1 {
+		t.Errorf("after Cancel: %q, %d blocks ran", step.Text, h.in.Snap.Next)
+	}
+}

@@ -88,7 +88,7 @@ func (in *Inspector) runMenu() *fyne.Menu {
 	off := func(it *fyne.MenuItem, on bool) *fyne.MenuItem { it.Disabled = !on; return it }
 	return fyne.NewMenu("Run",
 		off(fyne.NewMenuItem("Run all", in.Ctl.RunAll), st.left),
-		off(fyne.NewMenuItem("Step", in.Ctl.Step), st.left),
+		off(fyne.NewMenuItem("Step", in.Ctl.Step), st.left || st.stepping),
 		off(fyne.NewMenuItem("Play / Pause    (Space)", t.togglePlay), (st.loaded && !in.Snap.Finished) || st.playing),
 		off(fyne.NewMenuItem("Restart", in.Ctl.Restart), st.loaded),
 		off(fyne.NewMenuItem("Cancel", in.Ctl.Cancel), st.busy))
@@ -98,6 +98,7 @@ func (in *Inspector) runMenu() *fyne.Menu {
 // buttons follow.
 type menuState struct {
 	loaded, left, playing, busy, finished, dump, compared bool
+	stepping                                              bool // Steps run: Step queues one more
 }
 
 func (in *Inspector) menuState() menuState {
@@ -109,6 +110,7 @@ func (in *Inspector) menuState() menuState {
 	if in.panels.toolbar != nil && in.panels.toolbar.cancel != nil {
 		st.busy = !in.panels.toolbar.cancel.Disabled()
 	}
+	st.stepping = st.left && in.Ctl.Stepping()
 	st.left = st.left && !st.busy // Run all and Step, as the toolbar's: not while a run goes on
 	return st
 }

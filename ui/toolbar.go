@@ -58,7 +58,10 @@ func newToolbar(in *Inspector) *toolbar {
 	t.openImg = widget.NewButtonWithIcon("Image…", theme.FileImageIcon(), t.chooseImage)
 	t.recent = widget.NewButtonWithIcon("Recent", theme.HistoryIcon(), t.showRecent)
 	t.runAll = widget.NewButtonWithIcon("Run all", theme.MediaFastForwardIcon(), in.Ctl.RunAll)
-	t.step = widget.NewButtonWithIcon("Step", theme.MediaSkipNextIcon(), in.Ctl.Step)
+	t.step = widget.NewButtonWithIcon("Step", theme.MediaSkipNextIcon(), func() {
+		in.Ctl.Step()
+		t.syncRunButtons() // the count of Steps waiting, at once
+	})
 	t.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), t.togglePlay)
 	t.restart = widget.NewButtonWithIcon("Restart", theme.MediaReplayIcon(), in.Ctl.Restart)
 	t.cancel = widget.NewButtonWithIcon("Cancel", theme.CancelIcon(), in.Ctl.Cancel)
@@ -107,12 +110,20 @@ func (t *toolbar) say(text string, err error) {
 }
 
 // syncRunButtons offers Run all, Step and Play only while something is left to run, and
-// Restart once a run exists (Play stays on while playing: it is the Pause button then).
+// Restart once a run exists (Play stays on while playing: it is the Pause button then). Step
+// stays on while Steps run, each click one more block, and says how many wait: "Step (+2)".
 func (t *toolbar) syncRunButtons() {
 	s := t.in.Snap
 	left := s.Loaded() && !s.Finished
-	for _, b := range []*widget.Button{t.runAll, t.step} {
-		enable(b, left && t.cancel.Disabled()) // not while a run goes on: Cancel is its control then
+	idle := t.cancel.Disabled() // not while a run goes on: Cancel is its control then
+	enable(t.runAll, left && idle)
+	enable(t.step, left && (idle || t.in.Ctl.Stepping()))
+	label := "Step"
+	if n := t.in.Ctl.QueuedSteps(); n > 0 {
+		label = fmt.Sprintf("Step (+%d)", n)
+	}
+	if t.step.Text != label {
+		t.step.SetText(label)
 	}
 	enable(t.play, left || t.in.Ctl.Playing())
 	enable(t.restart, s.Loaded())

@@ -81,6 +81,7 @@ type Controller struct {
 	whatIfStop  context.CancelFunc // the what-if or head sweep in flight or queued
 	note        string             // why the current run re-ran: stays on the status line until the next open
 	playing     bool
+	steps       stepQueue // the Step clicks waiting and the one whose block runs (run.go)
 	snapshot    *Snapshot
 
 	pending atomic.Int32 // jobs queued or running
@@ -225,6 +226,7 @@ func (c *Controller) newContext() context.Context {
 		c.cancel()
 	}
 	c.stepCtx = nil
+	c.steps.drop() // another job: the Steps not started go (theirs is the cancelled context)
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	return ctx
@@ -235,6 +237,7 @@ func (c *Controller) newContext() context.Context {
 func (c *Controller) Cancel() {
 	c.mu.Lock()
 	c.playing = false
+	c.steps.drop()
 	if c.cancel != nil {
 		c.cancel()
 	}

@@ -86,10 +86,73 @@ func (c *Controller) Restart() {
 	})
 }
 
-// Step runs the next block (or the merger after the last).
+// Step queues the next block (or the merger after the last): every click counts, so clicks
+// while a block runs step the blocks after it in turn (QueuedSteps says how many wait); Cancel,
+// Pause and any other job drop the ones not started.
 func (c *Controller) Step() {
 	ctx := c.stepContext()
-	c.enqueue(func() { c.stepOnce(ctx, false) })
+	c.mu.Lock()
+	gen := c.steps.add()
+	c.mu.Unlock()
+	c.enqueue(func() {
+		c.mu.Lock()
+		started := c.steps.start(gen)
+		more := c.steps.queued > 0
+		c.mu.Unlock()
+		if !started {
+			return
+		}
+		defer func() {
+			c.mu.Lock()
+			c.steps.running = false
+			c.mu.Unlock()
+		}()
+		c.stepOnce(ctx, more) // more Steps wait: Cancel stays live between their blocks
+	})
+}
+
+// stepQueue is the Step clicks not yet run: queued, and whether one's block runs. Guarded by
+// the Controller's mu.
+//
+// Invariant: a click is counted once, from the click to the start of its block (queued) and
+// until that block ends (running); a dropped click never runs (its generation is gone).
+// Mutation that would silently break it: counting a dropped click when its job comes up — the
+// button would show Steps waiting that never run.
+type stepQueue struct {
+	gen     int  // the clicks' generation: drop starts a new one
+	queued  int  // clicks of this generation whose block has not started
+	running bool // a Step's block runs
+}
+
+// add counts a click and returns its generation.
+func (q *stepQueue) add() int { q.queued++; return q.gen }
+
+// start says whether a click of generation gen runs now (not dropped), and counts it running.
+func (q *stepQueue) start(gen int) bool {
+	if gen != q.gen {
+		return false
+	}
+	q.queued--
+	q.running = true
+	return true
+}
+
+// drop forgets the clicks not started.
+func (q *stepQueue) drop() { q.gen, q.queued = q.gen+1, 0 }
+
+// QueuedSteps is the Step clicks waiting behind the block in flight.
+func (c *Controller) QueuedSteps() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.steps.queued
+}
+
+// Stepping says whether a Step's block runs or Steps wait: Step stays offered then, each
+// click one more block.
+func (c *Controller) Stepping() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.steps.running || c.steps.queued > 0
 }
 
 // stepContext is the context of the Steps queued or in flight, so that several Step clicks
@@ -130,10 +193,11 @@ func (c *Controller) Play() {
 	c.enqueue(func() { c.playStep(ctx) })
 }
 
-// Pause stops playing after the block in flight.
+// Pause stops playing after the block in flight, and drops the Steps not started.
 func (c *Controller) Pause() {
 	c.mu.Lock()
 	c.playing = false
+	c.steps.drop()
 	c.mu.Unlock()
 }
 

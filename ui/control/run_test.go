@@ -242,3 +242,41 @@ func TestRunAllStaysBusyBetweenBlocks(t *testing.T) {
 		t.Errorf("the last status %q busy %v", texts[last], busy[last])
 	}
 }
+
+// Step clicks are counted while a block runs (QueuedSteps), each runs one block, and Cancel and
+// Pause drop the ones not started: nothing runs after them, and the count is 0.
+func TestStepClicksQueueAndDrop(t *testing.T) {
+	h := newHarnessOn(t, controltest.SlowBackends(60*time.Millisecond, "", -1))
+	h.openDemo()
+	for _, stop := range []struct {
+		name string
+		f    func()
+	}{{"Cancel", h.ctl.Cancel}, {"Pause", h.ctl.Pause}} {
+		h.ctl.Restart()
+		h.pump("the restart", func() bool { return h.ctl.Pending() == 0 && h.snap.Next == 0 && !h.snap.Finished })
+		for range 3 {
+			h.ctl.Step()
+		}
+		if n := h.ctl.QueuedSteps(); n < 2 || !h.ctl.Stepping() {
+			t.Fatalf("3 clicks at once: %d waiting (stepping %v), want 2 or 3", n, h.ctl.Stepping())
+		}
+		h.pump("the first block under way", func() bool { return h.ctl.QueuedSteps() == 2 })
+		stop.f()
+		if n := h.ctl.QueuedSteps(); n != 0 {
+			t.Errorf("%s left %d Steps waiting", stop.name, n)
+		}
+		h.pump("nothing more", func() bool { return h.ctl.Pending() == 0 })
+		if h.snap.Next > 1 || h.ctl.Stepping() {
+			t.Errorf("after %s during the first block: %d blocks ran (stepping %v)", stop.name, h.snap.Next, h.ctl.Stepping())
+		}
+	}
+	h.ctl.Restart()
+	h.pump("the restart", func() bool { return h.ctl.Pending() == 0 && h.snap.Next == 0 })
+	for range 4 {
+		h.ctl.Step()
+	}
+	h.pump("four steps", func() bool { return h.ctl.Pending() == 0 })
+	if h.snap.Next != 4 || h.ctl.QueuedSteps() != 0 || h.ctl.Stepping() {
+		t.Errorf("4 clicks at once ran %d blocks, %d waiting", h.snap.Next, h.ctl.QueuedSteps())
+	}
+}
