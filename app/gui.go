@@ -28,6 +28,7 @@ import (
 	"github.com/turbospark/inspector/assets"
 	"github.com/turbospark/inspector/engine"
 	"github.com/turbospark/inspector/internal/fsx"
+	"github.com/turbospark/inspector/internal/quitwatch"
 	"github.com/turbospark/inspector/ui"
 )
 
@@ -72,8 +73,12 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 	if err := openAtLaunch(in, *dir, *image, *demo); err != nil {
 		return err
 	}
+	ctl.OnWindowClosed = quitwatch.Arm // the process ends even where Fyne's shutdown does not
 	quitOnSignals(a)
 	w.ShowAndRun()
+	if quitwatch.HangAfterWindow() {
+		select {} // the tests' stand-in for a shutdown that never returns
+	}
 	ctl.Close()
 	if frames != nil {
 		fmt.Fprintln(os.Stderr, frames.Summary())
@@ -82,17 +87,19 @@ func cmdGUI(args []string, stdout, stderr io.Writer) error {
 }
 
 // quitOnSignals quits the window on SIGHUP (a closed terminal) as Fyne does on SIGINT and
-// SIGTERM: on the UI goroutine, after an export being written there. A second stop signal
-// quits at once, removing the temporaries of writes in progress (their targets stay as
-// they were).
+// SIGTERM: on the UI goroutine, after an export being written there; the first signal arms
+// quitwatch, so the process ends even if the window never closes. A second stop signal quits
+// at once, removing the temporaries of writes in progress (their targets stay as they were).
 func quitOnSignals(a fyne.App) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, stopSignals...)
 	go func() {
-		if s := <-sig; s == syscall.SIGHUP {
+		s := <-sig
+		quitwatch.Arm() // whether or not the window gets to close
+		if s == syscall.SIGHUP {
 			fyne.Do(a.Quit)
 		}
-		s := <-sig
+		s = <-sig
 		fsx.RemoveTemporaries()
 		os.Exit(exitCode(s))
 	}()

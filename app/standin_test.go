@@ -38,7 +38,7 @@ var gpuPathTests = []string{
 	"TestAblateCLI", "TestBackendChoice", "TestCLIErrors", "TestCompareCLIUnderLoad", "TestDumpProvenance",
 	"TestGPUModel", "TestGenVerifyRun", "TestHugeImageRefused", "TestKeepTopCLI", "TestMaskCLI",
 	"TestMaskKeysCLI", "TestMaxMemory", "TestMetalBackendOffMacOS", "TestNonFiniteWarningNotQuiet",
-	"TestOutputsNeverOverInputs", "TestPatchFromCLI", "TestReadyLineOnce", "TestRunDumpExifJPEGQwen35",
+	"TestOutputsNeverOverInputs", "TestPatchFromCLI", "TestQuitEndsTheProcessWhenFyneHangs", "TestReadyLineOnce", "TestRunDumpExifJPEGQwen35",
 	"TestRunDumpMatchesTransformers", "TestRunDumpTaps", "TestRunNamesANaNWeight", "TestRunTrace",
 	"TestScaleHeadCLI", "TestSmokeRealWindow", "TestStdoutWriteFailure", "TestSweepCLI", "TestUnderAddressLimit",
 }

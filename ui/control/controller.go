@@ -105,6 +105,9 @@ type Controller struct {
 	// OnWhatIfProgress follows a what-if or a head sweep, with a last call with Running
 	// false when it ended (done, failed or cancelled).
 	OnWhatIfProgress func(WhatIfProgress)
+	// OnWindowClosed is told when the window closed (WindowClosed, on the UI goroutine): the
+	// program's own ending (app: quitwatch.Arm).
+	OnWindowClosed func()
 }
 
 // session is the window's engine.Session and the statistics its current run produced.
@@ -144,7 +147,12 @@ func (c *Controller) do(f func()) {
 
 // WindowClosed stops every UI call from here on; the window calls it from its close
 // callback, on the UI goroutine, before fyne's loop ends.
-func (c *Controller) WindowClosed() { c.quitting.Store(true) }
+func (c *Controller) WindowClosed() {
+	c.quitting.Store(true)
+	if c.OnWindowClosed != nil {
+		c.OnWindowClosed()
+	}
+}
 
 // Snapshot is the last posted snapshot (nil before the first open).
 func (c *Controller) Snapshot() *Snapshot {
