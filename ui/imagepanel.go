@@ -379,11 +379,7 @@ func (p *imagePanel) hoverText(patch int) string {
 		return ""
 	}
 	pos := s.Layout.Pos[patch]
-	txt := fmt.Sprintf("row %d col %d (patch %d)", pos.Row, pos.Col, patch)
-	if p.values != nil {
-		txt += fmt.Sprintf(": %.4g", p.values[patch])
-	}
-	return txt
+	return widgets.PatchReadout(pos.Row, pos.Col, patch, p.values)
 }
 
 // figure is the view as a figure at zoom (1 or 2) times the page's resolution: the photo with

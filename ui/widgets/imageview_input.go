@@ -38,9 +38,16 @@ func (v *ImageView) ivPatchAtLocked(pos fyne.Position, size fyne.Size) int {
 // ivDefaultHoverLocked is the hover text without SetHoverText.
 func (v *ImageView) ivDefaultHoverLocked(p int) string {
 	rc := v.rasterOf[p]
-	s := fmt.Sprintf("r %d  c %d  seq %d", rc/v.grid.Cols, rc%v.grid.Cols, p)
-	if p < len(v.values) {
-		s += ":  " + legendFormatValue(v.values[p])
+	return PatchReadout(rc/v.grid.Cols, rc%v.grid.Cols, p, v.values)
+}
+
+// PatchReadout is how every image view names the patch under the pointer: "row 4 col 7
+// (patch 125): 0.0123" (its value when values holds one): one wording in the main view and
+// What if's maps alike.
+func PatchReadout(row, col, patch int, values []float32) string {
+	s := fmt.Sprintf("row %d col %d (patch %d)", row, col, patch)
+	if patch < len(values) {
+		s += fmt.Sprintf(": %.4g", values[patch])
 	}
 	return s
 }

@@ -445,7 +445,7 @@ func TestImageViewHoverTextAppearsAndDisappears(t *testing.T) {
 	vals[want] = 0.031
 	v.SetOverlay(vals, Viridis, 0, 0.05)
 	test.MoveMouse(win.Canvas(), pos)
-	if got, exp := r.tipText.Text, fmt.Sprintf("r 2  c 5  seq %d:  0.031", want); got != exp {
+	if got, exp := r.tipText.Text, fmt.Sprintf("row 2 col 5 (patch %d): 0.031", want); got != exp {
 		t.Errorf("default hover text %q, want %q", got, exp)
 	}
 }
