@@ -63,7 +63,7 @@ func TestMenuItemsFollowWhatTheyCanDo(t *testing.T) {
 	if on(1, "Run all") || !on(1, "Cancel") || !export("View as PNG…") || export("Timings as JSON…") || export("Compare as JSON (every pass)…") {
 		t.Errorf("during the run: run all %v, cancel %v, view %v, timings %v", on(1, "Run all"), on(1, "Cancel"), export("View as PNG…"), export("Timings as JSON…"))
 	}
-	h.pump("the run", func() bool { return h.in.Snap.Finished })
+	h.pump("the run and its last status", func() bool { return h.in.Snap.Finished && h.in.Ctl.Pending() == 0 })
 	if on(1, "Run all") || on(1, "Step") || on(1, "Cancel") || !on(1, "Restart") || !export("Timings as JSON…") || !export("Run as safetensors dump…") {
 		t.Errorf("after the run: run all %v, step %v, cancel %v, restart %v, timings %v", on(1, "Run all"), on(1, "Step"), on(1, "Cancel"),
 			on(1, "Restart"), export("Timings as JSON…"))
