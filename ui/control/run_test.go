@@ -280,3 +280,15 @@ func TestStepClicksQueueAndDrop(t *testing.T) {
 		t.Errorf("4 clicks at once ran %d blocks, %d waiting", h.snap.Next, h.ctl.QueuedSteps())
 	}
 }
+
+// The window's close is told to the program (OnWindowClosed: app arms quitwatch there), once
+// per close, after the controller has marked itself quitting.
+func TestWindowClosedTellsTheProgram(t *testing.T) {
+	h := newHarness(t)
+	told := 0
+	h.ctl.OnWindowClosed = func() { told++ }
+	h.ctl.WindowClosed()
+	if told != 1 {
+		t.Errorf("OnWindowClosed called %d times, want 1", told)
+	}
+}
