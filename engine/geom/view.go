@@ -59,6 +59,7 @@ type Views struct {
 	dropAfter int    // -1: no drop
 	kept      []int  // page rows run after the drop
 	dropped   []bool // per page row
+	union     []bool // masked or dropped, per page row, while both are set (made once: the probes read it per query)
 }
 
 // NewViews is the views of a tower of depth blocks over lay: every block runs every row and
@@ -82,11 +83,13 @@ func (v *Views) MaskKeys(from int, masked []bool, label string) error {
 	}
 	v.mu.Lock()
 	v.maskFrom, v.masked, v.maskLabel = from, masked, label
+	v.unite()
 	v.mu.Unlock()
 	for i := from; i < v.depth; i++ {
 		if _, err := v.Of(i).keyed(); err != nil {
 			v.mu.Lock()
 			v.masked = nil
+			v.unite()
 			v.mu.Unlock()
 			return err
 		}
@@ -113,18 +116,33 @@ func (v *Views) Drop(after int, kept []int) error {
 		dropped[r] = false
 	}
 	v.mu.Lock()
-	old := [2]any{v.dropAfter, v.kept}
+	oldAfter, oldKept := v.dropAfter, v.kept
 	v.dropAfter, v.kept, v.dropped = after, kept, dropped
+	v.unite()
 	v.mu.Unlock()
 	for i := after + 1; i < v.depth; i++ {
 		if _, err := v.Of(i).keyed(); err != nil {
 			v.mu.Lock()
-			v.dropAfter, v.kept, v.dropped = old[0].(int), old[1].([]int), nil
+			v.dropAfter, v.kept, v.dropped = oldAfter, oldKept, nil
+			v.unite()
 			v.mu.Unlock()
 			return fmt.Errorf("after the token drop (%d rows kept, numbered 0-%d): %w", len(kept), len(kept)-1, err)
 		}
 	}
 	return nil
+}
+
+// unite makes union the masked or dropped rows while both are set (nil otherwise). Callers
+// hold mu.
+func (v *Views) unite() {
+	v.union = nil
+	if v.masked == nil || v.dropped == nil {
+		return
+	}
+	v.union = make([]bool, len(v.masked))
+	for i := range v.union {
+		v.union[i] = v.masked[i] || v.dropped[i]
+	}
 }
 
 // DropAfter is the block after which the run dropped rows, and the rows it kept (-1, nil:
@@ -156,10 +174,7 @@ func (v *Views) of(block int, held bool) View {
 	masked := v.masked != nil && block >= v.maskFrom
 	switch {
 	case masked && view.Dropped != nil:
-		view.Masked = make([]bool, len(v.masked))
-		for i := range view.Masked {
-			view.Masked[i] = v.masked[i] || view.Dropped[i]
-		}
+		view.Masked = v.union
 	case masked:
 		view.Masked = v.masked
 	case view.Dropped != nil:
